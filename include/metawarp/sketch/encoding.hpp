@@ -1,0 +1,24 @@
+#pragma once
+// 2-bit nucleotide encoding shared by host and device code.
+#include <cstdint>
+
+#include "metawarp/config.hpp"
+
+namespace metawarp::sketch {
+
+// A=0, C=1, G=2, T=3 (either case). Complement is 3 - code (= code ^ 3).
+inline constexpr std::uint8_t invalid_base = 4;
+
+// Anything other than ACGT/acgt (N, IUPAC codes, gaps, ...) is invalid_base;
+// k-mers containing such a base are skipped by the sketcher.
+METAWARP_HD_INLINE std::uint8_t encode_base(char c) {
+  switch (c) {
+    case 'A': case 'a': return 0;
+    case 'C': case 'c': return 1;
+    case 'G': case 'g': return 2;
+    case 'T': case 't': return 3;
+    default: return invalid_base;
+  }
+}
+
+}  // namespace metawarp::sketch

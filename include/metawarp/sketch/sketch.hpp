@@ -1,0 +1,114 @@
+#pragma once
+// Minhash window sketches, compiled unchanged for host and device:
+// no std containers, no exceptions, no allocation.
+//
+// A sequence of length L is cut into windows of w bases with stride w-k+1,
+// so window i holds the k-mers starting at [i*stride, min((i+1)*stride, L-k+1)):
+// every k-mer start belongs to exactly one window. A window's sketch is the s
+// smallest DISTINCT hashes of its canonical k-mers (k-mers with a non-ACGT base
+// are skipped), in ascending order.
+#include <cstdint>
+#include <string>
+
+#include "metawarp/config.hpp"
+#include "metawarp/sketch/encoding.hpp"
+#include "metawarp/sketch/hash.hpp"
+#include "metawarp/sketch/kmer.hpp"
+#include "metawarp/sketch/types.hpp"
+
+namespace metawarp::sketch {
+
+// Number of windows of a sequence: 0 if it is shorter than k, else
+// ceil((length - k + 1) / stride). The last window may hold fewer k-mers.
+METAWARP_HD_INLINE std::uint64_t window_count(std::uint64_t length, const SketchParams& p) {
+  if (length < p.k) return 0;
+  const std::uint64_t kmers = length - p.k + 1;
+  const std::uint64_t stride = p.stride();
+  return (kmers + stride - 1) / stride;
+}
+
+// Checks 1 <= k <= 32, w >= k, 1 <= s <= 64. Host only (std::string); `why`
+// (optional) receives a message naming the offending parameter.
+inline bool valid(const SketchParams& p, std::string* why = nullptr) {
+  auto fail = [&](const char* msg) {
+    if (why) *why = msg;
+    return false;
+  };
+  if (p.k < 1 || p.k > max_k) return fail("k must be between 1 and 32");
+  if (p.window < 1) return fail("window length w must be at least 1");
+  if (p.window < p.k) return fail("window length w must be at least k");
+  if (p.sketch_size < 1 || p.sketch_size > max_sketch_size)
+    return fail("sketch size s must be between 1 and 64");
+  return true;
+}
+
+// Inserts h into the ascending, distinct array out[0..n) of capacity s,
+// keeping only the s smallest values. Returns the new count.
+METAWARP_HD_INLINE std::uint32_t insert_smallest_distinct(feature_t h, feature_t* out,
+                                                          std::uint32_t n, std::uint32_t s) {
+  if (n == s && h >= out[n - 1]) return n;  // not among the s smallest (or a duplicate of the max)
+  std::uint32_t pos = n;
+  while (pos > 0 && out[pos - 1] > h) --pos;
+  if (pos > 0 && out[pos - 1] == h) return n;  // already present
+  const std::uint32_t last = n < s ? n : s - 1;  // the old maximum falls off when full
+  for (std::uint32_t i = last; i > pos; --i) out[i] = out[i - 1];
+  out[pos] = h;
+  return n < s ? n + 1 : n;
+}
+
+// Writes the sketch of window `window_index` of seq[0..length) to out (room for
+// p.sketch_size values, ascending, distinct) and returns its size (<= s; fewer
+// when the window has fewer distinct valid k-mers, 0 past the last window).
+// Rolls the forward and reverse-complement k-mers in one pass over the
+// window's bases; p must be valid().
+METAWARP_HD inline std::uint32_t sketch_window(const char* seq, std::uint64_t length,
+                                               std::uint64_t window_index,
+                                               const SketchParams& p, feature_t* out) {
+  const std::uint32_t k = p.k;
+  if (length < k) return 0;
+  const std::uint64_t kmer_starts = length - k + 1;
+  const std::uint64_t first = window_index * p.stride();
+  if (first >= kmer_starts) return 0;
+  std::uint64_t end = first + p.stride();  // one past the last k-mer start
+  if (end > kmer_starts) end = kmer_starts;
+
+  const kmer_t mask = kmer_mask(k);
+  const std::uint32_t rc_shift = 2 * (k - 1);
+  kmer_t fwd = 0;
+  kmer_t rev = 0;
+  std::uint32_t valid_run = 0;  // consecutive valid bases ending at the current one
+  std::uint32_t n = 0;
+  const std::uint64_t last_base = end - 1 + k;  // one past the last base read
+  for (std::uint64_t i = first; i < last_base; ++i) {
+    const std::uint8_t b = encode_base(seq[i]);
+    if (b == invalid_base) {
+      valid_run = 0;
+      continue;
+    }
+    fwd = ((fwd << 2) | b) & mask;
+    rev = (rev >> 2) | (kmer_t(3 - b) << rc_shift);
+    if (valid_run < k) ++valid_run;
+    if (valid_run == k) {
+      const kmer_t canonical = rev < fwd ? rev : fwd;
+      n = insert_smallest_distinct(hash_kmer(canonical), out, n, p.sketch_size);
+    }
+  }
+  return n;
+}
+
+// Sketches windows [first_window, first_window + count) of one sequence into
+// out (count * s slots, window j's sketch at out + j * s) and their sizes into
+// sizes[j]. Returns the total number of features written.
+METAWARP_HD inline std::uint64_t sketch_windows(const char* seq, std::uint64_t length,
+                                                std::uint64_t first_window, std::uint64_t count,
+                                                const SketchParams& p, feature_t* out,
+                                                std::uint32_t* sizes) {
+  std::uint64_t total = 0;
+  for (std::uint64_t j = 0; j < count; ++j) {
+    sizes[j] = sketch_window(seq, length, first_window + j, p, out + j * p.sketch_size);
+    total += sizes[j];
+  }
+  return total;
+}
+
+}  // namespace metawarp::sketch

@@ -1,0 +1,81 @@
+#pragma once
+// The fused build kernel: 2-bit encoding, canonical k-mers, hashing and the
+// per-window minhash sketch (the shared sketch.hpp, unchanged), then insertion
+// of (feature -> target, window) through the table's device API. Nothing but
+// the bases goes through global memory on the way in.
+#include <cooperative_groups.h>
+
+#include <cstdint>
+
+#include "kernels/build_batch.hpp"
+#include "metawarp/sketch/sketch.hpp"
+#include "metawarp/tables/sentinels.hpp"
+#include "metawarp/tables/status.hpp"
+
+namespace metawarp::kernels {
+
+namespace cg = cooperative_groups;
+
+// Features equal to a table sentinel cannot be table keys; they are rare
+// (2 of 2^32 hash values) and go to a side list so nothing is lost.
+struct SentinelSpill {
+  std::uint64_t* count;
+  std::uint32_t* features;
+  std::uint64_t* locations;
+  std::uint64_t capacity;
+};
+
+__device__ inline std::uint32_t segment_of(const BatchSegment* segments, std::uint32_t count,
+                                           std::uint64_t window) {
+  std::uint32_t lo = 0, hi = count;  // last segment with window_prefix <= window
+  while (hi - lo > 1) {
+    const std::uint32_t mid = (lo + hi) / 2;
+    if (segments[mid].window_prefix <= window) lo = mid; else hi = mid;
+  }
+  return lo;
+}
+
+// One thread sketches one window; the threads of a tile then insert their
+// sketches one after another, each insert done cooperatively by the tile.
+template <class TableRef>
+__global__ void sketch_insert_kernel(const char* bases, const BatchSegment* segments,
+                                     std::uint32_t segment_count, std::uint64_t windows,
+                                     sketch::SketchParams params, TableRef table,
+                                     SentinelSpill spill) {
+  constexpr int G = TableRef::group_size;
+  const auto tile = cg::tiled_partition<G>(cg::this_thread_block());
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  // Every thread of a tile runs the same number of iterations: the tile's
+  // collective inserts need all its lanes.
+  const std::uint64_t rounded = (windows + stride - 1) / stride * stride;
+  for (std::uint64_t w = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; w < rounded;
+       w += stride) {
+    sketch::feature_t features[sketch::max_sketch_size];
+    std::uint32_t n = 0;
+    std::uint64_t location = 0;
+    if (w < windows) {
+      const BatchSegment seg = segments[segment_of(segments, segment_count, w)];
+      const std::uint64_t local = w - seg.window_prefix;
+      n = sketch::sketch_window(bases + seg.base_offset, seg.length, local, params, features);
+      location = sketch::Location{seg.target, sketch::window_id_t(seg.first_window + local)}.packed();
+    }
+    for (int r = 0; r < G; ++r) {
+      const std::uint32_t count = tile.shfl(n, r);
+      const std::uint64_t loc = tile.shfl(location, r);
+      for (std::uint32_t j = 0; j < count; ++j) {
+        const std::uint32_t key = tile.shfl(j < n ? features[j] : 0u, r);
+        if (tables::KeySentinels<std::uint32_t>::is_valid(key)) {
+          table.insert(tile, key, loc);
+        } else if (tile.thread_rank() == 0) {
+          const std::uint64_t at = atomicAdd(reinterpret_cast<unsigned long long*>(spill.count), 1ull);
+          if (at < spill.capacity) {
+            spill.features[at] = key;
+            spill.locations[at] = loc;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace metawarp::kernels

@@ -1,0 +1,120 @@
+// `metawarp build DB REF...`: options, validation at the edge, then the pipeline.
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "db/database.hpp"
+#include "pipeline/build.hpp"
+#include "pipeline/gpu_backend.hpp"
+#include "pipeline/progress.hpp"
+
+namespace metawarp::cli {
+namespace {
+
+struct BuildCommand {
+  std::string database;
+  pipeline::BuildOptions options;
+  std::string taxonomy_dir;
+  std::string device = "auto";
+  std::string table = "multi-value";
+};
+
+// auto: the GPU when one is usable, else the CPU with a notice.
+bool use_gpu(const std::string& device, bool quiet) {
+  if (device == "cpu") return false;
+  const std::string why = pipeline::gpu_unavailable_reason();
+  if (device == "gpu" || why.empty()) return true;  // an explicit gpu reports `why` itself
+  if (!quiet) std::fprintf(stderr, "build: %s; building on the CPU\n", why.c_str());
+  return false;
+}
+
+void run_build(const BuildCommand& cmd) {
+  const auto start = std::chrono::steady_clock::now();
+  pipeline::BuildSummary summary;
+  const bool gpu = use_gpu(cmd.device, cmd.options.quiet);
+  db::Database database = gpu ? pipeline::build_database_gpu(cmd.options, &summary)
+                               : pipeline::build_database(cmd.options, &summary);
+  const auto write_start = std::chrono::steady_clock::now();
+  db::save(database, cmd.database);
+  const double write_seconds = pipeline::seconds_since(write_start);
+  const double total = pipeline::seconds_since(start);
+  if (cmd.options.quiet) return;
+  std::fprintf(stderr,
+               "build: %llu files, %zu targets (%llu unmapped), %.1f Mbp, %zu features, "
+               "%zu locations\n"
+               "build: read+sketch %.2f s, finalize %.2f s, write %.2f s; total %.2f s, "
+               "%.1f MB/s of input\n",
+               (unsigned long long)summary.files, database.targets.size(),
+               (unsigned long long)summary.unmapped_targets, double(summary.bases) / 1e6,
+               database.index.feature_count(), database.index.location_count(),
+               summary.seconds_read_sketch, summary.seconds_finalize, write_seconds, total,
+               double(summary.input_bytes) / 1e6 / total);
+  if (gpu)
+    std::fprintf(stderr,
+                 "build: GPU: table %.2f GiB, waiting for GPU %.2f s, export+sort %.2f s\n",
+                 double(summary.gpu_table_bytes) / (1 << 30), summary.seconds_gpu_wait,
+                 summary.seconds_gpu_export_sort);
+  if (summary.unmapped_targets > 0)
+    std::fprintf(stderr,
+                 "build: warning: %llu targets have no taxon; `metawarp info %s --unranked` "
+                 "lists them\n",
+                 (unsigned long long)summary.unmapped_targets, cmd.database.c_str());
+}
+
+}  // namespace
+
+void add_build_command(CLI::App& app) {
+  auto cmd = std::make_shared<BuildCommand>();
+  auto& opt = cmd->options;
+  opt.threads = std::max(1u, std::thread::hardware_concurrency());
+  CLI::App* sub = app.add_subcommand("build", "Build a database from reference genomes");
+  sub->add_option("database", cmd->database, "Database file to write")->required();
+  sub->add_option("references", opt.references,
+                  "Reference FASTA/FASTQ files (.gz ok) or directories")
+      ->required();
+  sub->add_option("--taxonomy", cmd->taxonomy_dir,
+                  "NCBI taxonomy folder (nodes.dmp, names.dmp, merged.dmp)")
+      ->check(CLI::ExistingDirectory);
+  sub->add_option("--seqid2taxid", opt.seqid2taxid_files,
+                  "Sequence id to taxid map (Kraken2 two-column format)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--accession2taxid", opt.accession2taxid_files,
+                  "NCBI accession2taxid files (.gz ok)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("-k,--kmer-length", opt.params.sketch.k, "k-mer length (1..32)")
+      ->capture_default_str();
+  sub->add_option("-w,--window-length", opt.params.sketch.window, "Window length in bases")
+      ->capture_default_str();
+  sub->add_option("-s,--sketch-size", opt.params.sketch.sketch_size,
+                  "Features kept per window (1..64)")
+      ->capture_default_str();
+  sub->add_option("--max-locations-per-feature", opt.params.max_locations_per_feature,
+                  "Keep at most this many (target, window) locations per feature: the smallest")
+      ->capture_default_str();
+  sub->add_flag("--remove-overpopulated-features", opt.params.remove_overpopulated_features,
+                "Drop features whose location list reached the cap");
+  sub->add_option("-t,--threads", opt.threads, "Worker threads")->capture_default_str();
+  sub->add_flag("-q,--quiet", opt.quiet, "No progress or summary on stderr");
+  sub->add_option("--device", cmd->device, "Where to build: auto (GPU if present), cpu or gpu")
+      ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
+      ->capture_default_str();
+  sub->add_option("--table", cmd->table, "GPU build table: multi-value or bucket-list")
+      ->check(CLI::IsMember({"multi-value", "bucket-list"}))
+      ->capture_default_str();
+  sub->add_option("--batch-size", opt.gpu.batch_bases, "GPU: bases per host-to-device batch")
+      ->capture_default_str();
+  sub->add_option("--gpu-memory-limit", opt.gpu.memory_limit,
+                  "GPU: use at most this many bytes of GPU memory (0: all that is free)");
+  sub->add_option("--table-capacity", opt.gpu.table_capacity,
+                  "GPU: (feature, location) pairs the table holds (0: estimated from the input)");
+  sub->add_option("--gpu", opt.gpu.device, "GPU: CUDA device number")->capture_default_str();
+  sub->callback([cmd] {
+    cmd->options.taxonomy_dir = cmd->taxonomy_dir;
+    cmd->options.gpu.table = cmd->table == "bucket-list" ? pipeline::BuildTable::bucket_list
+                                                          : pipeline::BuildTable::multi_value;
+    run_build(*cmd);
+  });
+}
+
+}  // namespace metawarp::cli

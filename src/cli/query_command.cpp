@@ -1,0 +1,110 @@
+// `metawarp query DB READS [READS2]` (alias `classify`): options, validation
+// at the edge, the database loaded once, then the query pipeline.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+
+#include "cli/commands.hpp"
+#include "db/database.hpp"
+#include "pipeline/classifier.hpp"
+#include "pipeline/progress.hpp"
+#include "pipeline/query.hpp"
+
+namespace metawarp::cli {
+namespace {
+
+struct QueryCommand {
+  std::string database;
+  pipeline::QueryOptions options;
+  std::string lowest = "sequence";
+  std::string highest = "root";
+  std::string abundance_rank = "species";
+  bool quiet = false;
+};
+
+taxonomy::CanonicalRank rank_option(const std::string& option, const std::string& value) {
+  const auto rank = pipeline::parse_canonical_rank(value);
+  if (!rank)
+    throw std::invalid_argument(option + ": unknown rank '" + value +
+                                "' (use sequence, subspecies, species, genus, family, order, "
+                                "class, phylum, kingdom, domain or root)");
+  return *rank;
+}
+
+void run_query(QueryCommand& cmd) {
+  auto& opt = cmd.options;
+  opt.classifier.lowest = rank_option("--lowest", cmd.lowest);
+  opt.classifier.highest = rank_option("--highest", cmd.highest);
+  opt.abundance_rank = rank_option("--abundance-rank", cmd.abundance_rank);
+
+  const auto start = std::chrono::steady_clock::now();
+  const db::Database database = db::load(cmd.database);
+  const double load_seconds = pipeline::seconds_since(start);
+  const pipeline::QuerySummary summary = pipeline::run_query(database, opt);
+  if (cmd.quiet) return;
+  const double percent =
+      summary.reads == 0 ? 0.0 : 100.0 * double(summary.classified) / double(summary.reads);
+  const bool paired = opt.reads.size() == 2 || opt.interleaved;
+  std::fprintf(stderr,
+               "query: %llu %s, %llu classified (%.2f%%), %llu unclassified\n"
+               "query: database load %.2f s, classification %.2f s, %.0f %s/s\n",
+               (unsigned long long)summary.reads, paired ? "read pairs" : "reads",
+               (unsigned long long)summary.classified, percent,
+               (unsigned long long)(summary.reads - summary.classified), load_seconds,
+               summary.seconds,
+               summary.seconds > 0 ? double(summary.reads) / summary.seconds : 0.0,
+               paired ? "pairs" : "reads");
+}
+
+}  // namespace
+
+void add_query_command(CLI::App& app) {
+  auto cmd = std::make_shared<QueryCommand>();
+  auto& opt = cmd->options;
+  auto& cls = opt.classifier;
+  opt.threads = std::max(1u, std::thread::hardware_concurrency());
+  CLI::App* sub = app.add_subcommand("query", "Classify reads against a database");
+  sub->alias("classify");
+  sub->add_option("database", cmd->database, "Database file written by `metawarp build`")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub->add_option("reads", opt.reads,
+                  "Reads (FASTA/FASTQ, .gz ok, '-' for stdin); two files for paired mates")
+      ->required()
+      ->expected(1, 2);
+  sub->add_flag("--interleaved", opt.interleaved, "The one reads file holds pairs, mate by mate");
+  sub->add_option("-o,--output", opt.output,
+                  "Per-read TSV ('-': stdout; '' to skip)")
+      ->capture_default_str();
+  sub->add_option("--kraken-output", opt.kraken_output, "Kraken2-style per-read output file");
+  sub->add_option("--report", opt.report, "Kraken2-style report file");
+  sub->add_option("--abundance", opt.abundance, "Abundance table file (reads per taxon)");
+  sub->add_option("--abundance-rank", cmd->abundance_rank, "Rank of the abundance table")
+      ->capture_default_str();
+  sub->add_flag("--top-hits", opt.top_hits, "Add the top candidates (target:hits) per read");
+  sub->add_option("--max-candidates", cls.max_candidates,
+                  "Best targets considered per read (1..16)")
+      ->capture_default_str();
+  sub->add_option("--hit-min", cls.hit_min,
+                  "Hits the best candidate needs (0: s/3 for single reads, s/2 for pairs)")
+      ->capture_default_str();
+  sub->add_option("--hit-diff", cls.hit_diff,
+                  "LCA over candidates with at least best - hit-diff hits")
+      ->capture_default_str();
+  sub->add_option("--lowest", cmd->lowest, "Lift assignments below this rank to it")
+      ->capture_default_str();
+  sub->add_option("--highest", cmd->highest, "Leave reads above this rank unclassified")
+      ->capture_default_str();
+  sub->add_option("--insert-size", cls.insert_size,
+                  "Largest fragment a pair spans (0: the sum of the mates' lengths)")
+      ->capture_default_str();
+  sub->add_option("-t,--threads", opt.threads, "Worker threads")->capture_default_str();
+  sub->add_option("--batch-size", opt.batch_size, "Reads (pairs) per batch")
+      ->capture_default_str();
+  sub->add_flag("-q,--quiet", cmd->quiet, "No summary on stderr");
+  sub->callback([cmd] { run_query(*cmd); });
+}
+
+}  // namespace metawarp::cli

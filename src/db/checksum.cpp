@@ -1,0 +1,51 @@
+#include "db/checksum.hpp"
+
+#include <bit>
+#include <cstring>
+
+namespace metawarp::db {
+namespace {
+
+constexpr std::uint64_t prime1 = 0x9E3779B185EBCA87ull;
+constexpr std::uint64_t prime2 = 0xC2B2AE3D27D4EB4Full;
+
+std::uint64_t load_word(const unsigned char* p) {
+  std::uint64_t w;
+  std::memcpy(&w, p, 8);
+  if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
+  return w;
+}
+
+std::uint64_t lane_step(std::uint64_t lane, std::uint64_t word) {
+  return std::rotl(lane + word * prime2, 31) * prime1;
+}
+
+std::uint64_t finalize_mix(std::uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+}  // namespace
+
+std::uint64_t checksum64(const void* data, std::size_t size) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::uint64_t lanes[4] = {prime1 + prime2, prime2, 0, 0 - prime1};
+  std::size_t i = 0;
+  for (; i + 32 <= size; i += 32)
+    for (int l = 0; l < 4; ++l) lanes[l] = lane_step(lanes[l], load_word(p + i + 8 * l));
+  std::uint64_t h = std::rotl(lanes[0], 1) + std::rotl(lanes[1], 7) + std::rotl(lanes[2], 12) +
+                    std::rotl(lanes[3], 18);
+  for (; i + 8 <= size; i += 8) h = lane_step(h, load_word(p + i));
+  if (i < size) {
+    std::uint64_t tail = 0;
+    for (std::size_t j = 0; i + j < size; ++j) tail |= std::uint64_t(p[i + j]) << (8 * j);
+    h = lane_step(h, tail);
+  }
+  return finalize_mix(h ^ (std::uint64_t(size) * prime1));
+}
+
+}  // namespace metawarp::db

@@ -1,0 +1,108 @@
+#pragma once
+// The database: build parameters, reference targets, the embedded taxonomy
+// subset, and for each feature its sorted, capped list of locations.
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "metawarp/sketch/types.hpp"
+#include "taxonomy/taxonomy.hpp"
+
+namespace metawarp::db {
+
+using sketch::feature_t;
+using sketch::Location;
+using taxonomy::taxid_t;
+
+struct DatabaseParams {
+  sketch::SketchParams sketch;
+  // At most this many locations per feature: the smallest (target, window) pairs.
+  std::uint32_t max_locations_per_feature = 254;
+  // When true, features that had MORE distinct locations than the cap (before
+  // capping) are removed entirely (they say little about where a read comes from).
+  bool remove_overpopulated_features = false;
+};
+
+struct Target {
+  std::string name;         // sequence id (header up to first whitespace)
+  std::string accession;    // accession.version if recognisable, else the name
+  taxid_t taxid = taxonomy::no_taxon;  // no_taxon: unmapped
+  std::uint64_t length = 0;            // bases
+  std::uint32_t windows = 0;           // number of windows
+  std::string source_file;             // file the record came from (as given)
+};
+
+// One raw (feature, location) occurrence as produced by sketching.
+struct Entry {
+  feature_t feature;
+  Location location;
+};
+
+// The query layout: features sorted ascending; locations of features[i] are
+// locations[offsets[i] .. offsets[i+1]), sorted by (target, window).
+class FeatureIndex {
+ public:
+  FeatureIndex() : offsets_(1, 0) {}  // empty: no features, offsets {0}
+  // Throws std::invalid_argument unless features are strictly ascending,
+  // offsets has features+1 non-decreasing entries from 0 to locations.size().
+  FeatureIndex(std::vector<feature_t> features, std::vector<std::uint64_t> offsets,
+               std::vector<Location> locations);
+
+  // Empty span when the feature is absent. O(1) expected (hash index built on
+  // construction), thread-safe for concurrent readers.
+  std::span<const Location> find(feature_t f) const;
+
+  std::size_t feature_count() const { return features_.size(); }
+  std::size_t location_count() const { return locations_.size(); }
+  const std::vector<feature_t>& features() const { return features_; }
+  const std::vector<std::uint64_t>& offsets() const { return offsets_; }
+  const std::vector<Location>& locations() const { return locations_; }
+  // Bytes held by the open-addressing lookup (for `info`).
+  std::size_t lookup_bytes() const { return lookup_.size() * sizeof(std::uint64_t); }
+
+  friend bool operator==(const FeatureIndex& a, const FeatureIndex& b) {
+    return a.features_ == b.features_ && a.offsets_ == b.offsets_ &&
+           a.locations_ == b.locations_;
+  }
+
+ private:
+  void build_lookup();
+  std::vector<feature_t> features_;
+  std::vector<std::uint64_t> offsets_;
+  std::vector<Location> locations_;
+  std::vector<std::uint64_t> lookup_;  // open addressing: (feature << 32 | index+1), 0 = empty
+  std::uint64_t lookup_mask_ = 0;
+};
+
+// Sorts entries by (feature, target, window), drops exact duplicates, applies
+// the cap rule (and optional removal), using up to `threads` threads. The
+// result does not depend on the order of `entries` or on `threads`.
+// Cap rule: a feature keeps its max_locations_per_feature smallest distinct
+// (target, window) locations; with remove_overpopulated_features, a feature
+// that had more distinct locations than that is dropped entirely.
+// Throws std::invalid_argument if max_locations_per_feature is 0.
+// Sorts in place inside `entries` (pass it with std::move to avoid a copy);
+// peak memory is about the entries plus the result.
+FeatureIndex finalize(std::vector<Entry> entries, const DatabaseParams& params,
+                      unsigned threads);
+
+struct Database {
+  DatabaseParams params;
+  std::vector<Target> targets;   // target id = position
+  taxonomy::Taxonomy taxonomy;   // subset: targets' taxa and their ancestors
+  FeatureIndex index;
+};
+
+// Current file format version (docs/database-format.md); load() accepts <= this.
+inline constexpr std::uint32_t format_version = 1;
+
+// Writes to `path`.tmp-<pid> and renames, so a failed write never leaves a
+// file at `path` that looks valid. Throws std::runtime_error on failure.
+void save(const Database& db, const std::filesystem::path& path);
+// Validates magic, version, sizes and checksums; throws std::runtime_error
+// saying what is wrong (truncated, corrupted, not a metawarp database, newer version).
+Database load(const std::filesystem::path& path);
+
+}  // namespace metawarp::db

@@ -1,0 +1,61 @@
+#pragma once
+// Layout constants of the database file (docs/database-format.md), shared by
+// the writer and the reader.
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace metawarp::db::file_format {
+
+inline constexpr std::array<char, 4> magic = {'M', 'W', 'D', 'B'};
+inline constexpr std::uint32_t endian_marker = 0x01020304;
+// Which k-mer hash made the features: 1 = high 32 bits of fmix64 (hash.hpp).
+inline constexpr std::uint32_t hash_function_id = 1;
+inline constexpr std::uint32_t flag_remove_overpopulated = 1;
+
+enum class SectionId : std::uint32_t {
+  targets = 1,
+  taxonomy_nodes = 2,
+  taxonomy_merged = 3,
+  features = 4,
+  offsets = 5,
+  locations = 6,
+};
+inline constexpr std::uint32_t section_count = 6;
+
+inline constexpr std::string_view section_name(SectionId id) {
+  switch (id) {
+    case SectionId::targets: return "targets";
+    case SectionId::taxonomy_nodes: return "taxonomy nodes";
+    case SectionId::taxonomy_merged: return "taxonomy merged";
+    case SectionId::features: return "features";
+    case SectionId::offsets: return "offsets";
+    case SectionId::locations: return "locations";
+  }
+  return "unknown";
+}
+
+// Bytes per element for fixed-size sections, 0 for variable-size records.
+inline constexpr std::uint32_t element_size(SectionId id) {
+  switch (id) {
+    case SectionId::taxonomy_merged: return 8;
+    case SectionId::features: return 4;
+    case SectionId::offsets: return 8;
+    case SectionId::locations: return 8;
+    default: return 0;
+  }
+}
+
+// Header: fixed fields (48 bytes), section table (40 bytes per section),
+// header checksum (8 bytes).
+inline constexpr std::size_t fixed_header_bytes = 56;
+inline constexpr std::size_t section_entry_bytes = 40;
+inline constexpr std::size_t header_bytes =
+    fixed_header_bytes + section_count * section_entry_bytes + 8;
+inline constexpr std::size_t alignment = 8;
+
+inline constexpr std::uint64_t padded(std::uint64_t bytes) {
+  return (bytes + alignment - 1) / alignment * alignment;
+}
+
+}  // namespace metawarp::db::file_format

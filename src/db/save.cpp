@@ -1,0 +1,176 @@
+// save(): serialise a Database (docs/database-format.md) to a temporary file
+// next to the destination and rename it into place only once fully written.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "db/bytes.hpp"
+#include "db/checksum.hpp"
+#include "db/database.hpp"
+#include "db/file_format.hpp"
+
+namespace metawarp::db {
+namespace {
+
+namespace ff = file_format;
+
+struct SectionData {
+  ff::SectionId id;
+  const void* data;
+  std::uint64_t bytes;
+  std::uint64_t count;
+};
+
+std::vector<char> serialise_targets(const std::vector<Target>& targets) {
+  ByteWriter w;
+  for (const Target& t : targets) {
+    w.u32(t.taxid);
+    w.u32(t.windows);
+    w.u64(t.length);
+    w.string(t.name);
+    w.string(t.accession);
+    w.string(t.source_file);
+  }
+  return std::move(w.bytes());
+}
+
+std::vector<char> serialise_nodes(const std::vector<taxonomy::Node>& nodes) {
+  ByteWriter w;
+  for (const taxonomy::Node& n : nodes) {
+    w.u32(n.id);
+    w.u32(n.parent);
+    w.u8(std::uint8_t(n.rank));
+    w.string(n.name);
+  }
+  return std::move(w.bytes());
+}
+
+std::vector<char> serialise_merged(const std::vector<std::pair<taxid_t, taxid_t>>& merged) {
+  ByteWriter w;
+  for (const auto& [from, to] : merged) {
+    w.u32(from);
+    w.u32(to);
+  }
+  return std::move(w.bytes());
+}
+
+// Deletes the temporary file unless the rename succeeded.
+class TempFile {
+ public:
+  explicit TempFile(std::filesystem::path p) : path_(std::move(p)) {}
+  ~TempFile() {
+    if (file_) std::fclose(file_);
+    if (!committed_) {
+      std::error_code ec;
+      std::filesystem::remove(path_, ec);
+    }
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+
+  void open(const std::filesystem::path& final_path) {
+    file_ = std::fopen(path_.c_str(), "wb");
+    if (!file_) fail(final_path, "cannot create temporary file " + path_.string());
+  }
+  void write(const void* data, std::size_t n, const std::filesystem::path& final_path) {
+    if (n && std::fwrite(data, 1, n, file_) != n) fail(final_path, "write failed");
+  }
+  void close(const std::filesystem::path& final_path) {
+    const bool flushed = std::fflush(file_) == 0 && !std::ferror(file_);
+    const int saved = errno;
+    const bool closed = std::fclose(file_) == 0;
+    file_ = nullptr;
+    if (!flushed || !closed) {
+      errno = flushed ? errno : saved;
+      fail(final_path, "write failed");
+    }
+  }
+  void commit(const std::filesystem::path& final_path) {
+    std::error_code ec;
+    std::filesystem::rename(path_, final_path, ec);
+    if (ec)
+      throw std::runtime_error("cannot write database '" + final_path.string() +
+                               "': renaming " + path_.string() + " failed: " + ec.message());
+    committed_ = true;
+  }
+
+ private:
+  [[noreturn]] static void fail(const std::filesystem::path& final_path, const std::string& what) {
+    throw std::runtime_error("cannot write database '" + final_path.string() + "': " + what +
+                             ": " + std::strerror(errno));
+  }
+  std::filesystem::path path_;
+  std::FILE* file_ = nullptr;
+  bool committed_ = false;
+};
+
+}  // namespace
+
+void save(const Database& db, const std::filesystem::path& path) {
+  const std::vector<char> targets = serialise_targets(db.targets);
+  const std::vector<char> nodes = serialise_nodes(db.taxonomy.nodes());
+  const std::vector<char> merged = serialise_merged(db.taxonomy.merged());
+  const FeatureIndex& index = db.index;
+
+  const SectionData sections[ff::section_count] = {
+      {ff::SectionId::targets, targets.data(), targets.size(), db.targets.size()},
+      {ff::SectionId::taxonomy_nodes, nodes.data(), nodes.size(), db.taxonomy.nodes().size()},
+      {ff::SectionId::taxonomy_merged, merged.data(), merged.size(),
+       db.taxonomy.merged().size()},
+      {ff::SectionId::features, index.features().data(),
+       index.features().size() * sizeof(feature_t), index.features().size()},
+      {ff::SectionId::offsets, index.offsets().data(),
+       index.offsets().size() * sizeof(std::uint64_t), index.offsets().size()},
+      {ff::SectionId::locations, index.locations().data(),
+       index.locations().size() * sizeof(Location), index.locations().size()},
+  };
+
+  ByteWriter header;
+  header.raw(ff::magic.data(), ff::magic.size());
+  header.u32(format_version);
+  header.u32(ff::endian_marker);
+  header.u32(std::uint32_t(ff::header_bytes));
+  header.u32(ff::hash_function_id);
+  header.u32(db.params.sketch.k);
+  header.u32(db.params.sketch.window);
+  header.u32(db.params.sketch.sketch_size);
+  header.u32(db.params.max_locations_per_feature);
+  header.u32(db.params.remove_overpopulated_features ? ff::flag_remove_overpopulated : 0);
+  header.u32(ff::section_count);
+  header.u32(0);  // reserved
+  std::uint64_t offset = ff::header_bytes;
+  for (const SectionData& s : sections) offset += ff::padded(s.bytes);
+  header.u64(offset);  // file size
+  offset = ff::header_bytes;
+  for (const SectionData& s : sections) {
+    header.u32(std::uint32_t(s.id));
+    header.u32(ff::element_size(s.id));
+    header.u64(offset);
+    header.u64(s.bytes);
+    header.u64(s.count);
+    header.u64(checksum64(s.data, s.bytes));
+    offset += ff::padded(s.bytes);
+  }
+  header.u64(checksum64(header.bytes().data(), header.bytes().size()));
+  if (header.bytes().size() != ff::header_bytes)
+    throw std::logic_error("database header layout does not match file_format.hpp");
+
+  std::filesystem::path temp = path;
+  temp += ".tmp-" + std::to_string(::getpid());
+  TempFile file(temp);
+  file.open(path);
+  file.write(header.bytes().data(), header.bytes().size(), path);
+  const char zeros[ff::alignment] = {};
+  for (const SectionData& s : sections) {
+    file.write(s.data, s.bytes, path);
+    file.write(zeros, ff::padded(s.bytes) - s.bytes, path);
+  }
+  file.close(path);
+  file.commit(path);
+}
+
+}  // namespace metawarp::db

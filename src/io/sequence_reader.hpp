@@ -1,0 +1,71 @@
+#pragma once
+// FASTA/FASTQ reader, plain or gzip (detected from content), from a file or
+// stdin ("-"). Every problem is an InputError naming file, record and problem:
+//   "reads.fq: record 3: quality length 98 differs from sequence length 100 (line 12)"
+// stdin is called "<stdin>" in messages. Blank lines are not data; an empty
+// input is zero records, not an error. FASTQ records are 4 lines.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace metawarp::io {
+
+class InputError : public std::runtime_error {
+ public:
+  InputError(std::string file, std::uint64_t record, const std::string& problem);
+  const std::string& file() const { return file_; }
+  std::uint64_t record() const { return record_; }  // 1-based; 0: not inside a record
+
+ private:
+  std::string file_;
+  std::uint64_t record_;
+};
+
+enum class Format : std::uint8_t { unknown, fasta, fastq };
+
+struct SequenceRecord {
+  std::string header;    // the whole header line after '>' or '@' (no line end)
+  std::string sequence;  // bases as read, line breaks and CR removed
+  std::string quality;   // FASTQ only; empty for FASTA
+  std::uint64_t number = 0;  // 1-based record number in its file
+
+  // The id: header up to the first whitespace.
+  std::string_view id() const;
+};
+
+class SequenceReader {
+ public:
+  explicit SequenceReader(const std::string& path);  // "-" reads stdin
+  ~SequenceReader();
+  SequenceReader(SequenceReader&&) noexcept;
+  SequenceReader& operator=(SequenceReader&&) noexcept;
+
+  // False at the end of input. Throws InputError on bad input.
+  bool next(SequenceRecord& record);
+  // Appends records until `max_records` or `max_bases` is reached (at least one
+  // record if any is left); returns the number appended.
+  std::size_t next_batch(std::vector<SequenceRecord>& out, std::size_t max_records,
+                         std::size_t max_bases);
+
+  const std::string& path() const;
+  Format format() const;                // known after the first record
+  std::uint64_t records_read() const;
+  std::uint64_t bytes_consumed() const; // uncompressed bytes parsed so far
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Files given on the command line: directories are searched recursively for
+// sequence files (.fa .fna .fasta .ffn .frn .fq .fastq, optionally .gz, any
+// case), sorted by path so the database does not depend on directory listing
+// order. Files named directly are kept whatever their extension, "-" too.
+// A missing path, or a directory without sequence files, is an InputError.
+std::vector<std::string> expand_inputs(const std::vector<std::string>& paths);
+
+}  // namespace metawarp::io

@@ -1,0 +1,38 @@
+#pragma once
+// Byte-range checks over whole lines. Written as a branch-free reduction so
+// the compiler vectorises them; the slow search for the offending byte only
+// runs when a line is already known to be bad.
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace metawarp::io {
+
+// True when every byte of `text` lies in [low, high].
+inline bool all_bytes_in(std::string_view text, unsigned char low, unsigned char high) {
+  const unsigned char width = static_cast<unsigned char>(high - low);
+  unsigned char bad = 0;
+  for (const char c : text) {
+    bad |= static_cast<unsigned char>(static_cast<unsigned char>(c) - low) > width;
+  }
+  return bad == 0;
+}
+
+inline std::size_t first_byte_outside(std::string_view text, unsigned char low,
+                                      unsigned char high) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < low || c > high) return i;
+  }
+  return text.size();
+}
+
+// "'x'" for printable characters, "byte 0x1f" for anything else.
+inline std::string describe_byte(char c) {
+  const auto value = static_cast<unsigned char>(c);
+  if (value >= 0x20 && value <= 0x7e) return std::string("character '") + c + "'";
+  static constexpr char digits[] = "0123456789abcdef";
+  return std::string("byte 0x") + digits[value >> 4] + digits[value & 0xf];
+}
+
+}  // namespace metawarp::io

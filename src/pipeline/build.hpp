@@ -1,0 +1,53 @@
+#pragma once
+// `metawarp build` on the CPU: reference files -> sketches -> database.
+// This is the reference the GPU build must reproduce byte for byte.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "db/database.hpp"
+
+namespace metawarp::pipeline {
+
+enum class BuildTable { multi_value, bucket_list };
+
+// GPU executor settings; the database does not depend on any of them.
+struct GpuBuildOptions {
+  BuildTable table = BuildTable::multi_value;
+  std::uint64_t batch_bases = std::uint64_t(64) << 20;  // bases per host->device batch
+  std::uint64_t memory_limit = 0;    // bytes of GPU memory to use; 0: what is free
+  std::uint64_t table_capacity = 0;  // (feature, location) slots; 0: sized from the input
+  int device = 0;
+};
+
+struct BuildOptions {
+  std::vector<std::string> references;            // files or directories
+  std::filesystem::path taxonomy_dir;             // NCBI dump folder (optional)
+  std::vector<std::string> seqid2taxid_files;     // Kraken2 two-column maps
+  std::vector<std::string> accession2taxid_files; // NCBI accession2taxid
+  db::DatabaseParams params;
+  unsigned threads = 1;
+  bool quiet = false;
+  GpuBuildOptions gpu;
+};
+
+struct BuildSummary {
+  std::uint64_t files = 0;
+  std::uint64_t bases = 0;          // sequence bytes parsed
+  std::uint64_t input_bytes = 0;    // uncompressed file bytes parsed
+  std::uint64_t unmapped_targets = 0;
+  double seconds_read_sketch = 0;
+  double seconds_finalize = 0;
+  // GPU only: host->device copies and kernels overlap with reading, so these
+  // are the times spent waiting for them, plus the export and sort at the end.
+  double seconds_gpu_wait = 0;
+  double seconds_gpu_export_sort = 0;
+  std::uint64_t gpu_table_bytes = 0;
+};
+
+// Reads, sketches and finalizes; throws io::InputError / std::runtime_error
+// with a message naming the file, record and problem.
+db::Database build_database(const BuildOptions& options, BuildSummary* summary = nullptr);
+
+}  // namespace metawarp::pipeline

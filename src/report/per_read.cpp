@@ -1,0 +1,65 @@
+#include "report/per_read.hpp"
+
+namespace metawarp::report {
+
+std::string ReadFormatter::tsv_header() const {
+  return top_hits_ ? "#read_id\tstatus\ttaxid\trank\tname\ttop_hits\n"
+                   : "#read_id\tstatus\ttaxid\trank\tname\n";
+}
+
+void ReadFormatter::append_tsv(std::string& out, const ReadCall& call) const {
+  out += call.id;
+  const taxonomy::Node* node =
+      call.taxid == taxonomy::no_taxon ? nullptr : db_.taxonomy.find(call.taxid);
+  if (node) {
+    out += "\tC\t";
+    out += std::to_string(call.taxid);
+    out += '\t';
+    out += taxonomy::rank_name(node->rank);
+    out += '\t';
+    out += node->name;
+  } else {
+    out += "\tU\t0\t-\tunclassified";
+  }
+  if (top_hits_) {
+    out += '\t';
+    if (call.candidate_count == 0) out += '-';
+    for (std::uint32_t i = 0; i < call.candidate_count; ++i) {
+      if (i > 0) out += ',';
+      const classify::Candidate& c = call.candidates[i];
+      out += c.target < db_.targets.size() ? db_.targets[c.target].name : std::to_string(c.target);
+      out += ':';
+      out += std::to_string(c.hits);
+    }
+  }
+  out += '\n';
+}
+
+void ReadFormatter::append_kraken(std::string& out, const ReadCall& call) const {
+  const bool classified =
+      call.taxid != taxonomy::no_taxon && db_.taxonomy.find(call.taxid) != nullptr;
+  out += classified ? "C\t" : "U\t";
+  out += call.id;
+  out += '\t';
+  out += std::to_string(classified ? call.taxid : 0);
+  out += '\t';
+  out += std::to_string(call.length1);
+  if (call.paired) {
+    out += '|';
+    out += std::to_string(call.length2);
+  }
+  out += '\t';
+  if (call.candidate_count == 0) out += "0:0";
+  for (std::uint32_t i = 0; i < call.candidate_count; ++i) {
+    if (i > 0) out += ' ';
+    const classify::Candidate& c = call.candidates[i];
+    const taxonomy::taxid_t taxid =
+        c.target < db_.targets.size() ? db_.targets[c.target].taxid : taxonomy::no_taxon;
+    out += std::to_string(taxid);
+    out += ':';
+    out += std::to_string(c.hits);
+  }
+  out += '\n';
+}
+
+}  // namespace metawarp::report

@@ -1,0 +1,50 @@
+#pragma once
+// Per-read output lines.
+//
+// TSV (--output), one line per read or pair, after a header line:
+//   #read_id  status  taxid  rank  name  [top_hits]
+// status C or U; unclassified reads: taxid 0, rank "-", name "unclassified".
+// rank is the NCBI rank of the assigned taxon ("no rank" where it has none).
+// top_hits (--top-hits): the candidates best first as "target:hits" (target =
+// reference sequence id), comma-separated, "-" when there are none.
+//
+// Kraken2 per-read format (--kraken-output), no header:
+//   C/U  read_id  taxid  length  hit_list
+// length is "len" or "len1|len2" for pairs. Kraken2 lists per-k-mer LCAs; we
+// have per-read candidates instead, so hit_list is the candidates' taxids
+// with their hits, "taxid:hits" space-separated, best first, or "0:0" when no
+// feature of the read hit the database.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "db/database.hpp"
+#include "metawarp/classify/candidates.hpp"
+
+namespace metawarp::report {
+
+struct ReadCall {
+  std::string_view id;
+  std::uint64_t length1 = 0;
+  std::uint64_t length2 = 0;
+  bool paired = false;
+  taxonomy::taxid_t taxid = taxonomy::no_taxon;  // no_taxon: unclassified
+  const classify::Candidate* candidates = nullptr;
+  std::uint32_t candidate_count = 0;
+};
+
+class ReadFormatter {
+ public:
+  // `db` must outlive the formatter.
+  ReadFormatter(const db::Database& db, bool top_hits) : db_(db), top_hits_(top_hits) {}
+
+  std::string tsv_header() const;
+  void append_tsv(std::string& out, const ReadCall& call) const;
+  void append_kraken(std::string& out, const ReadCall& call) const;
+
+ private:
+  const db::Database& db_;
+  bool top_hits_;
+};
+
+}  // namespace metawarp::report

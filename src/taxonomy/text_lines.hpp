@@ -1,0 +1,59 @@
+#pragma once
+// Internal to the taxonomy module: reads a text file, plain or gzip (zlib's
+// gzread passes plain files through unchanged), line by line over a large
+// buffer, and small hand-written parsers for the fields of NCBI dumps and
+// mapping files. No iostreams per line: taxonomy dumps have millions of lines.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace metawarp::taxonomy::detail {
+
+class TextLines {
+ public:
+  static constexpr std::size_t buffer_size = std::size_t{4} << 20;
+
+  // Throws std::runtime_error if the file cannot be opened.
+  explicit TextLines(const std::filesystem::path& path);
+  ~TextLines();
+  TextLines(const TextLines&) = delete;
+  TextLines& operator=(const TextLines&) = delete;
+
+  // The next line without '\n' and without a trailing '\r'; false at the end.
+  // Throws on read errors and corrupt or truncated gzip streams.
+  bool next(std::string_view& line);
+
+  std::uint64_t line_number() const { return line_number_; }  // of the last line returned
+  const std::string& file_name() const { return name_; }       // for messages
+
+  // "file:line: problem" for the last line returned.
+  [[noreturn]] void fail(std::string_view problem) const;
+
+ private:
+  bool refill();
+
+  void* file_ = nullptr;  // gzFile; kept opaque so zlib.h stays out of headers
+  std::string name_;
+  std::vector<char> buffer_;
+  std::size_t begin_ = 0;
+  std::size_t end_ = 0;
+  bool at_end_ = false;
+  std::uint64_t line_number_ = 0;
+};
+
+// A decimal taxid (1..2^32-1), nothing else; nullopt otherwise (0 is NCBI's "none").
+std::optional<std::uint32_t> parse_taxid(std::string_view s);
+
+// Splits an NCBI dump line "a\t|\tb\t|\t...\t|" into at most out.size()
+// fields; returns how many were found. A missing final "\t|" is tolerated.
+std::size_t split_dmp_fields(std::string_view line, std::span<std::string_view> out);
+
+// The first path of `dir/name` and `dir/name.gz` that exists.
+std::optional<std::filesystem::path> find_dump(const std::filesystem::path& dir,
+                                               std::string_view name);
+
+}  // namespace metawarp::taxonomy::detail

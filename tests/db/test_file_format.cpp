@@ -1,0 +1,295 @@
+// save()/load(): round trip, byte-identical output, and rejection of damaged,
+// foreign and newer files with a message that says what is wrong.
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "db/checksum.hpp"
+#include "db/database.hpp"
+#include "metawarp/sketch/sketch.hpp"
+
+using namespace metawarp;
+using namespace metawarp::db;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh directory per test case, removed afterwards.
+struct ScratchDir {
+  fs::path path;
+  explicit ScratchDir(const std::string& name) {
+    path = fs::temp_directory_path() /
+           ("metawarp-test-db-" + name + "-" + std::to_string(::getpid()));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+Database make_database(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Database db;
+  db.params.sketch = sketch::SketchParams{21, 150, 32};
+  db.params.max_locations_per_feature = 9;
+  db.params.remove_overpopulated_features = true;
+  const char* names[] = {"NC_000913.3", "", "seq with \xc3\xa9 bytes", "x"};
+  for (std::uint32_t t = 0; t < 4; ++t) {
+    Target target;
+    target.name = names[t];
+    target.accession = t == 1 ? "" : "ACC" + std::to_string(t) + ".1";
+    target.taxid = t == 3 ? taxonomy::no_taxon : 562 + t;
+    target.length = 1000 + 777 * t;
+    target.windows = std::uint32_t(sketch::window_count(target.length, db.params.sketch));
+    target.source_file = "refs/genome" + std::to_string(t) + ".fna.gz";
+    db.targets.push_back(target);
+  }
+  using taxonomy::Rank;
+  db.taxonomy = taxonomy::Taxonomy::from_nodes(
+      {{1, 1, Rank::root, "root"},
+       {2, 1, Rank::superkingdom, "Bacteria"},
+       {561, 2, Rank::genus, "Escherichia"},
+       {562, 561, Rank::species, "Escherichia coli"},
+       {563, 561, Rank::species, "Escherichia sp."},
+       {564, 562, Rank::strain, "E. coli K-12"}},
+      {{469598, 562}});
+  std::vector<Entry> entries;
+  for (int i = 0; i < 20000; ++i) {
+    const std::uint32_t t = std::uint32_t(rng() % db.targets.size());
+    entries.push_back(Entry{feature_t(rng() % 3000),
+                            Location{t, std::uint32_t(rng() % db.targets[t].windows)}});
+  }
+  db.index = finalize(std::move(entries), db.params, 2);
+  return db;
+}
+
+void require_equal(const Database& a, const Database& b) {
+  REQUIRE(a.params.sketch.k == b.params.sketch.k);
+  REQUIRE(a.params.sketch.window == b.params.sketch.window);
+  REQUIRE(a.params.sketch.sketch_size == b.params.sketch.sketch_size);
+  REQUIRE(a.params.max_locations_per_feature == b.params.max_locations_per_feature);
+  REQUIRE(a.params.remove_overpopulated_features == b.params.remove_overpopulated_features);
+  REQUIRE(a.targets.size() == b.targets.size());
+  for (std::size_t i = 0; i < a.targets.size(); ++i) {
+    const Target &x = a.targets[i], &y = b.targets[i];
+    REQUIRE(x.name == y.name);
+    REQUIRE(x.accession == y.accession);
+    REQUIRE(x.taxid == y.taxid);
+    REQUIRE(x.length == y.length);
+    REQUIRE(x.windows == y.windows);
+    REQUIRE(x.source_file == y.source_file);
+  }
+  REQUIRE(a.taxonomy.nodes().size() == b.taxonomy.nodes().size());
+  for (std::size_t i = 0; i < a.taxonomy.nodes().size(); ++i) {
+    const auto &x = a.taxonomy.nodes()[i], &y = b.taxonomy.nodes()[i];
+    REQUIRE(x.id == y.id);
+    REQUIRE(x.parent == y.parent);
+    REQUIRE(x.rank == y.rank);
+    REQUIRE(x.name == y.name);
+  }
+  REQUIRE(a.taxonomy.merged() == b.taxonomy.merged());
+  REQUIRE(a.index == b.index);
+}
+
+std::vector<char> read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const fs::path& p, const std::vector<char>& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+// The message load() throws, or "" if it does not throw.
+std::string load_error(const fs::path& p) {
+  try {
+    load(p);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+template <class T>
+T read_at(const std::vector<char>& bytes, std::size_t offset) {
+  T v;
+  std::memcpy(&v, bytes.data() + offset, sizeof v);
+  return v;
+}
+
+bool temp_files_in(const fs::path& dir) {
+  for (const auto& e : fs::directory_iterator(dir))
+    if (contains(e.path().filename().string(), ".tmp-")) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("save/load round trip and byte-identical files") {
+  ScratchDir dir("roundtrip");
+  const Database db = make_database(1);
+  const fs::path a = dir.path / "a.mwdb", b = dir.path / "b.mwdb", c = dir.path / "c.mwdb";
+  save(db, a);
+  const Database loaded = load(a);
+  require_equal(db, loaded);
+  for (std::size_t i = 0; i < db.index.feature_count(); i += 11) {
+    const auto x = db.index.find(db.index.features()[i]);
+    const auto y = loaded.index.find(db.index.features()[i]);
+    REQUIRE(std::vector<Location>(x.begin(), x.end()) == std::vector<Location>(y.begin(), y.end()));
+  }
+  save(make_database(1), b);  // rebuilt from scratch
+  save(loaded, c);            // re-saved after loading
+  CHECK(read_bytes(a) == read_bytes(b));
+  CHECK(read_bytes(a) == read_bytes(c));
+  CHECK_FALSE(temp_files_in(dir.path));
+
+  save(make_database(2), a);  // overwrites an existing database
+  require_equal(make_database(2), load(a));
+
+  Database empty;
+  save(empty, b);
+  require_equal(empty, load(b));
+}
+
+TEST_CASE("load rejects damaged sections naming the section") {
+  ScratchDir dir("corrupt");
+  const fs::path path = dir.path / "db.mwdb";
+  save(make_database(3), path);
+  const std::vector<char> good = read_bytes(path);
+  const char* names[] = {"targets", "taxonomy nodes", "taxonomy merged",
+                         "features", "offsets", "locations"};
+  // Section table per docs/database-format.md: 6 entries of 40 bytes from byte 56.
+  for (std::size_t s = 0; s < 6; ++s) {
+    const std::size_t entry = 56 + 40 * s;
+    const auto offset = read_at<std::uint64_t>(good, entry + 8);
+    const auto size = read_at<std::uint64_t>(good, entry + 16);
+    REQUIRE(size > 0);
+    for (std::uint64_t at : {offset, offset + size / 2, offset + size - 1}) {
+      std::vector<char> bad = good;
+      bad[at] ^= 0x10;
+      write_bytes(path, bad);
+      const std::string error = load_error(path);
+      INFO("section " << names[s] << " byte " << at << ": " << error);
+      CHECK(contains(error, "checksum mismatch in section '" + std::string(names[s]) + "'"));
+      CHECK(contains(error, path.string()));
+    }
+  }
+  // Header fields (k, a section offset, the file size) are covered by the header checksum.
+  for (std::size_t at : {std::size_t(20), std::size_t(50), std::size_t(56 + 40 * 3 + 8)}) {
+    std::vector<char> bad = good;
+    bad[at] ^= 0x01;
+    write_bytes(path, bad);
+    INFO("header byte " << at);
+    CHECK(contains(load_error(path), "checksum mismatch in the header"));
+  }
+}
+
+TEST_CASE("load rejects truncated, foreign, newer and missing files") {
+  ScratchDir dir("reject");
+  const fs::path path = dir.path / "db.mwdb";
+  save(make_database(4), path);
+  const std::vector<char> good = read_bytes(path);
+
+  for (std::size_t keep : {good.size() - 1, good.size() / 2, std::size_t(300), std::size_t(20)}) {
+    write_bytes(path, std::vector<char>(good.begin(), good.begin() + std::ptrdiff_t(keep)));
+    INFO("kept " << keep << " bytes");
+    CHECK(contains(load_error(path), "truncated"));
+  }
+
+  std::vector<char> longer = good;
+  longer.push_back(0);
+  write_bytes(path, longer);
+  CHECK(contains(load_error(path), "unexpected bytes"));
+
+  std::vector<char> foreign = good;
+  foreign[0] = 'X';
+  write_bytes(path, foreign);
+  CHECK(contains(load_error(path), "not a metawarp database"));
+  write_bytes(path, {'>', 's', 'e', 'q', '\n', 'A', 'C', 'G', 'T', '\n'});
+  CHECK(contains(load_error(path), "not a metawarp database"));
+  write_bytes(path, {});
+  CHECK(contains(load_error(path), "not a metawarp database"));
+
+  std::vector<char> newer = good;
+  const std::uint32_t next_version = format_version + 1;
+  std::memcpy(newer.data() + 4, &next_version, 4);
+  write_bytes(path, newer);
+  CHECK(contains(load_error(path), "newer metawarp"));
+
+  std::vector<char> swapped = good;
+  std::swap(swapped[8], swapped[11]);
+  std::swap(swapped[9], swapped[10]);
+  write_bytes(path, swapped);
+  CHECK(contains(load_error(path), "byte order"));
+
+  const std::string missing = load_error(dir.path / "nope.mwdb");
+  CHECK(contains(missing, "no such file"));
+  CHECK(contains(missing, "nope.mwdb"));
+}
+
+TEST_CASE("a failed save leaves neither a database nor a temporary file") {
+  ScratchDir dir("failsave");
+  const Database db = make_database(5);
+  // The destination is a non-empty directory: writing works, the rename fails.
+  const fs::path blocked = dir.path / "blocked";
+  fs::create_directories(blocked / "inside");
+  CHECK_THROWS_AS(save(db, blocked), std::runtime_error);
+  CHECK(fs::is_directory(blocked));
+  CHECK_FALSE(temp_files_in(dir.path));
+  // The destination's folder does not exist: nothing can be created.
+  CHECK_THROWS_AS(save(db, dir.path / "missing" / "db.mwdb"), std::runtime_error);
+  CHECK_FALSE(fs::exists(dir.path / "missing"));
+}
+
+TEST_CASE("load rejects implausible content even with matching checksums") {
+  ScratchDir dir("implausible");
+  const fs::path path = dir.path / "db.mwdb";
+  save(make_database(6), path);
+  const std::vector<char> good = read_bytes(path);
+  // Re-seal the header after an edit so only the plausibility checks can object.
+  auto reseal = [](std::vector<char>& bytes) {
+    const std::uint64_t sum = checksum64(bytes.data(), 296);
+    std::memcpy(bytes.data() + 296, &sum, 8);
+  };
+  auto set_u64 = [](std::vector<char>& bytes, std::size_t at, std::uint64_t v) {
+    std::memcpy(bytes.data() + at, &v, 8);
+  };
+  const std::size_t features_entry = 56 + 40 * 3, locations_entry = 56 + 40 * 5;
+
+  std::vector<char> bad = good;
+  set_u64(bad, features_entry + 24, read_at<std::uint64_t>(good, features_entry + 24) * 1000);
+  reseal(bad);
+  write_bytes(path, bad);
+  CHECK(contains(load_error(path), "implausible element count"));
+
+  bad = good;
+  std::memcpy(bad.data() + 20, "\x00\x00\x00\x00", 4);  // k = 0
+  reseal(bad);
+  write_bytes(path, bad);
+  CHECK(contains(load_error(path), "implausible sketch parameters"));
+
+  // A location naming a target that does not exist, with a valid section checksum.
+  bad = good;
+  const auto offset = read_at<std::uint64_t>(good, locations_entry + 8);
+  const auto size = read_at<std::uint64_t>(good, locations_entry + 16);
+  const std::uint32_t no_such_target = 99;
+  std::memcpy(bad.data() + offset, &no_such_target, 4);
+  set_u64(bad, locations_entry + 32, checksum64(bad.data() + offset, size));
+  reseal(bad);
+  write_bytes(path, bad);
+  CHECK(contains(load_error(path), "outside the targets' windows"));
+}

@@ -1,0 +1,162 @@
+// finalize() and FeatureIndex against a brute-force std::map reference.
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "catch.hpp"
+#include "db/database.hpp"
+
+using namespace metawarp;
+using namespace metawarp::db;
+
+namespace {
+
+// Random entries with many duplicates and some features far above the cap.
+std::vector<Entry> random_entries(std::mt19937_64& rng, std::size_t n, std::size_t feature_pool,
+                                  std::uint32_t targets, std::uint32_t windows) {
+  std::vector<feature_t> pool(feature_pool);
+  for (auto& f : pool) f = feature_t(rng());
+  pool[0] = 0;  // extremes of the hash range
+  if (feature_pool > 1) pool[1] = 0xffffffffu;
+  std::vector<Entry> entries(n);
+  for (auto& e : entries) {
+    // One entry in ten goes to one of five hot features (long lists, above
+    // any cap tested); the rest spread over the pool.
+    e.feature = pool[rng() % 10 == 0 ? rng() % std::min<std::size_t>(5, feature_pool)
+                                     : rng() % feature_pool];
+    e.location = Location{std::uint32_t(rng() % targets), std::uint32_t(rng() % windows)};
+  }
+  return entries;
+}
+
+using Reference = std::map<feature_t, std::vector<Location>>;
+
+Reference brute_force(const std::vector<Entry>& entries, const DatabaseParams& p) {
+  std::map<feature_t, std::set<std::uint64_t>> all;
+  for (const Entry& e : entries) all[e.feature].insert(e.location.packed());
+  Reference ref;
+  for (const auto& [f, locs] : all) {
+    if (p.remove_overpopulated_features && locs.size() > p.max_locations_per_feature) continue;
+    std::vector<Location> kept;
+    for (std::uint64_t v : locs) {
+      if (kept.size() == p.max_locations_per_feature) break;
+      kept.push_back(Location::unpack(v));
+    }
+    ref[f] = kept;
+  }
+  return ref;
+}
+
+void require_matches(const FeatureIndex& index, const Reference& ref) {
+  REQUIRE(index.feature_count() == ref.size());
+  REQUIRE(index.offsets().size() == ref.size() + 1);
+  std::size_t i = 0, total = 0;
+  for (const auto& [f, locs] : ref) {
+    REQUIRE(index.features()[i] == f);
+    REQUIRE(index.offsets()[i] == total);
+    const auto found = index.find(f);
+    REQUIRE(std::vector<Location>(found.begin(), found.end()) == locs);
+    total += locs.size();
+    ++i;
+  }
+  REQUIRE(index.offsets().back() == total);
+  REQUIRE(index.location_count() == total);
+}
+
+}  // namespace
+
+TEST_CASE("finalize equals the brute-force reference (cap, duplicates, removal)") {
+  std::mt19937_64 rng(2024);
+  for (std::uint32_t cap : {1u, 3u, 254u}) {
+    for (bool remove : {false, true}) {
+      DatabaseParams p;
+      p.max_locations_per_feature = cap;
+      p.remove_overpopulated_features = remove;
+      const auto entries = random_entries(rng, 60000, 3000, 20, 40);
+      const Reference ref = brute_force(entries, p);
+      DatabaseParams uncapped;
+      uncapped.max_locations_per_feature = 1u << 30;
+      const Reference all = brute_force(entries, uncapped);
+      const auto overpopulated = std::count_if(all.begin(), all.end(), [&](const auto& kv) {
+        return kv.second.size() > cap;
+      });
+      REQUIRE(overpopulated >= 5);  // the cap and the removal are really exercised
+      INFO("cap=" << cap << " remove=" << remove);
+      require_matches(finalize(entries, p, 3), ref);
+    }
+  }
+}
+
+TEST_CASE("finalize handles empty and tiny inputs") {
+  DatabaseParams p;
+  const FeatureIndex empty = finalize({}, p, 4);
+  CHECK(empty.feature_count() == 0);
+  CHECK(empty.location_count() == 0);
+  CHECK(empty.offsets() == std::vector<std::uint64_t>{0});
+  CHECK(empty.find(123).empty());
+  CHECK(empty == FeatureIndex());
+
+  const FeatureIndex one = finalize({Entry{7, {1, 2}}, Entry{7, {1, 2}}}, p, 1);
+  REQUIRE(one.feature_count() == 1);
+  REQUIRE(one.find(7).size() == 1);
+  CHECK(one.find(7)[0] == Location{1, 2});
+  CHECK(one.find(8).empty());
+
+  p.max_locations_per_feature = 0;
+  CHECK_THROWS_AS(finalize({}, p, 1), std::invalid_argument);
+}
+
+TEST_CASE("finalize output does not depend on thread count or input order") {
+  std::mt19937_64 rng(77);
+  DatabaseParams p;
+  p.max_locations_per_feature = 16;
+  auto entries = random_entries(rng, 200000, 50000, 1000, 500);
+  const FeatureIndex reference = finalize(entries, p, 1);
+  require_matches(reference, brute_force(entries, p));
+  for (unsigned threads : {2u, 7u}) {
+    std::shuffle(entries.begin(), entries.end(), rng);
+    INFO("threads=" << threads);
+    CHECK(finalize(entries, p, threads) == reference);
+  }
+  CHECK(finalize(entries, p, 0) == reference);  // 0 threads means 1
+}
+
+TEST_CASE("FeatureIndex lookup finds every feature and nothing else") {
+  std::mt19937_64 rng(5);
+  // Large enough to use the parallel lookup build.
+  std::vector<feature_t> features(1500000);
+  for (auto& f : features) f = feature_t(rng());
+  std::sort(features.begin(), features.end());
+  features.erase(std::unique(features.begin(), features.end()), features.end());
+  std::vector<std::uint64_t> offsets(features.size() + 1);
+  std::vector<Location> locations(features.size());
+  for (std::size_t i = 0; i < features.size(); ++i) {
+    offsets[i] = i;
+    locations[i] = Location{std::uint32_t(i), std::uint32_t(i % 7)};
+  }
+  offsets.back() = features.size();
+  const std::set<feature_t> present(features.begin(), features.end());
+  const FeatureIndex index(features, offsets, locations);
+  for (std::size_t i = 0; i < features.size(); i += 37) {
+    const auto found = index.find(features[i]);
+    REQUIRE(found.size() == 1);
+    REQUIRE(found[0].target == i);
+  }
+  for (int probe = 0; probe < 100000; ++probe) {
+    const feature_t f = feature_t(rng());
+    REQUIRE(index.find(f).empty() == (present.count(f) == 0));
+  }
+  CHECK(index.lookup_bytes() >= features.size() * 8);
+}
+
+TEST_CASE("FeatureIndex rejects inconsistent arrays") {
+  using V = std::vector<Location>;
+  CHECK_THROWS_AS(FeatureIndex({1, 2}, {0, 1}, V(1)), std::invalid_argument);      // offsets count
+  CHECK_THROWS_AS(FeatureIndex({2, 1}, {0, 1, 2}, V(2)), std::invalid_argument);   // not ascending
+  CHECK_THROWS_AS(FeatureIndex({1, 1}, {0, 1, 2}, V(2)), std::invalid_argument);   // duplicate
+  CHECK_THROWS_AS(FeatureIndex({1, 2}, {0, 2, 1}, V(1)), std::invalid_argument);   // decreasing
+  CHECK_THROWS_AS(FeatureIndex({1, 2}, {0, 1, 3}, V(2)), std::invalid_argument);   // span
+  CHECK_NOTHROW(FeatureIndex({1, 2}, {0, 1, 2}, V(2)));
+}

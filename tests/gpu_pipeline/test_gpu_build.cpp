@@ -1,0 +1,127 @@
+// GPU build == CPU build, byte for byte, whatever the table kind and batch size;
+// and a GPU build that cannot fit says so before doing any work.
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "catch.hpp"
+#include "db/database.hpp"
+#include "pipeline/build.hpp"
+#include "pipeline/gpu_backend.hpp"
+
+namespace fs = std::filesystem;
+using namespace metawarp;
+
+namespace {
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path scratch_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("metawarp_gpu_build_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Builds with the CPU executor and with the GPU executor (several settings)
+// and requires identical database files.
+void require_identical_builds(pipeline::BuildOptions options, const fs::path& dir) {
+  options.quiet = true;
+  options.threads = 3;
+  db::save(pipeline::build_database(options), dir / "cpu.mwdb");
+  const std::string cpu = read_file(dir / "cpu.mwdb");
+  for (auto table : {pipeline::BuildTable::multi_value, pipeline::BuildTable::bucket_list}) {
+    for (std::uint64_t batch : {std::uint64_t(64) << 20, std::uint64_t(4096), std::uint64_t(300)}) {
+      options.gpu.table = table;
+      options.gpu.batch_bases = batch;
+      CAPTURE(int(table), batch);
+      db::save(pipeline::build_database_gpu(options), dir / "gpu.mwdb");
+      REQUIRE(read_file(dir / "gpu.mwdb") == cpu);
+    }
+  }
+}
+
+// Random genomes with N runs, lower case and a few IUPAC codes; one long
+// target spans many batches, one is shorter than k.
+fs::path write_random_references(const fs::path& dir, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const fs::path path = dir / "random.fa";
+  std::ofstream out(path);
+  const char alphabet[] = "ACGTACGTACGTacgtNRY";
+  const std::size_t lengths[] = {200000, 15, 5000, 127, 128, 90000, 3};
+  int record = 0;
+  for (std::size_t length : lengths) {
+    ++record;
+    out << ">rand" << record << " taxid|" << 9000 + record << "\n";
+    std::string seq(length, 'A');
+    for (auto& c : seq) c = alphabet[rng() % 16];  // ACGT in both cases
+    for (int runs = 0; runs < 5 && length > 100; ++runs) {  // N runs and IUPAC codes
+      const std::size_t at = rng() % (length - 50);
+      for (std::size_t i = 0; i < 1 + rng() % 40; ++i) seq[at + i] = alphabet[16 + rng() % 3];
+    }
+    for (std::size_t i = 0; i < seq.size(); i += 70) out << seq.substr(i, 70) << "\n";
+  }
+  return path;
+}
+
+// The message of the exception `f` throws ("" if none: the caller's checks fail).
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("GPU build of test_data is byte-identical to the CPU build") {
+  const fs::path data = METAWARP_TEST_DATA_DIR;
+  pipeline::BuildOptions options;
+  options.references = {(data / "genomes").string()};
+  options.taxonomy_dir = data / "taxonomy";
+  options.seqid2taxid_files = {(data / "seqid2taxid.map").string()};
+  require_identical_builds(options, scratch_dir("test_data"));
+}
+
+TEST_CASE("GPU build of random sequences with N runs matches the CPU, for several k, w, s") {
+  const fs::path dir = scratch_dir("random");
+  pipeline::BuildOptions options;
+  options.references = {write_random_references(dir, 7).string()};
+  for (auto [k, w, s] : {std::tuple{16u, 127u, 16u}, {32u, 64u, 64u}, {5u, 20u, 3u}}) {
+    options.params.sketch = {k, w, s};
+    options.params.max_locations_per_feature = 3;  // the cap is exercised too
+    CAPTURE(k, w, s);
+    require_identical_builds(options, dir);
+  }
+}
+
+TEST_CASE("GPU build with too little GPU memory stops before reading, saying what it needs") {
+  const fs::path data = METAWARP_TEST_DATA_DIR;
+  pipeline::BuildOptions options;
+  options.quiet = true;
+  options.references = {(data / "genomes").string()};
+  options.gpu.memory_limit = 1 << 20;
+  const std::string message = error_of([&] { pipeline::build_database_gpu(options); });
+  CHECK(message.find("needs about") != std::string::npos);
+  CHECK(message.find("--device cpu") != std::string::npos);
+}
+
+TEST_CASE("GPU build with a table too small reports it instead of truncating") {
+  const fs::path data = METAWARP_TEST_DATA_DIR;
+  pipeline::BuildOptions options;
+  options.quiet = true;
+  options.references = {(data / "genomes").string()};
+  options.gpu.table_capacity = 1000;  // far fewer pairs than test_data has
+  const std::string message = error_of([&] { pipeline::build_database_gpu(options); });
+  CHECK(message.find("--table-capacity") != std::string::npos);
+}

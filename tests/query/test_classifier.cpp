@@ -1,0 +1,182 @@
+// The CPU classifier on a hand-built database: random targets sketched here,
+// reads cut from them, taxa worked out by hand.
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "catch.hpp"
+#include "metawarp/sketch/sketch.hpp"
+#include "pipeline/classifier.hpp"
+
+using namespace metawarp;
+using pipeline::Classifier;
+using pipeline::ClassifierOptions;
+using pipeline::ClassifierScratch;
+using taxonomy::CanonicalRank;
+using taxonomy::Rank;
+
+namespace {
+
+std::string random_dna(std::size_t n, std::mt19937& rng) {
+  std::string s(n, 'A');
+  for (char& c : s) c = "ACGT"[rng() % 4];
+  return s;
+}
+
+std::string reverse_complement(std::string s) {
+  std::reverse(s.begin(), s.end());
+  for (char& c : s) c = c == 'A' ? 'T' : c == 'C' ? 'G' : c == 'G' ? 'C' : 'A';
+  return s;
+}
+
+struct Fixture {
+  std::vector<std::string> genomes;
+  db::Database db;
+
+  Fixture() {
+    std::mt19937 rng(7);
+    genomes.push_back(random_dna(5000, rng));        // 0: strain 101 of species 100
+    genomes.push_back(random_dna(5000, rng));        // 1: species 200
+    genomes.push_back(genomes[0].substr(0, 3000));   // 2: species 100, shares 0's start
+    const taxonomy::taxid_t taxa[] = {101, 200, 100};
+    db.taxonomy = taxonomy::Taxonomy::from_nodes({
+        {1, 1, Rank::none, "root"},
+        {10, 1, Rank::genus, "G"},
+        {100, 10, Rank::species, "G a"},
+        {101, 100, Rank::strain, "G a s1"},
+        {200, 10, Rank::species, "G b"},
+    });
+    std::vector<db::Entry> entries;
+    sketch::feature_t features[sketch::max_sketch_size];
+    for (std::uint32_t t = 0; t < genomes.size(); ++t) {
+      const std::string& g = genomes[t];
+      db::Target target;
+      target.name = std::to_string(t).insert(0, 1, 't');
+      target.taxid = taxa[t];
+      target.length = g.size();
+      target.windows = std::uint32_t(sketch::window_count(g.size(), db.params.sketch));
+      db.targets.push_back(target);
+      for (std::uint32_t w = 0; w < target.windows; ++w) {
+        const auto n = sketch::sketch_window(g.data(), g.size(), w, db.params.sketch, features);
+        for (std::uint32_t i = 0; i < n; ++i) entries.push_back({features[i], {t, w}});
+      }
+    }
+    db.index = db::finalize(std::move(entries), db.params, 1);
+  }
+};
+
+const Fixture& fixture() {
+  static const Fixture f;
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("classifier: reads land on their target's taxon") {
+  const auto& f = fixture();
+  Classifier classifier(f.db, {});
+  ClassifierScratch scratch;
+  CHECK(classifier.hit_min(false) == 16 / 3);
+  CHECK(classifier.hit_min(true) == 16 / 2);
+
+  // Unique to target 1.
+  auto r = classifier.classify(f.genomes[1].substr(1000, 150), {}, scratch);
+  CHECK(r.assignment.taxid == 200);
+  REQUIRE(r.candidate_count >= 1);
+  CHECK(r.top[0].target == 1);
+  CHECK(r.windows == 2);  // 135 k-mers, stride 112
+
+  // Reverse strand of target 0's private end.
+  r = classifier.classify(reverse_complement(f.genomes[0].substr(4000, 150)), {}, scratch);
+  CHECK(r.assignment.taxid == 101);
+
+  // Shared by targets 0 and 2: equal hits, LCA is species 100.
+  r = classifier.classify(f.genomes[0].substr(500, 150), {}, scratch);
+  REQUIRE(r.candidate_count >= 2);
+  CHECK(r.top[0].hits == r.top[1].hits);
+  CHECK(r.top[0].target == 0);  // tie: lower target id first
+  CHECK(r.top[1].target == 2);
+  CHECK(r.assignment.taxid == 100);
+
+  // Random sequence, too short, empty: unclassified.
+  std::mt19937 rng(99);
+  CHECK(classifier.classify(random_dna(150, rng), {}, scratch).assignment.taxid == 0);
+  r = classifier.classify("ACGTACGT", {}, scratch);
+  CHECK(r.assignment.taxid == 0);
+  CHECK(r.windows == 0);
+  CHECK(classifier.classify("", {}, scratch).assignment.taxid == 0);
+}
+
+TEST_CASE("classifier: pairs add both mates' hits within one range") {
+  const auto& f = fixture();
+  Classifier classifier(f.db, {});
+  ClassifierScratch scratch;
+  const std::string m1 = f.genomes[1].substr(2000, 150);
+  // Fragment 2000..2250: windows 17..19, inside the default span of
+  // (150 + 150) / 112 + 2 = 4 windows.
+  const std::string m2 = reverse_complement(f.genomes[1].substr(2100, 150));
+  const auto single1 = classifier.classify(m1, {}, scratch);
+  const auto single2 = classifier.classify(m2, {}, scratch);
+  const auto pair = classifier.classify(m1, m2, scratch);
+  CHECK(pair.assignment.taxid == 200);
+  CHECK(pair.windows == single1.windows + single2.windows);
+  CHECK(pair.hits == single1.hits + single2.hits);
+  CHECK(pair.top[0].hits == single1.top[0].hits + single2.top[0].hits);
+
+  // Mates far apart on the target do not share a range unless the insert
+  // size says they may.
+  const std::string far = reverse_complement(f.genomes[1].substr(4500, 150));
+  const auto apart = classifier.classify(m1, far, scratch);
+  CHECK(apart.top[0].hits < single1.top[0].hits + classifier.classify(far, {}, scratch).top[0].hits);
+  ClassifierOptions wide;
+  wide.insert_size = 3000;
+  Classifier wide_classifier(f.db, wide);
+  const auto together = wide_classifier.classify(m1, far, scratch);
+  CHECK(together.top[0].hits == single1.top[0].hits + classifier.classify(far, {}, scratch).top[0].hits);
+}
+
+TEST_CASE("classifier: options") {
+  const auto& f = fixture();
+  ClassifierScratch scratch;
+  const std::string unique0 = f.genomes[0].substr(4000, 150);
+
+  ClassifierOptions o;
+  o.lowest = CanonicalRank::species;
+  CHECK(Classifier(f.db, o).classify(unique0, {}, scratch).assignment.taxid == 100);
+  o.lowest = CanonicalRank::genus;
+  CHECK(Classifier(f.db, o).classify(unique0, {}, scratch).assignment.taxid == 10);
+
+  o = {};
+  o.max_candidates = 1;  // the shared read now sees only target 0
+  CHECK(Classifier(f.db, o).classify(f.genomes[0].substr(500, 150), {}, scratch)
+            .assignment.taxid == 101);
+
+  o = {};
+  o.hit_min = 1000;
+  CHECK(Classifier(f.db, o).classify(unique0, {}, scratch).assignment.taxid == 0);
+
+  o = {};
+  o.max_candidates = 0;
+  CHECK_THROWS_AS(Classifier(f.db, o), std::invalid_argument);
+  o.max_candidates = 17;
+  CHECK_THROWS_AS(Classifier(f.db, o), std::invalid_argument);
+  o = {};
+  o.lowest = CanonicalRank::genus;
+  o.highest = CanonicalRank::species;
+  CHECK_THROWS_AS(Classifier(f.db, o), std::invalid_argument);
+
+  CHECK(pipeline::parse_canonical_rank("genus") == CanonicalRank::genus);
+  CHECK(pipeline::parse_canonical_rank("superkingdom") == CanonicalRank::domain);
+  CHECK_FALSE(pipeline::parse_canonical_rank("tribe").has_value());
+}
+
+TEST_CASE("classifier: target lineages") {
+  const auto lineages = pipeline::target_lineages(fixture().db);
+  REQUIRE(lineages.size() == 3);
+  // target 0: strain 101 -> species 100 -> genus 10 -> root 1
+  CHECK(lineages[0].ids[0] == 101);
+  CHECK(lineages[0].ids[std::size_t(CanonicalRank::species)] == 100);
+  CHECK(lineages[0].ids[std::size_t(CanonicalRank::genus)] == 10);
+  CHECK(lineages[0].ids[std::size_t(CanonicalRank::root)] == 1);
+  CHECK(lineages[2].ids[0] == 100);
+}

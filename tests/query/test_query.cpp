@@ -1,0 +1,239 @@
+// The query pipeline end to end on test_data (built in-process with the build
+// pipeline): accuracy against the generator's truth, identical output for any
+// thread count and batch size, pair handling and bad inputs.
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+#include "catch.hpp"
+#include "io/sequence_reader.hpp"
+#include "pipeline/build.hpp"
+#include "pipeline/query.hpp"
+
+using namespace metawarp;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path data_dir = METAWARP_TEST_DATA_DIR;
+
+const db::Database& test_database() {
+  static const db::Database db = [] {
+    pipeline::BuildOptions o;
+    o.references = {(data_dir / "genomes").string()};
+    o.taxonomy_dir = data_dir / "taxonomy";
+    o.seqid2taxid_files = {(data_dir / "seqid2taxid.map").string()};
+    o.threads = 2;
+    o.quiet = true;
+    return pipeline::build_database(o);
+  }();
+  return db;
+}
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() /
+                  ("metawarp_test_query_" + std::to_string(::getpid()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::vector<std::vector<std::string>> tsv_rows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> fields;
+    std::istringstream l(line);
+    std::string f;
+    while (std::getline(l, f, '\t')) fields.push_back(f);
+    rows.push_back(fields);
+  }
+  return rows;
+}
+
+struct Outputs {
+  std::string tsv, kraken, report, abundance;
+};
+
+Outputs run(const TempDir& dir, pipeline::QueryOptions o) {
+  o.output = dir / "out.tsv";
+  o.kraken_output = dir / "out.kraken";
+  o.report = dir / "out.report";
+  o.abundance = dir / "out.abundance";
+  pipeline::run_query(test_database(), o);
+  return {slurp(o.output), slurp(o.kraken_output), slurp(o.report), slurp(o.abundance)};
+}
+
+pipeline::QueryOptions paired_options() {
+  pipeline::QueryOptions o;
+  o.reads = {(data_dir / "reads_R1.fq").string(), (data_dir / "reads_R2.fq").string()};
+  o.threads = 2;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("query: species-level accuracy on the synthetic set") {
+  if (!fs::exists(data_dir / "truth.tsv")) return;  // no test data in this checkout
+  TempDir dir;
+  const Outputs out = run(dir, paired_options());
+
+  // Truth: read id -> species taxid (0 for random pairs).
+  std::map<std::string, taxonomy::taxid_t> truth;
+  for (const auto& row : tsv_rows(slurp((data_dir / "truth.tsv").string())))
+    if (row.at(0) != "read_id") truth[row.at(0)] = taxonomy::taxid_t(std::stoul(row.at(2)));
+  REQUIRE(truth.size() == 2000);
+
+  const auto& tax = test_database().taxonomy;
+  std::size_t real = 0, assigned = 0, correct = 0, random_classified = 0, rows = 0;
+  for (const auto& row : tsv_rows(out.tsv)) {
+    ++rows;
+    REQUIRE(truth.count(row.at(0)) == 1);
+    const taxonomy::taxid_t want = truth[row.at(0)];
+    const taxonomy::taxid_t got = taxonomy::taxid_t(std::stoul(row.at(2)));
+    CHECK((row.at(1) == "C") == (got != 0));
+    if (want == 0) {
+      random_classified += got != 0;
+      continue;
+    }
+    ++real;
+    const taxonomy::taxid_t species =
+        got == 0 ? 0 : tax.ranked_lineage(got).at(taxonomy::CanonicalRank::species);
+    if (species != 0) {
+      ++assigned;
+      correct += species == want;
+    }
+  }
+  CHECK(rows == 2000);
+  CHECK(random_classified == 0);
+  const double sensitivity = double(correct) / double(real);
+  const double precision = double(correct) / double(assigned);
+  INFO("species sensitivity " << sensitivity << ", precision " << precision);
+  CHECK(sensitivity >= 0.8);
+  CHECK(precision >= 0.95);
+
+  // The report's root line and unclassified line account for every pair.
+  const auto report = tsv_rows(out.report);
+  REQUIRE(report.size() >= 2);
+  CHECK(report[0].at(3) == "U");
+  CHECK(std::stoul(report[0].at(1)) + std::stoul(report[1].at(1)) == 2000);
+  CHECK(std::stoul(report[0].at(1)) == 20);  // exactly the random pairs
+}
+
+TEST_CASE("query: output does not depend on threads or batch size") {
+  TempDir dir;
+  auto o = paired_options();
+  o.threads = 1;
+  o.batch_size = 4096;
+  o.top_hits = true;
+  const Outputs reference = run(dir, o);
+  for (auto [threads, batch] : {std::pair{3u, 7}, std::pair{2u, 1}, std::pair{4u, 333}}) {
+    o.threads = threads;
+    o.batch_size = std::size_t(batch);
+    const Outputs other = run(dir, o);
+    INFO("threads " << threads << ", batch " << batch);
+    CHECK(other.tsv == reference.tsv);
+    CHECK(other.kraken == reference.kraken);
+    CHECK(other.report == reference.report);
+    CHECK(other.abundance == reference.abundance);
+  }
+}
+
+TEST_CASE("query: interleaved pairs equal two files; single-end reads") {
+  TempDir dir;
+  const Outputs two_files = run(dir, paired_options());
+
+  // Interleave R1 and R2 (4 lines each).
+  std::ifstream r1(data_dir / "reads_R1.fq"), r2(data_dir / "reads_R2.fq");
+  std::string interleaved, line;
+  for (bool more = true; more;) {
+    for (auto* in : {&r1, &r2})
+      for (int i = 0; i < 4; ++i) {
+        if (!std::getline(*in, line)) {
+          more = false;
+          break;
+        }
+        interleaved += line + '\n';
+      }
+  }
+  write_file(dir / "interleaved.fq", interleaved);
+  pipeline::QueryOptions o;
+  o.reads = {dir / "interleaved.fq"};
+  o.interleaved = true;
+  const Outputs one_file = run(dir, o);
+  CHECK(one_file.tsv == two_files.tsv);
+  CHECK(one_file.kraken == two_files.kraken);
+
+  // Single-end: every read reported under its own id, Kraken length unpaired.
+  o = {};
+  o.reads = {(data_dir / "reads_R1.fq").string()};
+  const Outputs single = run(dir, o);
+  const auto rows = tsv_rows(single.tsv);
+  REQUIRE(rows.size() == 2000);
+  CHECK(rows[0].at(0) == "r1/1");
+  const auto kraken = tsv_rows(single.kraken);
+  CHECK(kraken[0].at(3) == "150");
+  CHECK(tsv_rows(two_files.kraken)[0].at(3) == "150|150");
+}
+
+TEST_CASE("query: empty and short reads are reported unclassified") {
+  TempDir dir;
+  write_file(dir / "odd.fa", ">empty\n\n>short\nACGTACGT\n>n_only\nNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN\n");
+  pipeline::QueryOptions o;
+  o.reads = {dir / "odd.fa"};
+  const Outputs out = run(dir, o);
+  const auto rows = tsv_rows(out.tsv);
+  REQUIRE(rows.size() == 3);
+  for (const auto& row : rows) CHECK(row.at(1) == "U");
+  CHECK(rows[0].at(0) == "empty");
+  CHECK(tsv_rows(out.kraken)[1] == std::vector<std::string>{"U", "short", "0", "8", "0:0"});
+  CHECK(out.report == "100.00\t3\t3\tU\t0\tunclassified\n");
+}
+
+TEST_CASE("query: bad inputs are errors") {
+  TempDir dir;
+  // R2 with one record fewer than R1.
+  const std::string r2 = slurp((data_dir / "reads_R2.fq").string());
+  std::size_t cut = r2.size();
+  for (int lines = 0; lines < 5; ++lines) cut = r2.rfind('\n', cut - 1);
+  write_file(dir / "short_R2.fq", r2.substr(0, cut + 1));
+  pipeline::QueryOptions o;
+  o.reads = {(data_dir / "reads_R1.fq").string(), dir / "short_R2.fq"};
+  CHECK_THROWS_AS(run(dir, o), io::InputError);
+
+  // Mates whose names differ.
+  write_file(dir / "a.fa", ">x/1\nACGT\n");
+  write_file(dir / "b.fa", ">y/2\nACGT\n");
+  o.reads = {dir / "a.fa", dir / "b.fa"};
+  CHECK_THROWS_AS(run(dir, o), io::InputError);
+
+  o.reads = {dir / "missing.fq"};
+  CHECK_THROWS(run(dir, o));
+  o.reads = {dir / "a.fa", dir / "b.fa"};
+  o.interleaved = true;
+  CHECK_THROWS_AS(run(dir, o), std::invalid_argument);
+
+  o = {};
+  o.reads = {dir / "a.fa"};
+  o.output = "-";
+  o.kraken_output = "-";
+  CHECK_THROWS_AS(pipeline::run_query(test_database(), o), std::invalid_argument);
+  o.kraken_output = dir / "no_such_dir/out.kraken";
+  CHECK_THROWS_AS(pipeline::run_query(test_database(), o), std::runtime_error);
+}

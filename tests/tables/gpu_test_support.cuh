@@ -1,0 +1,60 @@
+#pragma once
+// Small helpers for the table GPU tests: host<->device vectors and random keys.
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <unordered_set>
+#include <vector>
+
+#include "metawarp/cuda/device_buffer.hpp"
+#include "metawarp/cuda/error.hpp"
+#include "metawarp/tables/sentinels.hpp"
+
+namespace metawarp::tables::testing {
+
+template <class T>
+cuda::device_buffer<T> to_device(const std::vector<T>& host) {
+  cuda::device_buffer<T> buffer(host.size());
+  buffer.copy_from_host(host.data(), host.size());
+  return buffer;
+}
+
+template <class T>
+std::vector<T> to_host(const cuda::device_buffer<T>& buffer, std::size_t count) {
+  std::vector<T> host(count);
+  buffer.copy_to_host(host.data(), count);
+  cuda::check(cudaDeviceSynchronize(), "test copy to host");
+  return host;
+}
+
+inline std::vector<bool> to_host(const cuda::device_buffer<bool>& buffer, std::size_t count) {
+  std::vector<char> bytes(count);
+  static_assert(sizeof(bool) == 1);
+  buffer.copy_to_host(reinterpret_cast<bool*>(bytes.data()), count);
+  cuda::check(cudaDeviceSynchronize(), "test copy to host");
+  return std::vector<bool>(bytes.begin(), bytes.end());
+}
+
+// n distinct valid keys (never a sentinel), random order.
+template <class K>
+std::vector<K> distinct_keys(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::unordered_set<K> seen;
+  std::vector<K> keys;
+  keys.reserve(n);
+  while (keys.size() < n) {
+    const K k = K(rng());
+    if (KeySentinels<K>::is_valid(k) && seen.insert(k).second) keys.push_back(k);
+  }
+  return keys;
+}
+
+template <class T>
+std::vector<T> random_values(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<T> values(n);
+  for (auto& v : values) v = T(rng());
+  return values;
+}
+
+}  // namespace metawarp::tables::testing

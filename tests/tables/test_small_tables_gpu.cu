@@ -1,0 +1,176 @@
+// CountingHashTable, HashSet and BloomFilter on the GPU against std
+// containers: random data with duplicates, sentinels, empty input, erase then
+// reinsert, a full table, and a user kernel calling the device API.
+#include <algorithm>
+#include <cstdint>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "catch.hpp"
+#include "gpu_test_support.cuh"
+#include "metawarp/tables/bloom_filter.cuh"
+#include "metawarp/tables/counting_table.cuh"
+#include "metawarp/tables/hash_set.cuh"
+
+namespace mwc = metawarp::cuda;
+using namespace metawarp::tables;
+using namespace metawarp::tables::testing;
+
+namespace {
+
+// Keys drawn from a small pool so each appears 1..many times.
+std::vector<std::uint32_t> keys_with_repeats(std::size_t n, std::size_t distinct, std::uint64_t seed) {
+  const auto pool = distinct_keys<std::uint32_t>(distinct, seed);
+  std::mt19937_64 rng(seed + 1);
+  std::vector<std::uint32_t> keys(n);
+  for (auto& k : keys) {
+    // Skewed: low pool indices are much more frequent (multiplicities up to ~n/2).
+    const std::size_t r = rng() % distinct;
+    k = pool[(r * r) / distinct];
+  }
+  return keys;
+}
+
+template <class Ref>
+__global__ void count_computed_keys(Ref table, std::uint64_t n) {
+  const auto group = cg::tiled_partition<Ref::group_size>(cg::this_thread_block());
+  const std::uint64_t i = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / Ref::group_size;
+  if (i < n) table.insert(group, std::uint32_t(i % 1000) * 7919u);
+}
+
+}  // namespace
+
+TEST_CASE("CountingHashTable counts like unordered_map") {
+  using Table = CountingHashTable<std::uint32_t>;
+  const auto keys = keys_with_repeats(200000, 20000, 1);
+  std::unordered_map<std::uint32_t, std::uint32_t> reference;
+  for (auto k : keys) ++reference[k];
+  Table table(30000);
+  auto d_keys = to_device(keys);
+
+  SECTION("counts, size, retrieve_all") {
+    table.insert(d_keys.data(), keys.size());
+    CHECK(table.peek_status().ok());
+    CHECK(table.size() == reference.size());
+    std::vector<std::uint32_t> queries;
+    for (const auto& [k, c] : reference) queries.push_back(k);
+    const auto absent = distinct_keys<std::uint32_t>(1000, 999);
+    for (auto k : absent) if (!reference.count(k)) queries.push_back(k);
+    auto d_queries = to_device(queries);
+    mwc::device_buffer<std::uint32_t> d_counts(queries.size());
+    table.count(d_queries.data(), queries.size(), d_counts.data());
+    const auto counts = to_host(d_counts, queries.size());
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+      const auto it = reference.find(queries[i]);
+      REQUIRE(counts[i] == (it == reference.end() ? 0u : it->second));
+    }
+    mwc::device_buffer<std::uint32_t> d_out_keys(reference.size()), d_out_counts(reference.size());
+    REQUIRE(table.retrieve_all(d_out_keys.data(), d_out_counts.data()) == reference.size());
+    const auto out_keys = to_host(d_out_keys, reference.size());
+    const auto out_counts = to_host(d_out_counts, reference.size());
+    std::unordered_map<std::uint32_t, std::uint32_t> got;
+    for (std::size_t i = 0; i < out_keys.size(); ++i) got[out_keys[i]] = out_counts[i];
+    CHECK(got == reference);
+  }
+  SECTION("erase then reinsert restarts the count") {
+    table.insert(d_keys.data(), keys.size());
+    const std::vector<std::uint32_t> victims = {keys[0], keys[1], keys[2]};
+    auto d_victims = to_device(victims);
+    table.erase(d_victims.data(), victims.size());
+    table.insert(d_victims.data(), victims.size());
+    mwc::device_buffer<std::uint32_t> d_counts(victims.size());
+    table.count(d_victims.data(), victims.size(), d_counts.data());
+    const auto counts = to_host(d_counts, victims.size());
+    std::unordered_map<std::uint32_t, std::uint32_t> expected;
+    for (auto k : victims) ++expected[k];
+    for (std::size_t i = 0; i < victims.size(); ++i) CHECK(counts[i] == expected[victims[i]]);
+    CHECK(table.size() == reference.size());
+  }
+  SECTION("sentinels, empty input, full table") {
+    const std::vector<std::uint32_t> bad = {KeySentinels<std::uint32_t>::empty,
+                                            KeySentinels<std::uint32_t>::tombstone};
+    auto d_bad = to_device(bad);
+    table.insert(d_bad.data(), 2);
+    table.insert(d_bad.data(), 0);
+    CHECK(table.peek_status().has(Status::invalid_key));
+    CHECK(table.size() == 0);
+    Table small(100);
+    const auto many = distinct_keys<std::uint32_t>(small.capacity() + 10, 5);
+    auto d_many = to_device(many);
+    small.insert(d_many.data(), many.size());
+    CHECK(small.peek_status().has(Status::table_full));
+    CHECK(small.size() == small.capacity());
+  }
+  SECTION("device API from a user kernel") {
+    const std::uint64_t n = 100000;
+    count_computed_keys<<<unsigned((n * Table::group_size + 255) / 256), 256>>>(table.ref(), n);
+    mwc::check(cudaDeviceSynchronize(), "user counting kernel");
+    CHECK(table.size() == 1000);
+    std::vector<std::uint32_t> q = {0u, 7919u, 999u * 7919u};
+    auto d_q = to_device(q);
+    mwc::device_buffer<std::uint32_t> d_c(3);
+    table.count(d_q.data(), 3, d_c.data());
+    const auto c = to_host(d_c, 3);
+    CHECK(c[0] == 100);
+    CHECK(c[1] == 100);
+    CHECK(c[2] == 100);
+  }
+}
+
+TEST_CASE("HashSet behaves like unordered_set") {
+  using Set = HashSet<std::uint64_t>;
+  const auto keys = distinct_keys<std::uint64_t>(60000, 3);
+  std::vector<std::uint64_t> with_dups(keys.begin(), keys.begin() + 40000);
+  with_dups.insert(with_dups.end(), keys.begin(), keys.begin() + 10000);
+  Set set(50000);
+  auto d_in = to_device(with_dups);
+  auto d_all = to_device(keys);
+  set.insert(d_in.data(), with_dups.size());
+  CHECK(set.peek_status().ok());
+  CHECK(set.size() == 40000);
+  mwc::device_buffer<bool> d_found(keys.size());
+  set.contains(d_all.data(), keys.size(), d_found.data());
+  auto found = to_host(d_found, keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) REQUIRE(found[i] == (i < 40000));
+
+  set.erase(d_all.data(), 20000);
+  CHECK(set.size() == 20000);
+  set.insert(d_all.data(), 40000);  // reinsert erased + duplicates of the rest
+  CHECK(set.size() == 40000);
+  mwc::device_buffer<std::uint64_t> d_out(40000);
+  REQUIRE(set.retrieve_all(d_out.data()) == 40000);
+  const auto out = to_host(d_out, 40000);
+  CHECK(std::unordered_set<std::uint64_t>(out.begin(), out.end()) ==
+        std::unordered_set<std::uint64_t>(keys.begin(), keys.begin() + 40000));
+
+  Set small(64);
+  auto d_many = to_device(std::vector<std::uint64_t>(keys.begin(), keys.begin() + small.capacity() + 5));
+  small.insert(d_many.data(), small.capacity() + 5);
+  CHECK(small.peek_status().has(Status::table_full));
+  CHECK(small.size() == small.capacity());
+}
+
+TEST_CASE("BloomFilter has no false negatives and about the expected false-positive rate") {
+  const std::size_t n = 100000;
+  const auto keys = distinct_keys<std::uint32_t>(2 * n, 17);
+  auto d_keys = to_device(keys);
+  BloomFilter<std::uint32_t> filter(n * 10, 6);
+  CHECK(filter.num_bits() % 256 == 0);
+  CHECK(filter.num_bits() >= n * 10);
+  filter.insert(d_keys.data(), 0);
+  filter.insert(d_keys.data(), n);
+  mwc::device_buffer<bool> d_found(2 * n);
+  filter.contains(d_keys.data(), 2 * n, d_found.data());
+  const auto found = to_host(d_found, 2 * n);
+  for (std::size_t i = 0; i < n; ++i) REQUIRE(found[i]);
+  const double fpr = double(std::count(found.begin() + n, found.end(), true)) / n;
+  const double expected = filter.expected_false_positive_rate(n);
+  CHECK(fpr < 2 * expected + 0.002);
+  CHECK(fpr > expected / 2);
+  filter.clear();
+  filter.contains(d_keys.data(), n, d_found.data());
+  const auto after_clear = to_host(d_found, n);
+  CHECK(std::count(after_clear.begin(), after_clear.end(), true) == 0);
+  CHECK_THROWS_AS(BloomFilter<std::uint32_t>(1000, 0), std::invalid_argument);
+}

@@ -1,0 +1,68 @@
+#pragma once
+// Test helpers: a temporary folder removed on destruction, and writing text
+// files plain or gzip-compressed.
+#include <zlib.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unistd.h>
+
+namespace metawarp::test {
+
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path_ = std::filesystem::temp_directory_path() /
+            ("metawarp_taxonomy_test_" + std::to_string(::getpid()) + "_" +
+             std::to_string(counter++));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(std::string_view name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline void write_text(const std::filesystem::path& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(text.data(), std::streamsize(text.size()));
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+inline void write_gz(const std::filesystem::path& path, std::string_view text) {
+  gzFile f = gzopen(path.string().c_str(), "wb");
+  if (!f) throw std::runtime_error("cannot write " + path.string());
+  if (!text.empty()) gzwrite(f, text.data(), unsigned(text.size()));
+  gzclose(f);
+}
+
+// "id\t|\tparent\t|\trank\t|\t...": a nodes.dmp line with NCBI's extra columns.
+inline std::string nodes_line(unsigned id, unsigned parent, std::string_view rank) {
+  return std::to_string(id) + "\t|\t" + std::to_string(parent) + "\t|\t" + std::string(rank) +
+         "\t|\t\t|\t0\t|\t1\t|\t11\t|\t1\t|\t0\t|\t1\t|\t0\t|\t0\t|\t\t|\n";
+}
+
+inline std::string names_line(unsigned id, std::string_view name, std::string_view name_class) {
+  return std::to_string(id) + "\t|\t" + std::string(name) + "\t|\t\t|\t" +
+         std::string(name_class) + "\t|\n";
+}
+
+inline std::string merged_line(unsigned old_id, unsigned new_id) {
+  return std::to_string(old_id) + "\t|\t" + std::to_string(new_id) + "\t|\n";
+}
+
+}  // namespace metawarp::test

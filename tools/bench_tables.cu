@@ -1,0 +1,336 @@
+// Throughput of the GPU hash tables in the WarpCore paper's setups, next to
+// the device's own ceilings measured in the same run.
+//
+//   bench_tables                       everything at 2^28 pairs (needs ~20 GB)
+//   bench_tables --log2 24 --only single,ceilings --loads 0.8,0.9
+//   bench_tables --n 100000000 --only single --loads 0.8,0.9
+//
+// Output: one line per measurement, "G/s" = 10^9 operations per second, and
+// the fraction of the matching ceiling (inserts vs random 8-byte CAS/s,
+// finds/retrievals vs random 32-byte sector reads/s).
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "metawarp/cuda/device_buffer.hpp"
+#include "metawarp/cuda/event.hpp"
+#include "metawarp/tables/all.cuh"
+
+namespace mwc = metawarp::cuda;
+namespace mwt = metawarp::tables;
+using std::uint32_t;
+using std::uint64_t;
+
+namespace {
+
+struct Options {
+  uint64_t n = uint64_t(1) << 28;
+  std::vector<double> loads = {0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.97};
+  std::vector<uint32_t> values_per_key = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+  std::set<std::string> only;  // empty = all sections
+  bool quick = false;          // fewer configurations
+  bool wants(const std::string& section) const { return only.empty() || only.count(section); }
+};
+
+struct Ceilings {
+  double sector_reads = 0;  // random 32-byte sector reads per second
+  double cas = 0;           // random 8-byte CAS per second
+  double copy_bytes = 0;    // device-to-device copy, bytes read+written per second
+};
+
+// Seconds taken by `work` (best of `reps`), `setup` run untimed before each.
+double time_best(const std::function<void()>& work, const std::function<void()>& setup = {},
+                 int reps = 2) {
+  mwc::event start, stop;
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    if (setup) setup();
+    mwc::check(cudaDeviceSynchronize(), "benchmark setup");
+    start.record();
+    work();
+    stop.record();
+    stop.synchronize();
+    best = std::min(best, double(stop.elapsed_ms_since(start)) / 1e3);
+  }
+  return best;
+}
+
+void report(const std::string& what, double ops, double seconds, double ceiling,
+            const char* ceiling_name) {
+  const double rate = ops / seconds;
+  std::printf("%-64s %8.3f G/s  %5.1f%% of %s\n", what.c_str(), rate / 1e9,
+              100.0 * rate / ceiling, ceiling_name);
+  std::fflush(stdout);
+}
+
+// ------------------------------------------------------------------- ceilings
+
+__global__ void random_sector_reads(const uint4* data, uint64_t sectors, uint64_t n,
+                                    unsigned long long* sink) {
+  unsigned long long acc = 0;
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += uint64_t(gridDim.x) * blockDim.x) {
+    const uint64_t s = mwt::fmix64(i) % sectors;
+    const uint4 a = __ldcg(data + 2 * s);  // both halves of one 32-byte sector
+    const uint4 b = __ldcg(data + 2 * s + 1);
+    acc += a.x ^ b.w;
+  }
+  if (acc == 0x12345) atomicAdd(sink, acc);  // keep the loads alive
+}
+
+__global__ void random_cas(unsigned long long* data, uint64_t words, uint64_t n) {
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += uint64_t(gridDim.x) * blockDim.x) {
+    const uint64_t w = mwt::fmix64(i) % words;
+    atomicCAS(data + w, 0ull, i);
+  }
+}
+
+Ceilings measure_ceilings(uint64_t bytes) {
+  Ceilings c;
+  mwc::device_buffer<uint4> data(bytes / 16);
+  data.fill_bytes(0);
+  mwc::device_buffer<unsigned long long> sink(1);
+  const uint64_t ops = uint64_t(1) << 28;
+  const unsigned blocks = 132 * 16;
+  double t = time_best([&] {
+    random_sector_reads<<<blocks, 256>>>(data.data(), bytes / 32, ops, sink.data());
+  });
+  c.sector_reads = ops / t;
+  report("ceiling: random 32-byte sector reads (" + std::to_string(bytes >> 20) + " MiB)", ops, t,
+         c.sector_reads, "itself");
+  t = time_best([&] {
+    random_cas<<<blocks, 256>>>(reinterpret_cast<unsigned long long*>(data.data()), bytes / 8, ops);
+  }, [&] { data.fill_bytes(0); });
+  c.cas = ops / t;
+  report("ceiling: random 8-byte CAS", ops, t, c.cas, "itself");
+  mwc::device_buffer<unsigned char> copy(bytes / 2);
+  t = time_best([&] {
+    mwc::check(cudaMemcpyAsync(copy.data(), data.data(), bytes / 2, cudaMemcpyDeviceToDevice),
+               "D2D copy");
+  });
+  c.copy_bytes = 2.0 * (bytes / 2) / t;
+  std::printf("%-64s %8.1f GB/s (read + write)\n", "ceiling: device-to-device copy",
+              c.copy_bytes / 1e9);
+  return c;
+}
+
+// --------------------------------------------------------------- single value
+
+template <class K>
+__global__ void make_unique_keys(K* keys, uint64_t n, uint64_t offset) {
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += uint64_t(gridDim.x) * blockDim.x) {
+    // fmix is a bijection, so distinct inputs give distinct keys.
+    if constexpr (sizeof(K) == 4) keys[i] = mwt::fmix32(uint32_t(i + offset));
+    else keys[i] = mwt::fmix64(i + offset);
+  }
+}
+
+template <class T>
+__global__ void make_iota(T* values, uint64_t n) {
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += uint64_t(gridDim.x) * blockDim.x) {
+    values[i] = T(i);
+  }
+}
+
+template <class Table>
+void bench_single(const std::string& name, const Options& o, const Ceilings& c) {
+  using K = typename Table::key_type;
+  using V = typename Table::value_type;
+  const uint64_t n = o.n;
+  mwc::device_buffer<K> hits(n), misses(n);
+  mwc::device_buffer<V> values(n), out(n);
+  make_unique_keys<<<4096, 256>>>(hits.data(), n, 0);
+  make_unique_keys<<<4096, 256>>>(misses.data(), n, n);
+  make_iota<<<4096, 256>>>(values.data(), n);
+  for (double load : o.loads) {
+    Table table(uint64_t(double(n) / load));
+    char label[160];
+    std::snprintf(label, sizeof label, "%s  load %.2f", name.c_str(), double(n) / table.capacity());
+    const double t_insert = time_best([&] { table.insert(hits.data(), values.data(), n); },
+                                      [&] { table.clear(); });
+    const auto status = table.pop_status();
+    if (status.has_error()) std::printf("  (insert reported errors: bits %x)\n", status.bits());
+    report(std::string(label) + "  insert", n, t_insert, c.cas, "CAS");
+    const double t_hit = time_best([&] { table.find(hits.data(), n, out.data()); });
+    report(std::string(label) + "  find hit", n, t_hit, c.sector_reads, "sector reads");
+    const double t_miss = time_best([&] { table.find(misses.data(), n, out.data()); });
+    report(std::string(label) + "  find miss", n, t_miss, c.sector_reads, "sector reads");
+  }
+}
+
+// ---------------------------------------------------------------- multi value
+
+// Pair i (in a scrambled order) gets key fmix32(i / v) and value i, so every
+// key has v values and the copies of a key are spread over the input.
+template <class V>
+__global__ void make_multi_pairs(uint32_t* keys, V* values, uint64_t n, uint32_t v) {
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += uint64_t(gridDim.x) * blockDim.x) {
+    const uint64_t j = (i * 0x9e3779b1ull) % n;  // bijection when n is odd-coprime (power of 2)
+    keys[i] = mwt::fmix32(uint32_t(j / v));
+    values[i] = V(j);
+  }
+}
+
+template <class Table, class Make>
+void bench_multi(const std::string& name, const Options& o, const Ceilings& c, Make make_table) {
+  using V = typename Table::value_type;
+  const uint64_t n = o.n;
+  mwc::device_buffer<uint32_t> keys(n);
+  mwc::device_buffer<V> values(n);
+  for (uint32_t v : o.values_per_key) {
+    make_multi_pairs<<<4096, 256>>>(keys.data(), values.data(), n, v);
+    const uint64_t distinct = (n + v - 1) / v;
+    mwc::device_buffer<uint32_t> queries(distinct);
+    make_unique_keys<<<4096, 256>>>(queries.data(), distinct, 0);
+    Table table = make_table(n, distinct);
+    const double t_insert = time_best([&] { table.insert(keys.data(), values.data(), n); },
+                                      [&] { table.clear(); }, 1);
+    const auto status = table.pop_status();
+    if (status.has_error()) std::printf("  (insert reported errors: bits %x)\n", status.bits());
+    char label[160];
+    std::snprintf(label, sizeof label, "%s  %4u values/key", name.c_str(), v);
+    report(std::string(label) + "  insert", n, t_insert, c.cas, "CAS");
+    mwc::device_buffer<uint64_t> offsets(distinct + 1);
+    mwc::device_buffer<V> out(n);
+    uint64_t total = 0;
+    const double t_retrieve = time_best([&] {
+      total = table.retrieve_offsets(queries.data(), distinct, offsets.data());
+      table.retrieve(queries.data(), distinct, offsets.data(), out.data());
+    }, {}, 1);
+    if (total != n) std::printf("  (retrieved %llu of %llu values)\n", (unsigned long long)total,
+                                (unsigned long long)n);
+    report(std::string(label) + "  retrieve (values)", n, t_retrieve, c.sector_reads,
+           "sector reads");
+  }
+}
+
+// -------------------------------------------------------------------- bloom
+
+void bench_bloom(uint64_t bytes, const Options& o, const Ceilings& c) {
+  const uint64_t n = o.n;
+  mwc::device_buffer<uint32_t> keys(n);
+  make_unique_keys<<<4096, 256>>>(keys.data(), n, 0);
+  mwc::device_buffer<bool> out(n);
+  mwt::BloomFilter<uint32_t> filter(bytes * 8, 8);
+  const std::string label = "bloom " + std::to_string(bytes >> 20) + " MiB k=8";
+  const double t_add = time_best([&] { filter.insert(keys.data(), n); }, [&] { filter.clear(); });
+  report(label + "  add", n, t_add, c.cas, "CAS");
+  const double t_query = time_best([&] { filter.contains(keys.data(), n, out.data()); });
+  report(label + "  contains", n, t_query, c.sector_reads, "sector reads");
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> parts;
+  std::stringstream in(s);
+  for (std::string part; std::getline(in, part, ',');) parts.push_back(part);
+  return parts;
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const auto next = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument("missing value after " + arg);
+      return argv[++i];
+    };
+    if (arg == "--n") o.n = std::stoull(next());
+    else if (arg == "--log2") o.n = uint64_t(1) << std::stoul(next());
+    else if (arg == "--loads") {
+      o.loads.clear();
+      for (const auto& p : split(next())) o.loads.push_back(std::stod(p));
+    } else if (arg == "--values-per-key") {
+      o.values_per_key.clear();
+      for (const auto& p : split(next())) o.values_per_key.push_back(std::stoul(p));
+    } else if (arg == "--only") {
+      for (const auto& p : split(next())) o.only.insert(p);
+    } else if (arg == "--quick") o.quick = true;
+    else if (arg == "--help" || arg == "-h") {
+      std::printf("bench_tables [--n N | --log2 L] [--loads a,b] [--values-per-key a,b]\n"
+                  "             [--only ceilings,single,single64,multi,bloom] [--quick]\n");
+      std::exit(0);
+    } else throw std::invalid_argument("unknown option " + arg);
+  }
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  const Options o = parse(argc, argv);
+  cudaDeviceProp prop{};
+  mwc::check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  std::printf("device: %s, %d SMs, %.1f GiB; n = %llu\n", prop.name, prop.multiProcessorCount,
+              prop.totalGlobalMem / double(1 << 30), (unsigned long long)o.n);
+
+  const Ceilings c = measure_ceilings(uint64_t(2) << 30);
+
+  using P = mwt::DoubleHashing;
+  using L = mwt::LinearProbing;
+  using H = mwt::MurmurHasher;
+  if (o.wants("single")) {
+    using Packed = mwt::PackedLayout<uint32_t, uint32_t>;
+    bench_single<mwt::SingleValueHashTable<uint32_t, uint32_t, Packed, P, H, 4>>(
+        "single u32/u32 packed DH g4", o, c);
+    bench_single<mwt::SingleValueHashTable<uint32_t, uint32_t, Packed, P, H, 8>>(
+        "single u32/u32 packed DH g8", o, c);
+    if (!o.quick) {
+      bench_single<mwt::SingleValueHashTable<uint32_t, uint32_t, Packed, P, H, 2>>(
+          "single u32/u32 packed DH g2", o, c);
+      bench_single<mwt::SingleValueHashTable<uint32_t, uint32_t, Packed, P, H, 16>>(
+          "single u32/u32 packed DH g16", o, c);
+      bench_single<mwt::SingleValueHashTable<uint32_t, uint32_t, Packed, L, H, 4>>(
+          "single u32/u32 packed LP g4", o, c);
+      bench_single<mwt::SingleValueHashTable<uint32_t, uint32_t,
+                                             mwt::SoaLayout<uint32_t, uint32_t>, P, H, 4>>(
+          "single u32/u32 soa DH g4", o, c);
+    }
+  }
+  if (o.wants("single64")) {
+    bench_single<mwt::SingleValueHashTable<uint64_t, uint64_t,
+                                           mwt::AosLayout<uint64_t, uint64_t>, P, H, 4>>(
+        "single u64/u64 aos DH g4", o, c);
+    bench_single<mwt::SingleValueHashTable<uint64_t, uint64_t,
+                                           mwt::SoaLayout<uint64_t, uint64_t>, P, H, 4>>(
+        "single u64/u64 soa DH g4", o, c);
+  }
+  if (o.wants("multi")) {
+    using Multi = mwt::MultiValueHashTable<uint32_t, uint32_t>;
+    bench_multi<Multi>("multi u32/u32 packed g8", o, c, [](uint64_t pairs, uint64_t) {
+      return Multi(uint64_t(pairs / 0.8));
+    });
+    using Bucket = mwt::BucketListHashTable<uint32_t, uint32_t>;
+    bench_multi<Bucket>("bucket-list u32/u32 g8", o, c, [](uint64_t pairs, uint64_t keys) {
+      mwt::BucketListOptions options;
+      options.first_bucket_size = 1;
+      options.growth_factor = 1.1;
+      options.max_bucket_size = 1024;
+      // Exact pool need (every key has pairs/keys values) plus one spare
+      // bucket per allocation stripe and one word per key of margin.
+      const mwt::BucketGrowth growth(options.first_bucket_size, options.growth_factor,
+                                     options.max_bucket_size);
+      const uint64_t pool = keys * (growth.words_for((pairs + keys - 1) / keys) + 1) + 256 * 1100;
+      return Bucket(uint64_t(keys / 0.8), pool, options);
+    });
+  }
+  if (o.wants("bloom")) {
+    bench_bloom(uint64_t(2) << 30, o, c);
+    bench_bloom(uint64_t(8) << 20, o, c);
+  }
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "bench_tables: %s\n", e.what());
+  return 1;
+}
