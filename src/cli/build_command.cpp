@@ -52,9 +52,13 @@ void run_build(const BuildCommand& cmd) {
                double(summary.input_bytes) / 1e6 / total);
   if (gpu)
     std::fprintf(stderr,
-                 "build: GPU: table %.2f GiB, waiting for GPU %.2f s, export+sort %.2f s\n",
-                 double(summary.gpu_table_bytes) / (1 << 30), summary.seconds_gpu_wait,
-                 summary.seconds_gpu_export_sort);
+                 "build: GPU: table %.2f GiB; setup %.2f s, reading with copies and kernels "
+                 "overlapped %.2f s (of which waiting for the GPU %.2f s); finalize: table "
+                 "export %.2f s, sort+cap on the GPU %.2f s, download %.2f s, host index %.2f s\n",
+                 double(summary.gpu_table_bytes) / (1 << 30), summary.seconds_gpu_setup,
+                 summary.seconds_read_overlapped, summary.seconds_gpu_wait,
+                 summary.seconds_gpu_export, summary.seconds_gpu_finalize,
+                 summary.seconds_gpu_download, summary.seconds_index);
   if (summary.unmapped_targets > 0)
     std::fprintf(stderr,
                  "build: warning: %llu targets have no taxon; `metawarp info %s --unranked` "

@@ -15,7 +15,7 @@ std::string error_text(const std::string& file, std::uint64_t record, const std:
   return file + ": record " + std::to_string(record) + ": " + problem;
 }
 
-// Sequence and quality letters: printable ASCII without the space.
+// Quality letters: printable ASCII without the space.
 constexpr unsigned char first_letter = 0x21;
 constexpr unsigned char last_letter = 0x7e;
 
@@ -95,6 +95,12 @@ struct SequenceReader::Impl {
     fail(record, "invalid " + describe_byte(bad) + " in " + what + at_line());
   }
 
+  void check_bases(std::string_view text, std::uint64_t record) const {
+    if (all_sequence_chars(text)) return;
+    const char bad = text[first_non_sequence_char(text)];
+    fail(record, "invalid " + describe_byte(bad) + " in sequence" + at_line());
+  }
+
   bool next_fasta(SequenceRecord& record) {
     if (!has_pending_header) return false;
     record.number = records_read + 1;
@@ -109,7 +115,7 @@ struct SequenceReader::Impl {
         set_pending_header(line.substr(1), record.number + 1);
         break;
       }
-      check_letters(line, "sequence", record.number);
+      check_bases(line, record.number);
       record.sequence.append(line);
     }
     ++records_read;
@@ -135,7 +141,7 @@ struct SequenceReader::Impl {
     }
 
     if (!lines->next(line)) fail(record.number, "truncated record: sequence line missing");
-    check_letters(line, "sequence", record.number);
+    check_bases(line, record.number);
     record.sequence.assign(line);
 
     if (!lines->next(line)) fail(record.number, "truncated record: '+' line missing");

@@ -27,6 +27,25 @@ inline std::size_t first_byte_outside(std::string_view text, unsigned char low,
   return text.size();
 }
 
+// Sequence characters: IUPAC letters in either case (other letters too, as
+// tools write them), and the gap/stop symbols '-', '*', '.'.
+inline bool is_sequence_char(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return static_cast<unsigned char>((u | 0x20) - 'a') < 26 || u == '-' || u == '*' || u == '.';
+}
+
+inline bool all_sequence_chars(std::string_view text) {
+  bool ok = true;
+  for (const char c : text) ok &= is_sequence_char(c);
+  return ok;
+}
+
+inline std::size_t first_non_sequence_char(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (!is_sequence_char(text[i])) return i;
+  return text.size();
+}
+
 // "'x'" for printable characters, "byte 0x1f" for anything else.
 inline std::string describe_byte(char c) {
   const auto value = static_cast<unsigned char>(c);

@@ -41,8 +41,13 @@ struct BuildSummary {
   double seconds_finalize = 0;
   // GPU only: host->device copies and kernels overlap with reading, so these
   // are the times spent waiting for them, plus the export and sort at the end.
+  double seconds_gpu_setup = 0;  // table, batch buffers, streams
+  double seconds_read_overlapped = 0;  // reading with uploads and kernels overlapped
   double seconds_gpu_wait = 0;
-  double seconds_gpu_export_sort = 0;
+  double seconds_gpu_export = 0;
+  double seconds_gpu_finalize = 0;   // sort, cap rule, compaction on the GPU
+  double seconds_gpu_download = 0;   // query layout to the host
+  double seconds_index = 0;          // host FeatureIndex construction
   std::uint64_t gpu_table_bytes = 0;
 };
 

@@ -95,6 +95,16 @@ TEST_CASE("binary garbage") {
     write_file(path, ">a\nAC GT\n");
     check_error(path, 1, "invalid character ' ' in sequence");
   }
+  SECTION("a FASTQ header or digits inside a FASTA sequence") {
+    write_file(path, ">a\nACGT\n>b\nACGT\n@r1\nACGT\n");
+    check_error(path, 2, "invalid character '@' in sequence");
+    write_file(path, ">a\nACGT\n>b\nAC12GT\n");
+    check_error(path, 2, "invalid character '1' in sequence");
+  }
+  SECTION("gaps, stops and IUPAC codes are sequence characters") {
+    write_file(path, ">a\nAC-GT*nRyK.\n");
+    REQUIRE(read_all(path).size() == 1);
+  }
   SECTION("control byte in a header") {
     write_file(path, ">a\nACGT\n>b\x01name\nACGT\n");
     check_error(path, 2, "invalid byte 0x01 in header");
