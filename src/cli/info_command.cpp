@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "db/database.hpp"
 #include "db/stats.hpp"
+#include "pipeline/gpu_query.hpp"
 
 namespace metawarp::cli {
 namespace {
@@ -80,6 +81,7 @@ void run_info(const InfoCommand& cmd) {
               (unsigned long long)st.taxonomy_nodes, (unsigned long long)st.taxonomy_merged);
   std::printf("memory (host)         %s (index %s, lookup %s)\n", mib(st.memory_bytes).c_str(),
               mib(st.index_bytes).c_str(), mib(st.lookup_bytes).c_str());
+  std::printf("memory (GPU query)    %s\n", mib(pipeline::gpu_database_bytes(database)).c_str());
   std::printf("location-list length histogram:\n");
   for (const auto& b : st.histogram)
     std::printf("  %-10s %llu\n", bucket_label(b).c_str(), (unsigned long long)b.features);

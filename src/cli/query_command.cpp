@@ -9,6 +9,8 @@
 #include "cli/commands.hpp"
 #include "db/database.hpp"
 #include "pipeline/classifier.hpp"
+#include "pipeline/gpu_backend.hpp"
+#include "pipeline/gpu_query.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/query.hpp"
 
@@ -22,7 +24,36 @@ struct QueryCommand {
   std::string highest = "root";
   std::string abundance_rank = "species";
   bool quiet = false;
+  std::string device = "auto";
+  pipeline::GpuQueryOptions gpu;
+  bool batch_size_given = false;
 };
+
+// Reads (pairs) per batch on the GPU when --batch-size is not given: large
+// enough that kernel launches and copies amortize.
+constexpr std::size_t default_gpu_batch_size = 65536;
+
+// --device auto takes the GPU when one is usable and says so when it is not.
+bool use_gpu(const std::string& device, bool quiet) {
+  if (device == "cpu") return false;
+  const std::string why = pipeline::gpu_unavailable_reason();
+  if (device == "gpu" || why.empty()) return true;  // an explicit gpu reports `why` itself
+  if (!quiet) std::fprintf(stderr, "query: %s; classifying on the CPU\n", why.c_str());
+  return false;
+}
+
+void print_gpu_stats(const pipeline::GpuQueryStats& g) {
+  const double mib = 1024.0 * 1024.0;
+  std::fprintf(stderr,
+               "query: GPU database %.1f MiB on the device, uploaded in %.2f s\n"
+               "query: GPU %llu lanes, %llu chunks, %llu hits; summed over lanes (they overlap): "
+               "pack %.2f s, copy in %.2f s, sketch+lookup %.2f s, gather+sort %.2f s, "
+               "candidates %.2f s, copy out %.2f s, assign %.2f s\n",
+               double(g.database_bytes) / mib, g.upload_seconds, (unsigned long long)g.lanes,
+               (unsigned long long)g.chunks, (unsigned long long)g.hits, g.pack_seconds,
+               g.copy_in_seconds, g.sketch_lookup_seconds, g.gather_sort_seconds,
+               g.candidates_seconds, g.copy_out_seconds, g.assign_seconds);
+}
 
 taxonomy::CanonicalRank rank_option(const std::string& option, const std::string& value) {
   const auto rank = pipeline::parse_canonical_rank(value);
@@ -42,7 +73,13 @@ void run_query(QueryCommand& cmd) {
   const auto start = std::chrono::steady_clock::now();
   const db::Database database = db::load(cmd.database);
   const double load_seconds = pipeline::seconds_since(start);
-  const pipeline::QuerySummary summary = pipeline::run_query(database, opt);
+  const bool gpu = use_gpu(cmd.device, cmd.quiet);
+  std::unique_ptr<pipeline::GpuQueryEngine> engine;
+  if (gpu) {
+    if (!cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;
+    engine = pipeline::make_gpu_query_engine(database, opt.classifier, cmd.gpu);
+  }
+  const pipeline::QuerySummary summary = pipeline::run_query(database, opt, engine.get());
   if (cmd.quiet) return;
   const double percent =
       summary.reads == 0 ? 0.0 : 100.0 * double(summary.classified) / double(summary.reads);
@@ -56,6 +93,7 @@ void run_query(QueryCommand& cmd) {
                summary.seconds,
                summary.seconds > 0 ? double(summary.reads) / summary.seconds : 0.0,
                paired ? "pairs" : "reads");
+  if (engine) print_gpu_stats(engine->stats());
 }
 
 }  // namespace
@@ -101,10 +139,22 @@ void add_query_command(CLI::App& app) {
                   "Largest fragment a pair spans (0: the sum of the mates' lengths)")
       ->capture_default_str();
   sub->add_option("-t,--threads", opt.threads, "Worker threads")->capture_default_str();
-  sub->add_option("--batch-size", opt.batch_size, "Reads (pairs) per batch")
+  sub->add_option("--batch-size", opt.batch_size,
+                  "Reads (pairs) per batch (GPU default: " +
+                      std::to_string(default_gpu_batch_size) + ")")
+      ->capture_default_str();
+  sub->add_option("--device", cmd->device, "Where to classify: auto (GPU if present), cpu or gpu")
+      ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
+      ->capture_default_str();
+  sub->add_option("--gpu", cmd->gpu.device, "GPU: CUDA device number")->capture_default_str();
+  sub->add_option("--gpu-lanes", cmd->gpu.lanes,
+                  "GPU: streams the worker threads share (each with its own buffers)")
       ->capture_default_str();
   sub->add_flag("-q,--quiet", cmd->quiet, "No summary on stderr");
-  sub->callback([cmd] { run_query(*cmd); });
+  sub->callback([cmd, sub] {
+    cmd->batch_size_given = sub->count("--batch-size") > 0;
+    run_query(*cmd);
+  });
 }
 
 }  // namespace metawarp::cli

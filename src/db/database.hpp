@@ -53,6 +53,18 @@ class FeatureIndex {
   // Empty span when the feature is absent. O(1) expected (hash index built on
   // construction), thread-safe for concurrent readers.
   std::span<const Location> find(feature_t f) const;
+  // find() for n features at once: out[i] = find(features[i]). Issues the
+  // memory loads of all features before using any (software prefetch in
+  // stages: slot, offsets, list start), so the cache misses of one read's
+  // lookups overlap instead of following one another.
+  void find_many(const feature_t* features, std::size_t n, std::span<const Location>* out) const;
+  // find() in three steps, for callers that overlap the memory loads of many
+  // lookups: prefetch(f) starts loading f's slot; probe(f) returns a handle
+  // (0: absent) and starts loading the list's first locations; list(handle)
+  // returns the locations (= find(f)).
+  void prefetch(feature_t f) const;
+  std::uint64_t probe(feature_t f) const;
+  std::span<const Location> list(std::uint64_t handle) const;
 
   std::size_t feature_count() const { return features_.size(); }
   std::size_t location_count() const { return locations_.size(); }
@@ -72,7 +84,9 @@ class FeatureIndex {
   std::vector<feature_t> features_;
   std::vector<std::uint64_t> offsets_;
   std::vector<Location> locations_;
-  std::vector<std::uint64_t> lookup_;  // open addressing: (feature << 32 | index+1), 0 = empty
+  // Open addressing, two words per slot: (feature << 32 | list length), 0 =
+  // empty; then the list's offset into locations_.
+  std::vector<std::uint64_t> lookup_;
   std::uint64_t lookup_mask_ = 0;
 };
 
@@ -83,10 +97,20 @@ class FeatureIndex {
 // (target, window) locations; with remove_overpopulated_features, a feature
 // that had more distinct locations than that is dropped entirely.
 // Throws std::invalid_argument if max_locations_per_feature is 0.
-// Sorts in place inside `entries` (pass it with std::move to avoid a copy);
-// peak memory is about the entries plus the result.
+// Pass `entries` with std::move to avoid a copy: it is freed once its entries
+// have been moved into bucket order (8 bytes each when (feature, target,
+// window) pack into 64 bits, else 12); peak memory is about the entries, that
+// copy and the result.
 FeatureIndex finalize(std::vector<Entry> entries, const DatabaseParams& params,
                       unsigned threads);
+
+// Entries held as several arrays, e.g. what one sketching worker produced.
+using EntryChunks = std::vector<std::vector<Entry>>;
+// The same result as finalize() on all the entries concatenated, without the
+// concatenation: each part is counted and scattered by its own thread, and
+// the input is freed as soon as it has been scattered.
+FeatureIndex finalize_chunks(std::vector<EntryChunks> parts, const DatabaseParams& params,
+                             unsigned threads);
 
 struct Database {
   DatabaseParams params;

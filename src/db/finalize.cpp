@@ -1,18 +1,33 @@
 // finalize(): raw (feature, location) entries -> sorted, deduplicated, capped
 // FeatureIndex, in parallel and independent of input order and thread count.
 //
-// Plan (memory: the entries themselves plus the output):
-//  1. count entries per bucket of the top bucket_bits of the feature (parallel),
-//  2. permute the entries in place into bucket order (American flag sort),
+// Plan:
+//  1. each input part (a worker's arrays, or a slice of one vector) counts its
+//     entries per bucket of the top bucket_bits of the feature and notes the
+//     largest target and window (parallel over parts),
+//  2. each part scatters its entries into one bucket-ordered array (parallel
+//     over parts, every part writing to its own reserved ranges); when
+//     (low feature bits, target, window) fit 64 bits the entries are packed
+//     into one integer key on the way, so a bucket is sorted as plain u64s by
+//     an LSD radix sort; otherwise entries are kept whole and sorted by
+//     comparison,
 //  3. each bucket independently: sort, dedupe, cap; compact to its front (parallel),
 //  4. copy the buckets' results into the output arrays at prefix-sum positions
 //     (parallel).
 // Every bucket's result depends only on the set of entries in it, so the
-// output is the same whatever the input order or the number of threads.
+// output is the same whatever the input order, the split into parts or the
+// number of threads.
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <bit>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <span>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 #include "db/database.hpp"
 
@@ -21,15 +36,20 @@ namespace {
 
 constexpr unsigned bucket_bits = 12;
 constexpr std::size_t bucket_count = std::size_t(1) << bucket_bits;
+constexpr unsigned in_bucket_feature_bits = 32 - bucket_bits;
 
-std::size_t bucket_of(const Entry& e) { return e.feature >> (32 - bucket_bits); }
+std::size_t bucket_of(feature_t f) { return f >> in_bucket_feature_bits; }
 
-// A function object (not a function pointer) so std::sort inlines it.
-struct EntryLess {
-  bool operator()(const Entry& a, const Entry& b) const {
-    if (a.feature != b.feature) return a.feature < b.feature;
-    return a.location.packed() < b.location.packed();
-  }
+using Part = std::vector<std::span<const Entry>>;
+
+// The entries to finalize, as parts scattered by one thread each, and how to
+// give their memory back: piece by piece as soon as it has been scattered
+// (freeing gigabytes takes time too, so each thread frees its own), or all at
+// once after the scatter.
+struct Input {
+  std::vector<Part> parts;
+  std::function<void(std::size_t part, std::size_t piece)> release_piece;
+  std::function<void()> release_all;
 };
 
 // Runs job(i) for i in [0, count) on `threads` threads, handing out indices
@@ -41,35 +61,141 @@ void parallel_for(std::size_t count, unsigned threads, Job job) {
     for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;) job(i);
   };
   std::vector<std::jthread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  const std::size_t helpers = std::min<std::size_t>(threads, count) - (count ? 1 : 0);
+  for (std::size_t t = 0; t < helpers; ++t) pool.emplace_back(worker);
   worker();
 }
 
+// Bucket order with whole entries: works for any target and window values.
+struct EntryCodec {
+  using Key = Entry;
+  Key encode(const Entry& e) const { return e; }
+  feature_t feature(const Key& k, std::size_t) const { return k.feature; }
+  Location location(const Key& k) const { return k.location; }
+  static std::uint64_t location_bits(const Key& k) { return k.location.packed(); }
+  static feature_t feature_bits(const Key& k) { return k.feature; }
+  static bool same(const Key& a, const Key& b) {
+    return a.feature == b.feature && a.location == b.location;
+  }
+  void sort(Key* begin, Key* end, std::vector<Key>&) const {
+    std::sort(begin, end, [](const Entry& a, const Entry& b) {
+      if (a.feature != b.feature) return a.feature < b.feature;
+      return a.location.packed() < b.location.packed();
+    });
+  }
+};
+
+// Sorts n keys of which only the low `bits` bits can be non-zero, least
+// significant digit first; digits on which all keys agree are skipped.
+void radix_sort(std::uint64_t* keys, std::size_t n, unsigned bits,
+                std::vector<std::uint64_t>& scratch) {
+  if (n < 96) {
+    std::sort(keys, keys + n);
+    return;
+  }
+  if (scratch.size() < n) scratch.resize(n);
+  const unsigned passes = (bits + 10) / 11;
+  if (passes == 0) return;
+  const unsigned digit_bits = (bits + passes - 1) / passes;
+  const std::uint64_t mask = (std::uint64_t(1) << digit_bits) - 1;
+  std::array<std::uint32_t, 2048> count;
+  std::uint64_t* src = keys;
+  std::uint64_t* dst = scratch.data();
+  for (unsigned pass = 0; pass < passes; ++pass) {
+    const unsigned shift = pass * digit_bits;
+    std::fill_n(count.begin(), mask + 1, 0u);
+    for (std::size_t i = 0; i < n; ++i) ++count[(src[i] >> shift) & mask];
+    if (count[(src[0] >> shift) & mask] == n) continue;  // all equal: order unchanged
+    std::uint32_t sum = 0;
+    for (std::size_t d = 0; d <= mask; ++d) sum += std::exchange(count[d], sum);
+    for (std::size_t i = 0; i < n; ++i) dst[count[(src[i] >> shift) & mask]++] = src[i];
+    std::swap(src, dst);
+  }
+  if (src != keys) std::memcpy(keys, src, n * sizeof(std::uint64_t));
+}
+
+// Bucket order with packed keys: (low feature bits, target, window) in one
+// u64, whose integer order is the (feature, target, window) order within a
+// bucket. Usable when those fields fit 64 bits.
+struct PackedCodec {
+  using Key = std::uint64_t;
+  unsigned window_bits;
+  unsigned location_shift;  // target bits + window bits
+  unsigned key_bits;        // in_bucket_feature_bits + location_shift
+
+  Key encode(const Entry& e) const {
+    return (std::uint64_t(e.feature & ((1u << in_bucket_feature_bits) - 1)) << location_shift) |
+           (std::uint64_t(e.location.target) << window_bits) | e.location.window;
+  }
+  feature_t feature(Key k, std::size_t bucket) const {
+    return feature_t(bucket << in_bucket_feature_bits) | feature_t(k >> location_shift);
+  }
+  Location location(Key k) const {
+    const std::uint64_t loc = location_shift == 0 ? 0 : k & ((~0ull) >> (64 - location_shift));
+    return Location{std::uint32_t(loc >> window_bits),
+                    std::uint32_t(loc & ((std::uint64_t(1) << window_bits) - 1))};
+  }
+  // Equal-feature and equal-location tests need no unpacking.
+  std::uint64_t location_bits(Key k) const {
+    return location_shift == 0 ? 0 : k & ((~0ull) >> (64 - location_shift));
+  }
+  feature_t feature_bits(Key k) const { return feature_t(k >> location_shift); }
+  static bool same(Key a, Key b) { return a == b; }
+  void sort(Key* begin, Key* end, std::vector<Key>& scratch) const {
+    radix_sort(begin, std::size_t(end - begin), key_bits, scratch);
+  }
+};
+
 struct BucketResult {
   std::size_t features = 0;
-  std::size_t locations = 0;  // compacted entries at the bucket's start
+  std::size_t locations = 0;  // compacted keys at the bucket's start
 };
 
 // Sorts one bucket, keeps per feature its `cap` smallest distinct locations
 // (or none when removing overpopulated features), writing the survivors to the
 // front of the range. Writes never overtake reads, so it works in place.
-BucketResult reduce_bucket(Entry* begin, Entry* end, const DatabaseParams& params) {
-  std::sort(begin, end, EntryLess{});
+template <class Codec>
+BucketResult reduce_bucket(const Codec& codec, typename Codec::Key* begin,
+                           typename Codec::Key* end, const DatabaseParams& params,
+                           std::vector<typename Codec::Key>& scratch) {
+  using Key = typename Codec::Key;
+  codec.sort(begin, end, scratch);
   const std::size_t cap = params.max_locations_per_feature;
   BucketResult result;
-  Entry* out = begin;
-  for (Entry* group = begin; group != end;) {
-    const feature_t f = group->feature;
-    Entry* group_end = group;
-    std::size_t distinct = 0;
-    while (group_end != end && group_end->feature == f) {
-      if (group_end == group || !(group_end->location == (group_end - 1)->location)) ++distinct;
-      ++group_end;
+  Key* out = begin;
+  if (begin == end) return result;
+  if (!params.remove_overpopulated_features) {
+    // One pass: skip exact duplicates, keep the first `cap` of each feature.
+    feature_t f = codec.feature_bits(*begin);
+    std::size_t kept = 0;
+    result.features = 1;
+    for (Key* e = begin; e != end; ++e) {
+      if (e != begin) {
+        if (codec.same(*e, *(e - 1))) continue;
+        if (codec.feature_bits(*e) != f) {
+          f = codec.feature_bits(*e);
+          kept = 0;
+          ++result.features;
+        }
+      }
+      if (kept < cap) {
+        *out++ = *e;
+        ++kept;
+      }
     }
+    result.locations = std::size_t(out - begin);
+    return result;
+  }
+  for (Key* group = begin; group != end;) {
+    const feature_t f = codec.feature_bits(*group);
+    Key* group_end = group + 1;
+    std::size_t distinct = 1;
+    for (; group_end != end && codec.feature_bits(*group_end) == f; ++group_end)
+      if (codec.location_bits(*group_end) != codec.location_bits(*(group_end - 1))) ++distinct;
     if (!(params.remove_overpopulated_features && distinct > cap)) {
       std::size_t kept = 0;
-      for (Entry* e = group; e != group_end && kept < cap; ++e) {
-        if (e != group && e->location == (e - 1)->location) continue;
+      for (Key* e = group; e != group_end && kept < cap; ++e) {
+        if (e != group && codec.location_bits(*e) == codec.location_bits(*(e - 1))) continue;
         *out++ = *e;
         ++kept;
       }
@@ -81,50 +207,64 @@ BucketResult reduce_bucket(Entry* begin, Entry* end, const DatabaseParams& param
   return result;
 }
 
-}  // namespace
+struct PartSummary {
+  std::vector<std::size_t> bucket_sizes = std::vector<std::size_t>(bucket_count, 0);
+  std::uint32_t max_target = 0;
+  std::uint32_t max_window = 0;
+};
 
-FeatureIndex finalize(std::vector<Entry> entries, const DatabaseParams& params,
-                      unsigned threads) {
-  if (params.max_locations_per_feature == 0)
-    throw std::invalid_argument("max_locations_per_feature must be at least 1");
-  threads = std::max(1u, threads);
-  const std::size_t n = entries.size();
-
-  // 1. Bucket sizes, counted on contiguous chunks.
-  const std::size_t chunks = threads;
-  std::vector<std::vector<std::size_t>> chunk_counts(chunks,
-                                                     std::vector<std::size_t>(bucket_count, 0));
-  parallel_for(chunks, threads, [&](std::size_t c) {
-    const std::size_t b = n * c / chunks, e = n * (c + 1) / chunks;
-    for (std::size_t i = b; i < e; ++i) ++chunk_counts[c][bucket_of(entries[i])];
-  });
+template <class Codec>
+FeatureIndex finalize_with(const Codec& codec, const Input& input,
+                           const std::vector<PartSummary>& summaries,
+                           const DatabaseParams& params, unsigned threads) {
+  using Key = typename Codec::Key;
+  const std::vector<Part>& parts = input.parts;
+  // Where each part writes its entries of each bucket.
   std::vector<std::size_t> bucket_begin(bucket_count + 1, 0);
+  std::vector<std::vector<std::size_t>> cursor(parts.size(),
+                                               std::vector<std::size_t>(bucket_count));
+  std::size_t position = 0;
   for (std::size_t b = 0; b < bucket_count; ++b) {
-    std::size_t size = 0;
-    for (const auto& counts : chunk_counts) size += counts[b];
-    bucket_begin[b + 1] = bucket_begin[b] + size;
-  }
-  chunk_counts.clear();
-
-  // 2. In-place permutation into bucket order: each displaced entry is carried
-  // to the next free slot of its own bucket until one for this bucket turns up.
-  std::vector<std::size_t> head(bucket_begin.begin(), bucket_begin.end() - 1);
-  for (std::size_t b = 0; b < bucket_count; ++b) {
-    while (head[b] < bucket_begin[b + 1]) {
-      Entry carried = entries[head[b]];
-      for (std::size_t d = bucket_of(carried); d != b; d = bucket_of(carried))
-        std::swap(carried, entries[head[d]++]);
-      entries[head[b]++] = carried;
+    bucket_begin[b] = position;
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+      cursor[p][b] = position;
+      position += summaries[p].bucket_sizes[b];
     }
   }
-  head.clear();
+  bucket_begin[bucket_count] = position;
+  // At most one location per entry survives: the location array is allocated
+  // and zeroed (page faults, gigabytes on big inputs) by a thread of its own
+  // while the entries are scattered and sorted, and trimmed afterwards.
+  std::vector<Location> locations;
+  std::jthread zero_locations([&locations, position] { locations.resize(position); });
+
+  // 2. Scatter into bucket order.
+  std::unique_ptr<Key[]> keys(new Key[position]);
+  parallel_for(parts.size(), threads, [&](std::size_t p) {
+    std::size_t* next = cursor[p].data();
+    Key* out = keys.get();
+    for (std::size_t piece = 0; piece < parts[p].size(); ++piece) {
+      for (const Entry& e : parts[p][piece]) out[next[bucket_of(e.feature)]++] = codec.encode(e);
+      if (input.release_piece) input.release_piece(p, piece);
+    }
+  });
+  cursor.clear();
+  if (input.release_all) input.release_all();
 
   // 3. Reduce every bucket independently.
   std::vector<BucketResult> results(bucket_count);
-  parallel_for(bucket_count, threads, [&](std::size_t b) {
-    results[b] = reduce_bucket(entries.data() + bucket_begin[b],
-                               entries.data() + bucket_begin[b + 1], params);
-  });
+  {
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+      std::vector<Key> scratch;
+      for (std::size_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < bucket_count;)
+        results[b] = reduce_bucket(codec, keys.get() + bucket_begin[b],
+                                   keys.get() + bucket_begin[b + 1], params, scratch);
+    };
+    std::vector<std::jthread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+    worker();
+  }
 
   // 4. Gather into the query layout.
   std::vector<std::size_t> feature_base(bucket_count + 1, 0), location_base(bucket_count + 1, 0);
@@ -132,25 +272,102 @@ FeatureIndex finalize(std::vector<Entry> entries, const DatabaseParams& params,
     feature_base[b + 1] = feature_base[b] + results[b].features;
     location_base[b + 1] = location_base[b] + results[b].locations;
   }
-  std::vector<feature_t> features(feature_base.back());
-  std::vector<std::uint64_t> offsets(feature_base.back() + 1);
-  std::vector<Location> locations(location_base.back());
+  zero_locations.join();
+  locations.resize(location_base.back());
+  // Features and offsets are allocated and zeroed (first touch: page faults,
+  // gigabytes on big inputs) by two threads while the others gather the
+  // locations; then all gather the features and offsets.
+  std::vector<feature_t> features;
+  std::vector<std::uint64_t> offsets;
+  {
+    std::jthread zero_features([&] { features.resize(feature_base.back()); });
+    std::jthread zero_offsets([&] { offsets.resize(feature_base.back() + 1); });
+    parallel_for(bucket_count, std::max(2u, threads) - 1, [&](std::size_t b) {
+      const Key* in = keys.get() + bucket_begin[b];
+      Location* out = locations.data() + location_base[b];
+      for (std::size_t j = 0; j < results[b].locations; ++j) out[j] = codec.location(in[j]);
+    });
+  }
   offsets.back() = locations.size();
   parallel_for(bucket_count, threads, [&](std::size_t b) {
-    const Entry* in = entries.data() + bucket_begin[b];
+    const Key* in = keys.get() + bucket_begin[b];
     std::size_t fi = feature_base[b];
     const std::size_t l_begin = location_base[b];
     for (std::size_t j = 0; j < results[b].locations; ++j) {
-      if (j == 0 || in[j].feature != in[j - 1].feature) {
-        features[fi] = in[j].feature;
+      if (j == 0 || codec.feature_bits(in[j]) != codec.feature_bits(in[j - 1])) {
+        features[fi] = codec.feature(in[j], b);
         offsets[fi] = l_begin + j;
         ++fi;
       }
-      locations[l_begin + j] = in[j].location;
     }
   });
-  std::vector<Entry>().swap(entries);  // free before the lookup is built
+  // Giving gigabytes back takes a while: done while the lookup is built.
+  std::jthread free_keys([k = std::move(keys)]() mutable { k.reset(); });
   return FeatureIndex(std::move(features), std::move(offsets), std::move(locations));
+}
+
+FeatureIndex finalize_input(const Input& input, const DatabaseParams& params, unsigned threads) {
+  const std::vector<Part>& parts = input.parts;
+  if (params.max_locations_per_feature == 0)
+    throw std::invalid_argument("max_locations_per_feature must be at least 1");
+  threads = std::max(1u, threads);
+
+  // 1. Bucket sizes and value ranges, per part.
+  std::vector<PartSummary> summaries(parts.size());
+  parallel_for(parts.size(), threads, [&](std::size_t p) {
+    PartSummary& s = summaries[p];
+    std::uint32_t max_target = 0, max_window = 0;
+    for (std::span<const Entry> piece : parts[p])
+      for (const Entry& e : piece) {
+        ++s.bucket_sizes[bucket_of(e.feature)];
+        max_target = std::max(max_target, e.location.target);
+        max_window = std::max(max_window, e.location.window);
+      }
+    s.max_target = max_target;
+    s.max_window = max_window;
+  });
+  std::uint32_t max_target = 0, max_window = 0;
+  for (const PartSummary& s : summaries) {
+    max_target = std::max(max_target, s.max_target);
+    max_window = std::max(max_window, s.max_window);
+  }
+  const unsigned target_bits = unsigned(std::bit_width(max_target));
+  const unsigned window_bits = unsigned(std::bit_width(max_window));
+  if (in_bucket_feature_bits + target_bits + window_bits <= 64) {
+    const PackedCodec codec{window_bits, target_bits + window_bits,
+                            in_bucket_feature_bits + target_bits + window_bits};
+    return finalize_with(codec, input, summaries, params, threads);
+  }
+  return finalize_with(EntryCodec{}, input, summaries, params, threads);
+}
+
+}  // namespace
+
+FeatureIndex finalize(std::vector<Entry> entries, const DatabaseParams& params,
+                      unsigned threads) {
+  // Contiguous slices, one per thread, counted and scattered in parallel.
+  const std::size_t slices = std::max(1u, threads);
+  const std::size_t n = entries.size();
+  Input input;
+  input.parts.resize(slices);
+  for (std::size_t s = 0; s < slices; ++s) {
+    const std::size_t begin = n * s / slices, end = n * (s + 1) / slices;
+    input.parts[s].push_back(std::span<const Entry>(entries.data() + begin, end - begin));
+  }
+  input.release_all = [&] { std::vector<Entry>().swap(entries); };
+  return finalize_input(input, params, threads);
+}
+
+FeatureIndex finalize_chunks(std::vector<EntryChunks> parts, const DatabaseParams& params,
+                             unsigned threads) {
+  Input input;
+  input.parts.resize(parts.size());
+  for (std::size_t p = 0; p < parts.size(); ++p)
+    for (const auto& chunk : parts[p]) input.parts[p].push_back(std::span<const Entry>(chunk));
+  input.release_piece = [&](std::size_t p, std::size_t piece) {
+    std::vector<Entry>().swap(parts[p][piece]);
+  };
+  return finalize_input(input, params, threads);
 }
 
 }  // namespace metawarp::db

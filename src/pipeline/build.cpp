@@ -31,7 +31,31 @@ struct SketchTask {
 constexpr std::uint64_t windows_per_task = 1u << 14;
 constexpr std::size_t max_queued_tasks = 256;
 
-void run_task(const SketchTask& task, const sketch::SketchParams& p, std::vector<db::Entry>& out) {
+// Entries per storage chunk of a worker: large, so that few allocations are
+// made and nothing is ever reallocated and copied.
+constexpr std::size_t entries_per_chunk = std::size_t(1) << 22;
+
+// A worker's output: a list of arrays, each filled up to its reserved
+// capacity and never moved (no reallocation copies, no page-fault churn);
+// reserved pages that are never written are never touched.
+class EntryStore {
+ public:
+  // The current chunk, with room for `n` more entries.
+  std::vector<db::Entry>& room_for(std::size_t n) {
+    if (chunks_.empty() || chunks_.back().capacity() - chunks_.back().size() < n) {
+      chunks_.emplace_back();
+      chunks_.back().reserve(std::max(n, entries_per_chunk));
+    }
+    return chunks_.back();
+  }
+  db::EntryChunks take() { return std::move(chunks_); }
+
+ private:
+  db::EntryChunks chunks_;
+};
+
+void run_task(const SketchTask& task, const sketch::SketchParams& p, EntryStore& store) {
+  std::vector<db::Entry>& out = store.room_for(task.count * p.sketch_size);
   feature_t features[sketch::max_sketch_size];
   const std::string& seq = *task.sequence;
   for (std::uint64_t w = task.first_window; w < task.first_window + task.count; ++w) {
@@ -42,7 +66,7 @@ void run_task(const SketchTask& task, const sketch::SketchParams& p, std::vector
 }
 
 // A fixed pool of sketching workers fed through a bounded queue; each worker
-// keeps its own entry vector.
+// keeps its own entry store.
 class SketchPool {
  public:
   SketchPool(unsigned workers, const sketch::SketchParams& params)
@@ -58,18 +82,12 @@ class SketchPool {
     ready_.notify_one();
   }
 
-  // Waits for all tasks and returns every worker's entries, concatenated.
-  std::vector<db::Entry> finish() {
+  // Waits for all tasks and returns every worker's entries (one part each).
+  std::vector<db::EntryChunks> finish() {
     close();
-    std::size_t total = 0;
-    for (const auto& e : entries_) total += e.size();
-    std::vector<db::Entry> all;
-    all.reserve(total);
-    for (auto& e : entries_) {
-      all.insert(all.end(), e.begin(), e.end());
-      std::vector<db::Entry>().swap(e);
-    }
-    return all;
+    std::vector<db::EntryChunks> parts;
+    for (auto& store : entries_) parts.push_back(store.take());
+    return parts;
   }
 
  private:
@@ -99,7 +117,7 @@ class SketchPool {
   }
 
   const sketch::SketchParams params_;
-  std::vector<std::vector<db::Entry>> entries_;
+  std::vector<EntryStore> entries_;
   std::vector<std::thread> threads_;
   std::mutex mutex_;
   std::condition_variable ready_, space_;
@@ -117,7 +135,7 @@ db::Database build_database(const BuildOptions& options, BuildSummary* summary) 
   const auto start = std::chrono::steady_clock::now();
   ReadCounters counters;
   TargetCatalog catalog;
-  std::vector<db::Entry> entries;
+  std::vector<db::EntryChunks> entries;
   {
     auto progress = build_progress(options, counters, inputs.files.size());
     SketchPool pool(threads, params);
@@ -136,7 +154,7 @@ db::Database build_database(const BuildOptions& options, BuildSummary* summary) 
   db::Database database;
   database.params = options.params;
   const auto finalize_start = std::chrono::steady_clock::now();
-  database.index = db::finalize(std::move(entries), options.params, threads);
+  database.index = db::finalize_chunks(std::move(entries), options.params, threads);
   const double finalize_seconds = seconds_since(finalize_start);
   complete_build(options, inputs, std::move(catalog), database, summary, counters);
   if (summary) {

@@ -49,42 +49,222 @@ Classifier::Classifier(const db::Database& db, const ClassifierOptions& options)
       options.hit_min != 0 ? options.hit_min : std::max<std::uint32_t>(1, s / 2);
 }
 
-void Classifier::gather(std::string_view seq, ClassifierScratch& scratch,
-                        std::uint32_t& windows) const {
-  const sketch::SketchParams& p = db_.params.sketch;
-  const std::uint64_t count = sketch::window_count(seq.size(), p);
-  sketch::feature_t features[sketch::max_sketch_size];
-  for (std::uint64_t w = 0; w < count; ++w) {
-    const std::uint32_t n = sketch::sketch_window(seq.data(), seq.size(), w, p, features);
-    for (std::uint32_t i = 0; i < n; ++i) {
-      const auto locations = db_.index.find(features[i]);
-      scratch.hits.insert(scratch.hits.end(), locations.begin(), locations.end());
-    }
+namespace {
+
+// encode_base as a table: a read's bases are random, so the branches of
+// encode_base's switch mispredict on most bases.
+struct BaseTable {
+  std::uint8_t code[256];
+  BaseTable() : code() {
+    for (int c = 0; c < 256; ++c) code[c] = sketch::encode_base(char(c));
   }
-  windows += std::uint32_t(count);
+};
+const BaseTable base_table;
+
+// sketch::insert_smallest_distinct for a full sketch of the default size
+// and h < out[last]: without data-dependent branches (a read's hashes are
+// random, so the insertion loop's exit mispredicts), in a fixed-length loop
+// the compiler can vectorize. Element i of the result is out[i] below h, h
+// at h's place, out[i - 1] above it.
+constexpr std::uint32_t full_sketch = 16;
+inline void insert_into_full(sketch::feature_t h, sketch::feature_t* out) {
+  bool present = false;
+  for (std::uint32_t i = 0; i < full_sketch; ++i) present |= out[i] == h;
+  if (present) return;
+  sketch::feature_t old[full_sketch];
+  for (std::uint32_t i = 0; i < full_sketch; ++i) old[i] = out[i];
+  out[0] = old[0] < h ? old[0] : h;
+  for (std::uint32_t i = 1; i < full_sketch; ++i)
+    out[i] = old[i] < h ? old[i] : (old[i - 1] > h ? old[i - 1] : h);
 }
 
-ReadResult Classifier::classify(std::string_view mate1, std::string_view mate2,
-                                ClassifierScratch& scratch) const {
+// sketch::sketch_window (same result for every input: test_classifier's
+// brute-force reference uses sketch_window), with the table above instead of
+// the switch and a branch-free insertion into a full sketch.
+std::uint32_t sketch_window_host(const char* seq, std::uint64_t length, std::uint64_t window_index,
+                                 const sketch::SketchParams& p, sketch::feature_t* out) {
+  const std::uint32_t k = p.k;
+  if (length < k) return 0;
+  const std::uint64_t kmer_starts = length - k + 1;
+  const std::uint64_t first = window_index * p.stride();
+  if (first >= kmer_starts) return 0;
+  const std::uint64_t end = std::min<std::uint64_t>(first + p.stride(), kmer_starts);
+  const sketch::kmer_t mask = sketch::kmer_mask(k);
+  const std::uint32_t rc_shift = 2 * (k - 1);
+  const std::uint32_t s = p.sketch_size;
+  sketch::kmer_t fwd = 0;
+  sketch::kmer_t rev = 0;
+  std::uint32_t valid_run = 0;
+  std::uint32_t n = 0;
+  const std::uint64_t last_base = end - 1 + k;
+  for (std::uint64_t i = first; i < last_base; ++i) {
+    const std::uint8_t b = base_table.code[std::uint8_t(seq[i])];
+    if (b == sketch::invalid_base) {
+      valid_run = 0;
+      continue;
+    }
+    fwd = ((fwd << 2) | b) & mask;
+    rev = (rev >> 2) | (sketch::kmer_t(3 - b) << rc_shift);
+    if (valid_run < k) ++valid_run;
+    if (valid_run == k) {
+      const sketch::kmer_t canonical = rev < fwd ? rev : fwd;
+      const sketch::feature_t h = sketch::hash_kmer(canonical);
+      if (n == s && h >= out[n - 1]) continue;  // the common case, decided without a call
+      if (n == full_sketch && s == full_sketch) {
+        insert_into_full(h, out);
+        continue;
+      }
+      n = sketch::insert_smallest_distinct(h, out, n, s);
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+std::uint32_t Classifier::sketch(std::string_view seq,
+                                 std::vector<sketch::feature_t>& features) const {
+  const sketch::SketchParams& p = db_.params.sketch;
+  const std::uint64_t count = sketch::window_count(seq.size(), p);
+  std::size_t size = features.size();
+  features.resize(size + count * p.sketch_size);
+  for (std::uint64_t w = 0; w < count; ++w)
+    size += sketch_window_host(seq.data(), seq.size(), w, p, features.data() + size);
+  features.resize(size);
+  return std::uint32_t(count);
+}
+
+namespace {
+
+// Sorts short ranges by insertion (most per-target groups of a read are a
+// few hits), longer ones with std::sort.
+template <class T>
+void small_sort(T* first, T* last) {
+  if (last - first > 24) {
+    std::sort(first, last);
+    return;
+  }
+  for (T* i = first + 1; i < last; ++i) {
+    const T value = *i;
+    T* j = i;
+    for (; j > first && value < j[-1]; --j) *j = j[-1];
+    *j = value;
+  }
+}
+
+// Sorts the windows of one target's group. The group of the read's own
+// target is long (every feature hits it) but spans few windows, so counting
+// the windows beats std::sort there.
+void sort_windows(sketch::window_id_t* first, sketch::window_id_t* last,
+                  std::vector<std::uint32_t>& counts) {
+  const std::size_t n = std::size_t(last - first);
+  if (n <= 24) {
+    small_sort(first, last);
+    return;
+  }
+  const auto [low, high] = std::minmax_element(first, last);
+  const sketch::window_id_t min = *low;
+  const std::uint64_t values = std::uint64_t(*high - min) + 1;
+  if (values > 2 * n) {
+    std::sort(first, last);
+    return;
+  }
+  counts.assign(values, 0);
+  for (const sketch::window_id_t* w = first; w < last; ++w) ++counts[*w - min];
+  sketch::window_id_t* out = first;
+  for (std::uint32_t v = 0; v < values; ++v)
+    for (std::uint32_t c = counts[v]; c > 0; --c) *out++ = min + v;
+}
+
+}  // namespace
+
+// The same order std::sort gives, in O(hits): a counting sort by target over
+// the targets this read hit, then each target's (short) group by window.
+void Classifier::gather_sorted_hits(const ReadStage& stage, ClassifierScratch& scratch) const {
+  std::vector<std::uint32_t>& slots = scratch.target_slots;
+  std::vector<sketch::target_id_t>& targets = scratch.targets_hit;
+  targets.clear();
+  std::size_t total = 0;
+  for (const auto& list : stage.lists) {
+    total += list.size();
+    for (const sketch::Location& loc : list) {
+      if (loc.target >= slots.size()) slots.resize(std::size_t(loc.target) + 1, 0);
+      if (slots[loc.target]++ == 0) targets.push_back(loc.target);
+    }
+  }
+  small_sort(targets.data(), targets.data() + targets.size());
+  // slots[t]: write position of target t's group.
+  std::uint32_t position = 0;
+  for (const sketch::target_id_t t : targets) {
+    const std::uint32_t count = slots[t];
+    slots[t] = position;
+    position += count;
+  }
+  // Group the windows by target (the target is implied by the group), sort
+  // each group, then write the (target, window) hits.
+  scratch.windows.resize(total);
+  sketch::window_id_t* windows = scratch.windows.data();
+  for (const auto& list : stage.lists)
+    for (const sketch::Location& loc : list) windows[slots[loc.target]++] = loc.window;
+  scratch.hits.resize(total);
+  sketch::Location* hits = scratch.hits.data();
+  // Now slots[t] is the end of t's group; reset it to zero for the next read.
+  std::uint32_t begin = 0;
+  for (const sketch::target_id_t t : targets) {
+    const std::uint32_t end = slots[t];
+    sort_windows(windows + begin, windows + end, scratch.window_counts);
+    for (std::uint32_t i = begin; i < end; ++i) hits[i] = sketch::Location{t, windows[i]};
+    slots[t] = 0;
+    begin = end;
+  }
+}
+
+void Classifier::begin_read(std::string_view mate1, std::string_view mate2,
+                            ReadStage& stage) const {
+  stage.features.clear();
+  stage.windows = sketch(mate1, stage.features);
+  stage.windows += sketch(mate2, stage.features);
+  for (const sketch::feature_t f : stage.features) db_.index.prefetch(f);
+  std::uint64_t fragment = mate1.size() + mate2.size();
+  if (!mate2.empty()) fragment = std::max(fragment, options_.insert_size);
+  stage.span = classify::window_span(fragment, db_.params.sketch.stride());
+  stage.paired = !mate2.empty();
+}
+
+void Classifier::probe_read(ReadStage& stage) const {
+  stage.handles.resize(stage.features.size());
+  for (std::size_t i = 0; i < stage.features.size(); ++i)
+    stage.handles[i] = db_.index.probe(stage.features[i]);
+}
+
+void Classifier::resolve_read(ReadStage& stage) const {
+  stage.lists.resize(stage.handles.size());
+  for (std::size_t i = 0; i < stage.handles.size(); ++i)
+    stage.lists[i] = db_.index.list(stage.handles[i]);
+}
+
+ReadResult Classifier::finish_read(const ReadStage& stage, ClassifierScratch& scratch) const {
   ReadResult result;
-  scratch.hits.clear();
-  gather(mate1, scratch, result.windows);
-  gather(mate2, scratch, result.windows);
-  std::sort(scratch.hits.begin(), scratch.hits.end());
+  result.windows = stage.windows;
+  gather_sorted_hits(stage, scratch);
   // A read with more hits than fit in 32 bits does not exist in practice;
   // clamp rather than wrap.
   const std::uint32_t n = std::uint32_t(std::min<std::size_t>(scratch.hits.size(), 0xffffffffu));
   result.hits = n;
-
-  std::uint64_t fragment = mate1.size() + mate2.size();
-  if (!mate2.empty()) fragment = std::max(fragment, options_.insert_size);
-  const std::uint32_t span = classify::window_span(fragment, db_.params.sketch.stride());
-  result.candidate_count =
-      classify::top_candidates(scratch.hits.data(), n, span, result.top, options_.max_candidates);
-  result.assignment =
-      classify::assign(result.top, result.candidate_count, lineages_.data(),
-                       params(/*paired=*/!mate2.empty()));
+  result.candidate_count = classify::top_candidates(scratch.hits.data(), n, stage.span, result.top,
+                                                    options_.max_candidates);
+  result.assignment = classify::assign(result.top, result.candidate_count, lineages_.data(),
+                                       params(stage.paired));
   return result;
+}
+
+ReadResult Classifier::classify(std::string_view mate1, std::string_view mate2,
+                                ClassifierScratch& scratch) const {
+  ReadStage& stage = scratch.stages[0];
+  begin_read(mate1, mate2, stage);
+  probe_read(stage);
+  resolve_read(stage);
+  return finish_read(stage, scratch);
 }
 
 std::optional<taxonomy::CanonicalRank> parse_canonical_rank(std::string_view name) {

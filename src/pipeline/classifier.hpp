@@ -4,7 +4,9 @@
 // (shared with the GPU); this file gathers the hits and owns the per-target
 // lineage table they need.
 #include <cstdint>
+#include <iterator>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -42,9 +44,28 @@ struct ReadResult {
   std::uint32_t hits = 0;     // locations gathered
 };
 
+// One read in flight through Classifier's lookup stages.
+struct ReadStage {
+  std::vector<sketch::feature_t> features;               // both mates' window sketches
+  std::vector<std::uint64_t> handles;                    // FeatureIndex::probe per feature
+  std::vector<std::span<const sketch::Location>> lists;  // location list per feature
+  std::uint32_t windows = 0;
+  std::uint32_t span = 0;  // classify::window_span of the fragment
+  bool paired = false;
+};
+
 // Reusable per-thread buffers, so classifying a read does not allocate.
 struct ClassifierScratch {
-  std::vector<sketch::Location> hits;
+  // classify_many keeps this many reads in flight (one per lookup stage).
+  static constexpr std::size_t pipeline_depth = 6;
+  ReadStage stages[pipeline_depth];
+  std::vector<sketch::window_id_t> windows;  // hits' windows, grouped by target
+  std::vector<sketch::Location> hits;        // sorted by (target, window)
+  std::vector<std::uint32_t> window_counts;  // counting sort of a target's windows
+  // Counting sort by target: per-target counters (all zero between reads)
+  // and the targets hit by the current read.
+  std::vector<std::uint32_t> target_slots;
+  std::vector<sketch::target_id_t> targets_hit;
 };
 
 // Per-target ranked lineages in the form classify::assign expects.
@@ -59,6 +80,32 @@ class Classifier {
   ReadResult classify(std::string_view mate1, std::string_view mate2,
                       ClassifierScratch& scratch) const;
 
+  // results[i] = classify(reads[i].mate1, reads[i].mate2, scratch) for i in
+  // [0, reads.size()); `Reads` is a random-access range of elements with
+  // string_view-convertible mate1 and mate2. Reads go through the lookup
+  // stages staggered, so the memory loads of several reads overlap.
+  template <class Reads>
+  void classify_many(const Reads& reads, ReadResult* results, ClassifierScratch& scratch) const {
+    // Read i is sketched (its slots prefetched) at step i, probed (its lists
+    // prefetched) at step i + probe_lag and finished at step i + finish_lag:
+    // enough other work in between for the loads to arrive.
+    const std::size_t n = std::size(reads);
+    constexpr std::size_t depth = ClassifierScratch::pipeline_depth;
+    constexpr std::size_t probe_lag = depth / 2;
+    constexpr std::size_t finish_lag = depth - 1;
+    for (std::size_t step = 0; step < n + finish_lag; ++step) {
+      if (step < n)
+        begin_read(reads[step].mate1, reads[step].mate2, scratch.stages[step % depth]);
+      if (step >= probe_lag && step - probe_lag < n)
+        probe_read(scratch.stages[(step - probe_lag) % depth]);
+      if (step >= finish_lag && step - finish_lag < n) {
+        ReadStage& stage = scratch.stages[(step - finish_lag) % depth];
+        resolve_read(stage);
+        results[step - finish_lag] = finish_read(stage, scratch);
+      }
+    }
+  }
+
   std::uint32_t hit_min(bool paired) const { return params(paired).hit_min; }
   const classify::AssignParams& params(bool paired) const {
     return paired ? pair_params_ : single_params_;
@@ -66,7 +113,16 @@ class Classifier {
   const std::vector<classify::TargetLineage>& lineages() const { return lineages_; }
 
  private:
-  void gather(std::string_view seq, ClassifierScratch& scratch, std::uint32_t& windows) const;
+  // The stages of classify(): sketch and prefetch slots, probe the slots,
+  // resolve the location lists, then count, sort and assign.
+  void begin_read(std::string_view mate1, std::string_view mate2, ReadStage& stage) const;
+  void probe_read(ReadStage& stage) const;
+  void resolve_read(ReadStage& stage) const;
+  ReadResult finish_read(const ReadStage& stage, ClassifierScratch& scratch) const;
+  // Appends the window sketches of seq to features; returns the windows.
+  std::uint32_t sketch(std::string_view seq, std::vector<sketch::feature_t>& features) const;
+  // Fills scratch.hits from stage.lists, sorted by (target, window).
+  void gather_sorted_hits(const ReadStage& stage, ClassifierScratch& scratch) const;
 
   const db::Database& db_;
   ClassifierOptions options_;

@@ -88,12 +88,39 @@ std::string_view read_id(const ReadInput& r, bool paired) {
   return id;
 }
 
+// The CPU batch classifier: the reference Classifier, read by read.
+class CpuBatchClassifier final : public BatchClassifier {
+ public:
+  explicit CpuBatchClassifier(const Classifier& classifier) : classifier_(classifier) {}
+  void classify(std::span<const ReadView> reads, std::span<ReadResult> results) override {
+    classifier_.classify_many(reads, results.data(), scratch_);
+  }
+
+ private:
+  const Classifier& classifier_;
+  ClassifierScratch scratch_;
+};
+
+class CpuQueryEngine final : public QueryEngine {
+ public:
+  CpuQueryEngine(const db::Database& db, const ClassifierOptions& options)
+      : classifier_(db, options) {}
+  std::unique_ptr<BatchClassifier> make_classifier() const override {
+    return std::make_unique<CpuBatchClassifier>(classifier_);
+  }
+
+ private:
+  Classifier classifier_;
+};
+
 class QueryRun {
  public:
-  QueryRun(const db::Database& db, const QueryOptions& o)
+  QueryRun(const db::Database& db, const QueryOptions& o, const QueryEngine* engine)
       : db_(db),
         options_(o),
         classifier_(db, o.classifier),
+        own_engine_(engine ? nullptr : make_cpu_query_engine(db, o.classifier)),
+        engine_(engine ? *engine : *own_engine_),
         formatter_(db, o.top_hits),
         source_(o),
         tsv_(o.output),
@@ -159,7 +186,16 @@ class QueryRun {
         changed_.wait(lock, [&] { return error_ || index - next_write_ < max_in_flight_; });
         if (error_) return;
       }
+      // A batch the workers are done with keeps its records' string
+      // capacity, so refilling it allocates (nearly) nothing.
       Batch batch;
+      {
+        std::lock_guard lock(mutex_);
+        if (!spare_.empty()) {
+          batch = std::move(spare_.back());
+          spare_.pop_back();
+        }
+      }
       batch.index = index;
       const bool more = source_.next(batch, options_.batch_size);
       std::lock_guard lock(mutex_);
@@ -175,7 +211,8 @@ class QueryRun {
   }
 
   void work_loop() {
-    ClassifierScratch scratch;
+    const std::unique_ptr<BatchClassifier> classifier = engine_.make_classifier();
+    BatchScratch scratch;
     for (;;) {
       Batch batch;
       {
@@ -185,19 +222,33 @@ class QueryRun {
         batch = std::move(pending_.front());
         pending_.pop_front();
       }
-      BatchOutput out = classify_batch(batch, scratch);
+      BatchOutput out = classify_batch(batch, *classifier, scratch);
       std::lock_guard lock(mutex_);
       done_.emplace(batch.index, std::move(out));
+      spare_.push_back(std::move(batch));  // back to read_loop for reuse
       changed_.notify_all();
     }
   }
 
-  BatchOutput classify_batch(const Batch& batch, ClassifierScratch& scratch) const {
+  // Per-worker buffers reused from batch to batch.
+  struct BatchScratch {
+    std::vector<ReadView> reads;
+    std::vector<ReadResult> results;
+  };
+
+  BatchOutput classify_batch(const Batch& batch, BatchClassifier& classifier,
+                             BatchScratch& scratch) const {
     BatchOutput out;
     out.calls.reserve(batch.reads.size());
     const bool paired = source_.paired();
-    for (const ReadInput& r : batch.reads) {
-      const ReadResult result = classifier_.classify(r.mate1.sequence, r.mate2.sequence, scratch);
+    scratch.reads.clear();
+    for (const ReadInput& r : batch.reads)
+      scratch.reads.push_back(ReadView{r.mate1.sequence, r.mate2.sequence});
+    scratch.results.resize(batch.reads.size());
+    classifier.classify(scratch.reads, scratch.results);
+    for (std::size_t i = 0; i < batch.reads.size(); ++i) {
+      const ReadInput& r = batch.reads[i];
+      const ReadResult& result = scratch.results[i];
       report::ReadCall call;
       call.id = read_id(r, paired);
       call.length1 = r.mate1.sequence.size();
@@ -240,7 +291,9 @@ class QueryRun {
 
   const db::Database& db_;
   const QueryOptions& options_;
-  Classifier classifier_;
+  Classifier classifier_;  // validates the options up front, on every engine
+  std::unique_ptr<QueryEngine> own_engine_;
+  const QueryEngine& engine_;
   report::ReadFormatter formatter_;
   ReadSource source_;
   OutputFile tsv_;
@@ -249,6 +302,7 @@ class QueryRun {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Batch> pending_;
+  std::vector<Batch> spare_;  // classified batches, for read_loop to refill
   std::map<std::size_t, BatchOutput> done_;
   std::size_t next_write_ = 0;
   std::size_t max_in_flight_ = 4;
@@ -262,8 +316,14 @@ class QueryRun {
 
 }  // namespace
 
-QuerySummary run_query(const db::Database& db, const QueryOptions& options) {
-  return QueryRun(db, options).run();
+std::unique_ptr<QueryEngine> make_cpu_query_engine(const db::Database& db,
+                                                   const ClassifierOptions& options) {
+  return std::make_unique<CpuQueryEngine>(db, options);
+}
+
+QuerySummary run_query(const db::Database& db, const QueryOptions& options,
+                       const QueryEngine* engine) {
+  return QueryRun(db, options, engine).run();
 }
 
 }  // namespace metawarp::pipeline

@@ -6,7 +6,10 @@
 // in input order. The output is therefore identical for any thread count and
 // batch size. This is the reference the GPU query must reproduce.
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "db/database.hpp"
@@ -40,8 +43,39 @@ struct QuerySummary {
   double seconds = 0;            // reading, classifying and writing
 };
 
+// One read or pair as the batch classifiers see it; mate2 empty for single-end.
+struct ReadView {
+  std::string_view mate1;
+  std::string_view mate2;
+};
+
+// The worker's hook: classifies a whole batch. results[i] must equal
+// Classifier::classify(reads[i].mate1, reads[i].mate2) for every i, whatever
+// the batch size. One instance per worker thread (not shared between threads).
+class BatchClassifier {
+ public:
+  virtual ~BatchClassifier() = default;
+  // results.size() == reads.size().
+  virtual void classify(std::span<const ReadView> reads, std::span<ReadResult> results) = 0;
+};
+
+// Where batches are classified (CPU or GPU): hands each worker thread its own
+// BatchClassifier. make_classifier() is called concurrently by the workers.
+class QueryEngine {
+ public:
+  virtual ~QueryEngine() = default;
+  virtual std::unique_ptr<BatchClassifier> make_classifier() const = 0;
+};
+
+// The CPU engine: Classifier::classify read by read. `db` must outlive it.
+std::unique_ptr<QueryEngine> make_cpu_query_engine(const db::Database& db,
+                                                   const ClassifierOptions& options);
+
 // Throws io::InputError for bad reads (mismatched pairs included) and
 // std::runtime_error naming the file when an output cannot be written.
-QuerySummary run_query(const db::Database& db, const QueryOptions& options);
+// `engine` classifies the batches (nullptr: the CPU engine); it must have been
+// made for the same database and classifier options.
+QuerySummary run_query(const db::Database& db, const QueryOptions& options,
+                       const QueryEngine* engine = nullptr);
 
 }  // namespace metawarp::pipeline

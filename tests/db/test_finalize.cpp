@@ -123,6 +123,69 @@ TEST_CASE("finalize output does not depend on thread count or input order") {
   CHECK(finalize(entries, p, 0) == reference);  // 0 threads means 1
 }
 
+TEST_CASE("finalize_chunks equals finalize on the concatenated entries") {
+  std::mt19937_64 rng(31);
+  DatabaseParams p;
+  p.max_locations_per_feature = 8;
+  const auto entries = random_entries(rng, 120000, 20000, 300, 800);
+  const FeatureIndex reference = finalize(entries, p, 2);
+  // Three workers' outputs, each split into uneven arrays (one empty).
+  std::vector<EntryChunks> parts(3);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    EntryChunks& part = parts[rng() % 3];
+    if (part.empty() || rng() % 5000 == 0) part.emplace_back();
+    part.back().push_back(entries[i]);
+  }
+  parts[1].emplace_back();
+  for (unsigned threads : {1u, 4u}) {
+    INFO("threads=" << threads);
+    CHECK(finalize_chunks(parts, p, threads) == reference);
+  }
+  CHECK(finalize_chunks({}, p, 2) == FeatureIndex());
+}
+
+TEST_CASE("finalize with targets and windows too large to pack into 64 bits") {
+  // 20 in-bucket feature bits + 32 target bits + 32 window bits: the entries
+  // are sorted whole instead of as packed keys; the result must not change.
+  std::mt19937_64 rng(99);
+  for (bool remove : {false, true}) {
+    DatabaseParams p;
+    p.max_locations_per_feature = 4;
+    p.remove_overpopulated_features = remove;
+    auto entries = random_entries(rng, 40000, 2000, 50, 60);
+    for (auto& e : entries) {
+      e.location.target = e.location.target * 0x05000000u + 7;  // up to ~2^32
+      e.location.window = 0xffffffffu - e.location.window * 0x01000000u;
+    }
+    INFO("remove=" << remove);
+    const FeatureIndex index = finalize(entries, p, 3);
+    require_matches(index, brute_force(entries, p));
+    std::shuffle(entries.begin(), entries.end(), rng);
+    CHECK(finalize(entries, p, 1) == index);
+  }
+}
+
+TEST_CASE("FeatureIndex find_many equals find, present and absent features") {
+  std::mt19937_64 rng(12);
+  DatabaseParams p;
+  const auto entries = random_entries(rng, 50000, 5000, 40, 100);
+  const FeatureIndex index = finalize(entries, p, 2);
+  std::vector<feature_t> queries;
+  for (const Entry& e : entries) queries.push_back(rng() % 2 ? e.feature : feature_t(rng()));
+  queries.resize(1000 + 37);  // more than one stage of the staged lookup, with a remainder
+  std::vector<std::span<const Location>> found(queries.size());
+  index.find_many(queries.data(), queries.size(), found.data());
+  std::size_t hits = 0;
+  for (std::size_t i = 0; i < queries.size(); ++i) {
+    const auto expected = index.find(queries[i]);
+    REQUIRE(found[i].data() == expected.data());
+    REQUIRE(found[i].size() == expected.size());
+    hits += !expected.empty();
+  }
+  CHECK(hits > 100);
+  CHECK(hits < queries.size());
+}
+
 TEST_CASE("FeatureIndex lookup finds every feature and nothing else") {
   std::mt19937_64 rng(5);
   // Large enough to use the parallel lookup build.

@@ -1,0 +1,77 @@
+#pragma once
+// The GPU query engine: the same per-read results as the CPU Classifier, with
+// sketching, lookup, gathering, sorting and candidate scoring on the GPU.
+// Implemented in kernels/ (query_engine.cu) when built with CUDA; without CUDA,
+// src/pipeline/no_gpu/gpu_query_unavailable.cpp says why not.
+#include <cstdint>
+#include <memory>
+
+#include "db/database.hpp"
+#include "pipeline/classifier.hpp"
+#include "pipeline/query.hpp"
+
+namespace metawarp::pipeline {
+
+struct GpuQueryOptions {
+  int device = 0;  // CUDA device number
+  // A worker's batch goes to the GPU in chunks of at most this many bases
+  // (a longer single read is a chunk of its own), bounding device memory.
+  std::uint64_t chunk_bases = std::uint64_t(32) << 20;
+  // GPU lanes (stream + buffers) the worker threads share: a worker takes an
+  // idle one per batch. Measured on an H100 (2x150 pairs in memory, 16
+  // threads): 8 lanes of 65536 pairs 14.3 M pairs/s, 4 lanes 11.0 M, 2 lanes of
+  // 32768 5.1 M, one lane per thread (16) only 4.7 M: they queue behind one
+  // another's kernels.
+  std::uint32_t lanes = 8;
+};
+
+// Time per stage, summed over all lanes (lanes overlap, so the sums
+// can exceed the wall time). GPU stages are measured with CUDA events.
+struct GpuQueryStats {
+  std::uint64_t database_bytes = 0;  // device footprint of the database
+  double upload_seconds = 0;         // database to the GPU, lookup table built
+  std::uint64_t lanes = 0;           // lanes made (one stream each)
+  std::uint64_t chunks = 0;
+  std::uint64_t reads = 0;
+  std::uint64_t hits = 0;            // locations gathered
+  double pack_seconds = 0;           // host: bases into pinned buffers
+  double copy_in_seconds = 0;        // GPU: host-to-device
+  double sketch_lookup_seconds = 0;  // GPU: sketch, lookup, count, scan
+  double gather_sort_seconds = 0;    // GPU: gather locations, segmented sort
+  double candidates_seconds = 0;     // GPU: top candidates per read
+  double copy_out_seconds = 0;       // GPU: device-to-host
+  double assign_seconds = 0;         // host: classify::assign
+};
+
+class GpuQueryEngine : public QueryEngine {
+ public:
+  virtual GpuQueryStats stats() const = 0;
+};
+
+// Uploads the database to the GPU. Throws std::runtime_error when no GPU can
+// be used (saying why) or the database does not fit in GPU memory, and
+// std::invalid_argument for classifier options out of range, a device number
+// that does not exist or 0 lanes. `db` must outlive the engine.
+std::unique_ptr<GpuQueryEngine> make_gpu_query_engine(const db::Database& db,
+                                                      const ClassifierOptions& classifier,
+                                                      const GpuQueryOptions& gpu = {});
+
+// Slots of the device lookup table for `features` distinct features: a power
+// of two, at most half full (linear probing stays short).
+inline std::uint64_t gpu_lookup_slots(std::uint64_t features) {
+  std::uint64_t slots = 2;
+  while (slots < 2 * features) slots *= 2;
+  return slots;
+}
+
+// Device bytes the GPU query needs for a database's index (lookup table,
+// offsets, locations), computable without a GPU (for `info`).
+inline std::uint64_t gpu_database_bytes(std::uint64_t features, std::uint64_t locations) {
+  return gpu_lookup_slots(features) * sizeof(std::uint64_t) +
+         (features + 1) * sizeof(std::uint64_t) + locations * sizeof(sketch::Location);
+}
+inline std::uint64_t gpu_database_bytes(const db::Database& db) {
+  return gpu_database_bytes(db.index.feature_count(), db.index.location_count());
+}
+
+}  // namespace metawarp::pipeline

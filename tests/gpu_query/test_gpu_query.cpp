@@ -1,0 +1,269 @@
+// GPU query == CPU query, read by read: the same top candidates, hit and
+// window counts and assignment, whatever the batch size, chunk size, read
+// lengths (empty, shorter than k, 10 kbp+) and classifier options; and
+// `run_query` with the GPU engine writes the same files as with the CPU one.
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "db/database.hpp"
+#include "pipeline/build.hpp"
+#include "pipeline/classifier.hpp"
+#include "pipeline/gpu_query.hpp"
+#include "pipeline/query.hpp"
+
+namespace fs = std::filesystem;
+using namespace metawarp;
+
+namespace {
+
+struct Read {
+  std::string mate1, mate2;
+};
+
+fs::path scratch_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("metawarp_gpu_query_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Sequences of a FASTQ file (4 lines per record, as test_data writes them).
+std::vector<std::string> fastq_sequences(const fs::path& p) {
+  std::ifstream in(p);
+  std::vector<std::string> out;
+  std::string line;
+  for (std::size_t i = 0; std::getline(in, line); ++i)
+    if (i % 4 == 1) out.push_back(line);
+  return out;
+}
+
+// All bases of the FASTA files in a folder, records concatenated.
+std::string fasta_bases(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::string bases;
+  for (const auto& f : files) {
+    std::ifstream in(f);
+    std::string line;
+    while (std::getline(in, line))
+      if (!line.empty() && line[0] != '>') bases += line;
+  }
+  return bases;
+}
+
+db::Database test_data_database(const sketch::SketchParams& sketch = {},
+                                std::uint32_t cap = 254) {
+  const fs::path data = METAWARP_TEST_DATA_DIR;
+  pipeline::BuildOptions options;
+  options.references = {(data / "genomes").string()};
+  options.taxonomy_dir = data / "taxonomy";
+  options.seqid2taxid_files = {(data / "seqid2taxid.map").string()};
+  options.params.sketch = sketch;
+  options.params.max_locations_per_feature = cap;
+  options.quiet = true;
+  options.threads = 2;
+  return pipeline::build_database(options);
+}
+
+std::vector<Read> test_data_reads(bool paired) {
+  const fs::path data = METAWARP_TEST_DATA_DIR;
+  const auto r1 = fastq_sequences(data / "reads_R1.fq");
+  const auto r2 = fastq_sequences(data / "reads_R2.fq");
+  REQUIRE(r1.size() == r2.size());
+  REQUIRE(r1.size() > 1000);
+  std::vector<Read> reads;
+  for (std::size_t i = 0; i < r1.size(); ++i) reads.push_back({r1[i], paired ? r2[i] : ""});
+  return reads;
+}
+
+// Reads from the genomes (with substitutions, N runs, lower case), random
+// reads, long reads (10-40 kbp), empty reads and reads shorter than k.
+std::vector<Read> mixed_reads(const std::string& genome, bool paired, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto piece = [&](std::size_t length) {
+    length = std::min(length, genome.size());
+    std::string s = genome.substr(rng() % (genome.size() - length + 1), length);
+    for (auto& c : s) {
+      const auto roll = rng() % 1000;
+      if (roll < 5) c = "ACGT"[rng() % 4];
+      else if (roll < 7) c = 'a' + (c == 'A' ? 0 : c == 'C' ? 2 : c == 'G' ? 6 : 19);
+    }
+    if (length > 60 && rng() % 3 == 0) {  // an N run
+      const std::size_t at = rng() % (length - 40);
+      for (std::size_t i = 0; i < 1 + rng() % 30; ++i) s[at + i] = 'N';
+    }
+    return s;
+  };
+  auto random_sequence = [&](std::size_t length) {
+    std::string s(length, 'A');
+    for (auto& c : s) c = "ACGTN"[rng() % 5 == 4 && rng() % 8 == 0 ? 4 : rng() % 4];
+    return s;
+  };
+  std::vector<Read> reads;
+  for (int i = 0; i < 600; ++i) {
+    Read r;
+    switch (rng() % 10) {
+      case 0: r.mate1 = random_sequence(50 + rng() % 200); break;
+      case 1: r.mate1 = ""; break;
+      case 2: r.mate1 = piece(1 + rng() % 20); break;           // shorter than k (mostly)
+      case 3: r.mate1 = piece(10000 + rng() % 30000); break;    // long read
+      default: r.mate1 = piece(100 + rng() % 200); break;
+    }
+    if (paired) {
+      const auto roll = rng() % 10;
+      r.mate2 = roll == 0 ? "" : roll == 1 ? random_sequence(150) : piece(80 + rng() % 200);
+    }
+    reads.push_back(std::move(r));
+  }
+  return reads;
+}
+
+void require_same(const pipeline::ReadResult& cpu, const pipeline::ReadResult& gpu) {
+  REQUIRE(gpu.windows == cpu.windows);
+  REQUIRE(gpu.hits == cpu.hits);
+  REQUIRE(gpu.candidate_count == cpu.candidate_count);
+  for (std::uint32_t i = 0; i < cpu.candidate_count; ++i) {
+    CAPTURE(i);
+    REQUIRE(gpu.top[i].target == cpu.top[i].target);
+    REQUIRE(gpu.top[i].first_window == cpu.top[i].first_window);
+    REQUIRE(gpu.top[i].last_window == cpu.top[i].last_window);
+    REQUIRE(gpu.top[i].hits == cpu.top[i].hits);
+  }
+  REQUIRE(gpu.assignment.taxid == cpu.assignment.taxid);
+  REQUIRE(gpu.assignment.best_hits == cpu.assignment.best_hits);
+  REQUIRE(gpu.assignment.candidates_used == cpu.assignment.candidates_used);
+}
+
+// Classifies `reads` on the CPU (Classifier, read by read) and on the GPU in
+// batches of each size, and requires identical results. Returns the number
+// of CPU-classified reads, so callers can check the test is not vacuous.
+std::size_t require_gpu_matches_cpu(const db::Database& db, const std::vector<Read>& reads,
+                                    const pipeline::ClassifierOptions& options,
+                                    const pipeline::GpuQueryOptions& gpu,
+                                    std::initializer_list<std::size_t> batch_sizes) {
+  const pipeline::Classifier classifier(db, options);
+  pipeline::ClassifierScratch scratch;
+  std::vector<pipeline::ReadResult> cpu;
+  std::vector<pipeline::ReadView> views;
+  std::size_t classified = 0;
+  for (const Read& r : reads) {
+    cpu.push_back(classifier.classify(r.mate1, r.mate2, scratch));
+    classified += cpu.back().assignment.taxid != 0;
+    views.push_back({r.mate1, r.mate2});
+  }
+  const auto engine = pipeline::make_gpu_query_engine(db, options, gpu);
+  REQUIRE(engine->stats().database_bytes == pipeline::gpu_database_bytes(db));
+  const auto lane = engine->make_classifier();
+  for (std::size_t batch : batch_sizes) {
+    CAPTURE(batch, gpu.chunk_bases);
+    std::vector<pipeline::ReadResult> results(reads.size());
+    for (std::size_t first = 0; first < reads.size(); first += batch) {
+      const std::size_t n = std::min(batch, reads.size() - first);
+      lane->classify(std::span(views).subspan(first, n), std::span(results).subspan(first, n));
+    }
+    for (std::size_t i = 0; i < reads.size(); ++i) {
+      CAPTURE(i, reads[i].mate1.size(), reads[i].mate2.size());
+      require_same(cpu[i], results[i]);
+    }
+  }
+  return classified;
+}
+
+}  // namespace
+
+TEST_CASE("GPU query of test_data reads matches the CPU read by read") {
+  const db::Database db = test_data_database();
+  const bool paired = GENERATE(false, true);
+  CAPTURE(paired);
+  const auto reads = test_data_reads(paired);
+  pipeline::GpuQueryOptions gpu;
+  const std::size_t classified =
+      require_gpu_matches_cpu(db, reads, {}, gpu, {reads.size(), 4096, 333, 1});
+  CHECK(classified > reads.size() / 2);
+  gpu.chunk_bases = 2000;  // a few reads per GPU chunk
+  require_gpu_matches_cpu(db, reads, {}, gpu, {1000});
+}
+
+TEST_CASE("GPU query matches the CPU on random, long, short and empty reads") {
+  const db::Database db = test_data_database();
+  const std::string genome = fasta_bases(fs::path(METAWARP_TEST_DATA_DIR) / "genomes");
+  const bool paired = GENERATE(false, true);
+  CAPTURE(paired);
+  const auto reads = mixed_reads(genome, paired, paired ? 11 : 12);
+  pipeline::GpuQueryOptions gpu;
+  CHECK(require_gpu_matches_cpu(db, reads, {}, gpu, {reads.size(), 50, 7}) > 100);
+  gpu.chunk_bases = 5000;  // long reads become chunks of their own
+  require_gpu_matches_cpu(db, reads, {}, gpu, {reads.size()});
+}
+
+TEST_CASE("GPU query matches the CPU for other classifier options and sketch parameters") {
+  const std::string genome = fasta_bases(fs::path(METAWARP_TEST_DATA_DIR) / "genomes");
+  // Small k and windows with a low cap: many hits per read, lists at the cap.
+  const db::Database db = test_data_database({12, 40, 8}, 5);
+  const bool paired = GENERATE(false, true);
+  CAPTURE(paired);
+  const auto reads = mixed_reads(genome, paired, 21);
+  pipeline::ClassifierOptions options;
+  for (auto [candidates, diff, insert] : {std::tuple{1u, 0u, std::uint64_t(0)},
+                                          {16u, 5u, std::uint64_t(2000)},
+                                          {3u, 1u, std::uint64_t(500)}}) {
+    options.max_candidates = candidates;
+    options.hit_diff = diff;
+    options.insert_size = insert;
+    options.lowest = candidates == 3 ? taxonomy::CanonicalRank::species
+                                     : taxonomy::CanonicalRank::sequence;
+    CAPTURE(candidates, diff, insert);
+    require_gpu_matches_cpu(db, reads, options, {}, {reads.size(), 64});
+  }
+}
+
+TEST_CASE("run_query with the GPU engine writes the same outputs as with the CPU") {
+  const db::Database db = test_data_database();
+  const fs::path data = METAWARP_TEST_DATA_DIR;
+  const fs::path dir = scratch_dir("run_query");
+  const bool paired = GENERATE(false, true);
+  CAPTURE(paired);
+  pipeline::QueryOptions options;
+  options.reads = {(data / "reads_R1.fq").string()};
+  if (paired) options.reads.push_back((data / "reads_R2.fq").string());
+  options.top_hits = true;
+  options.threads = 3;
+  auto run = [&](const std::string& name, const pipeline::QueryEngine* engine, std::size_t batch) {
+    options.batch_size = batch;
+    options.output = (dir / (name + ".tsv")).string();
+    options.kraken_output = (dir / (name + ".kraken")).string();
+    options.report = (dir / (name + ".report")).string();
+    const auto summary = pipeline::run_query(db, options, engine);
+    CHECK(summary.reads == 2000);
+    return read_file(options.output) + read_file(options.kraken_output) +
+           read_file(options.report);
+  };
+  const std::string cpu = run("cpu", nullptr, 4096);
+  REQUIRE(cpu.size() > 2000 * 20);
+  for (std::uint32_t lanes : {1u, 4u}) {
+    pipeline::GpuQueryOptions gpu;
+    gpu.lanes = lanes;
+    const auto engine = pipeline::make_gpu_query_engine(db, options.classifier, gpu);
+    for (std::size_t batch : {std::size_t(4096), std::size_t(77)}) {
+      CAPTURE(lanes, batch);
+      REQUIRE(run("gpu", engine.get(), batch) == cpu);
+    }
+    const auto stats = engine->stats();
+    CHECK(stats.reads == 2 * 2000);
+    CHECK(stats.lanes >= 1);
+    CHECK(stats.lanes <= lanes);
+  }
+}
