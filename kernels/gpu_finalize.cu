@@ -11,6 +11,7 @@
 #include <vector>
 #include <chrono>
 
+#include "db/host_memory.hpp"
 #include "metawarp/cuda/error.hpp"
 #include "metawarp/cuda/event.hpp"
 #include "metawarp/cuda/pinned_buffer.hpp"
@@ -236,10 +237,17 @@ db::FeatureIndex finalize_on_gpu(cuda::device_buffer<feature_t>& features,
 
   t.gpu = lap();
 
-  // 5. Download the query layout.
-  std::vector<feature_t> host_features(feature_count);
-  std::vector<std::uint64_t> host_offsets(feature_count + 1);
-  std::vector<sketch::Location> host_locations(location_count);
+  // 5. Download the query layout. Allocating gigabytes of host memory (page
+  // faults, zeroing) costs more than the copies: the three arrays are
+  // allocated by three threads, on huge pages.
+  std::vector<feature_t> host_features;
+  std::vector<std::uint64_t> host_offsets;
+  std::vector<sketch::Location> host_locations;
+  {
+    std::jthread a([&] { host_features = db::make_large_vector<feature_t>(feature_count); });
+    std::jthread b([&] { host_offsets = db::make_large_vector<std::uint64_t>(feature_count + 1); });
+    host_locations = db::make_large_vector<sketch::Location>(location_count);
+  }
   static_assert(sizeof(sketch::Location) == sizeof(std::uint64_t));
   StagedDownload download(stream);
   download(host_features.data(), feature_out, feature_count * sizeof(feature_t),

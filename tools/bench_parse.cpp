@@ -2,6 +2,13 @@
 //   bench_parse FILE...   time each file (plain or gzip, detected from content)
 //   bench_parse           generate a synthetic FASTA (100 Mbp, plain and gzip)
 //                         in the temp directory, time both, remove them
+//   bench_parse --cut [--batch N] FILE [FILE2]
+//                         time the query's reader thread alone: cutting the
+//                         reads (pairs with FILE2) into batches of N (4096)
+//                         raw blocks, no parsing
+//   bench_parse --cut-parse [--batch N] FILE [FILE2]
+//                         the same, and parse every batch on the same thread
+//                         (what the workers do, serially)
 // Each file is parsed three times (the first run may include disk reads).
 // Prints bytes (uncompressed and on disk), records, bases, seconds and MB/s
 // (uncompressed bytes per second; 1 MB = 1e6 bytes).
@@ -16,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "io/read_blocks.hpp"
 #include "io/sequence_reader.hpp"
 
 namespace {
@@ -45,6 +53,51 @@ void time_parse(const std::string& path) {
               path.c_str(), static_cast<unsigned long long>(reader.bytes_consumed()),
               static_cast<unsigned long long>(on_disk), static_cast<unsigned long long>(records),
               static_cast<unsigned long long>(bases), seconds, megabytes / seconds);
+}
+
+void time_cut(const std::vector<std::string>& paths, std::size_t batch, bool parse) {
+  const auto start = std::chrono::steady_clock::now();
+  metawarp::io::ReadBlockCutter cutter(paths, false);
+  metawarp::io::ReadBlocks blocks;
+  std::vector<SequenceRecord> mates1, mates2;
+  std::uint64_t bytes = 0;
+  std::uint64_t records = 0;
+  std::uint64_t batches = 0;
+  while (cutter.next(blocks, batch, std::size_t(64) << 20)) {
+    ++batches;
+    bytes += blocks.first.bytes.size() + (paths.size() == 2 ? blocks.second.bytes.size() : 0);
+    records += blocks.first.records + (paths.size() == 2 ? blocks.second.records : 0);
+    if (parse) {
+      const auto parsed = metawarp::io::parse_read_blocks(cutter.layout(), blocks, mates1, mates2);
+      if (parsed.error) std::rethrow_exception(parsed.error);
+    }
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%s %s: batch %zu, %llu batches, bytes %llu, records %llu, seconds %.3f, %.1f MB/s, "
+              "%.2f M records/s\n",
+              parse ? "cut+parse" : "cut", paths.size() == 2 ? "pairs" : paths[0].c_str(), batch,
+              static_cast<unsigned long long>(batches), static_cast<unsigned long long>(bytes),
+              static_cast<unsigned long long>(records), seconds, double(bytes) / 1e6 / seconds,
+              double(records) / 1e6 / seconds);
+}
+
+int run_cut(int argc, char** argv, bool parse) {
+  std::size_t batch = 4096;
+  std::vector<std::string> paths;
+  for (int i = 2; i < argc; ++i) {
+    if (std::string(argv[i]) == "--batch" && i + 1 < argc) {
+      batch = std::stoul(argv[++i]);
+    } else {
+      paths.emplace_back(argv[i]);
+    }
+  }
+  if (paths.empty() || paths.size() > 2) {
+    std::fprintf(stderr, "bench_parse %s: one reads file, or two for pairs\n", argv[1]);
+    return 2;
+  }
+  for (int run = 0; run < runs_per_file; ++run) time_cut(paths, batch, parse);
+  return 0;
 }
 
 // Genome-like records of random bases in 80-column lines, a few hundred kbp
@@ -91,6 +144,8 @@ int run_synthetic() {
 int main(int argc, char** argv) {
   try {
     if (argc < 2) return run_synthetic();
+    if (std::string(argv[1]) == "--cut") return run_cut(argc, argv, false);
+    if (std::string(argv[1]) == "--cut-parse") return run_cut(argc, argv, true);
     for (int i = 1; i < argc; ++i) {
       for (int run = 0; run < runs_per_file; ++run) time_parse(argv[i]);
     }

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/device_choice.hpp"
 #include "db/database.hpp"
 #include "pipeline/build.hpp"
 #include "pipeline/gpu_backend.hpp"
@@ -20,19 +21,10 @@ struct BuildCommand {
   std::string table = "multi-value";
 };
 
-// auto: the GPU when one is usable, else the CPU with a notice.
-bool use_gpu(const std::string& device, bool quiet) {
-  if (device == "cpu") return false;
-  const std::string why = pipeline::gpu_unavailable_reason();
-  if (device == "gpu" || why.empty()) return true;  // an explicit gpu reports `why` itself
-  if (!quiet) std::fprintf(stderr, "build: %s; building on the CPU\n", why.c_str());
-  return false;
-}
-
 void run_build(const BuildCommand& cmd) {
   const auto start = std::chrono::steady_clock::now();
   pipeline::BuildSummary summary;
-  const bool gpu = use_gpu(cmd.device, cmd.options.quiet);
+  const bool gpu = use_gpu(cmd.device, "build", cmd.options.quiet);
   db::Database database = gpu ? pipeline::build_database_gpu(cmd.options, &summary)
                                : pipeline::build_database(cmd.options, &summary);
   const auto write_start = std::chrono::steady_clock::now();
@@ -44,12 +36,13 @@ void run_build(const BuildCommand& cmd) {
                "build: %llu files, %zu targets (%llu unmapped), %.1f Mbp, %zu features, "
                "%zu locations\n"
                "build: read+sketch %.2f s, finalize %.2f s, write %.2f s; total %.2f s, "
-               "%.1f MB/s of input\n",
+               "%.1f MB/s of input (%.1f MB/s to the database in memory)\n",
                (unsigned long long)summary.files, database.targets.size(),
                (unsigned long long)summary.unmapped_targets, double(summary.bases) / 1e6,
                database.index.feature_count(), database.index.location_count(),
                summary.seconds_read_sketch, summary.seconds_finalize, write_seconds, total,
-               double(summary.input_bytes) / 1e6 / total);
+               double(summary.input_bytes) / 1e6 / total,
+               double(summary.input_bytes) / 1e6 / (total - write_seconds));
   if (gpu)
     std::fprintf(stderr,
                  "build: GPU: table %.2f GiB; setup %.2f s, reading with copies and kernels "

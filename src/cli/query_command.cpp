@@ -7,9 +7,9 @@
 #include <thread>
 
 #include "cli/commands.hpp"
+#include "cli/device_choice.hpp"
 #include "db/database.hpp"
 #include "pipeline/classifier.hpp"
-#include "pipeline/gpu_backend.hpp"
 #include "pipeline/gpu_query.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/query.hpp"
@@ -32,15 +32,6 @@ struct QueryCommand {
 // Reads (pairs) per batch on the GPU when --batch-size is not given: large
 // enough that kernel launches and copies amortize.
 constexpr std::size_t default_gpu_batch_size = 65536;
-
-// --device auto takes the GPU when one is usable and says so when it is not.
-bool use_gpu(const std::string& device, bool quiet) {
-  if (device == "cpu") return false;
-  const std::string why = pipeline::gpu_unavailable_reason();
-  if (device == "gpu" || why.empty()) return true;  // an explicit gpu reports `why` itself
-  if (!quiet) std::fprintf(stderr, "query: %s; classifying on the CPU\n", why.c_str());
-  return false;
-}
 
 void print_gpu_stats(const pipeline::GpuQueryStats& g) {
   const double mib = 1024.0 * 1024.0;
@@ -70,10 +61,11 @@ void run_query(QueryCommand& cmd) {
   opt.classifier.highest = rank_option("--highest", cmd.highest);
   opt.abundance_rank = rank_option("--abundance-rank", cmd.abundance_rank);
 
+  const bool gpu = use_gpu(cmd.device, "query", cmd.quiet);
   const auto start = std::chrono::steady_clock::now();
   const db::Database database = db::load(cmd.database);
+  if (!gpu) database.index.prepare_lookup();  // part of loading for the CPU path
   const double load_seconds = pipeline::seconds_since(start);
-  const bool gpu = use_gpu(cmd.device, cmd.quiet);
   std::unique_ptr<pipeline::GpuQueryEngine> engine;
   if (gpu) {
     if (!cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;

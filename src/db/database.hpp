@@ -1,8 +1,11 @@
 #pragma once
 // The database: build parameters, reference targets, the embedded taxonomy
 // subset, and for each feature its sorted, capped list of locations.
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -49,10 +52,18 @@ class FeatureIndex {
   // offsets has features+1 non-decreasing entries from 0 to locations.size().
   FeatureIndex(std::vector<feature_t> features, std::vector<std::uint64_t> offsets,
                std::vector<Location> locations);
+  // Moves leave an empty index behind.
+  FeatureIndex(FeatureIndex&& other) noexcept;
+  FeatureIndex& operator=(FeatureIndex&& other) noexcept;
 
-  // Empty span when the feature is absent. O(1) expected (hash index built on
-  // construction), thread-safe for concurrent readers.
+  // Empty span when the feature is absent. O(1) expected, thread-safe for
+  // concurrent readers. The hash lookup behind it is built on the first
+  // lookup (or by prepare_lookup()), not on construction: a build writes the
+  // index without looking anything up, and the GPU query has its own.
   std::span<const Location> find(feature_t f) const;
+  // Builds the lookup now (a no-op once built), so that its cost is paid
+  // up front rather than by the first lookup.
+  void prepare_lookup() const { lookup(); }
   // find() for n features at once: out[i] = find(features[i]). Issues the
   // memory loads of all features before using any (software prefetch in
   // stages: slot, offsets, list start), so the cache misses of one read's
@@ -71,8 +82,8 @@ class FeatureIndex {
   const std::vector<feature_t>& features() const { return features_; }
   const std::vector<std::uint64_t>& offsets() const { return offsets_; }
   const std::vector<Location>& locations() const { return locations_; }
-  // Bytes held by the open-addressing lookup (for `info`).
-  std::size_t lookup_bytes() const { return lookup_.size() * sizeof(std::uint64_t); }
+  // Bytes the open-addressing lookup takes once built (for `info`).
+  std::size_t lookup_bytes() const;
 
   friend bool operator==(const FeatureIndex& a, const FeatureIndex& b) {
     return a.features_ == b.features_ && a.offsets_ == b.offsets_ &&
@@ -80,14 +91,26 @@ class FeatureIndex {
   }
 
  private:
-  void build_lookup();
+  // Open addressing, two words per slot: (feature << 32 | list length), 0 =
+  // empty; then the list's offset into locations_.
+  struct Lookup {
+    std::once_flag once;
+    std::atomic<bool> built{false};
+    std::vector<std::uint64_t> slots;
+    std::uint64_t mask = 0;
+  };
+  // The built lookup (building it on first use).
+  const Lookup& lookup() const {
+    if (!lookup_->built.load(std::memory_order_acquire)) build_lookup();
+    return *lookup_;
+  }
+  void build_lookup() const;
+  void check_consistency() const;
+
   std::vector<feature_t> features_;
   std::vector<std::uint64_t> offsets_;
   std::vector<Location> locations_;
-  // Open addressing, two words per slot: (feature << 32 | list length), 0 =
-  // empty; then the list's offset into locations_.
-  std::vector<std::uint64_t> lookup_;
-  std::uint64_t lookup_mask_ = 0;
+  std::unique_ptr<Lookup> lookup_ = std::make_unique<Lookup>();
 };
 
 // Sorts entries by (feature, target, window), drops exact duplicates, applies

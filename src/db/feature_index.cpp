@@ -6,11 +6,8 @@
 #include <string>
 #include <thread>
 
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
-
 #include "db/database.hpp"
+#include "db/host_memory.hpp"
 
 namespace metawarp::db {
 namespace {
@@ -29,23 +26,27 @@ std::uint64_t slot_key(feature_t f, std::uint64_t length) {
   return (std::uint64_t(f) << 32) | length;
 }
 
-// Asks for transparent huge pages on [data, data + bytes): the lookup is
-// probed at random, and with 4 KiB pages nearly every probe misses the TLB.
-// Must run before the memory is first touched. A hint only.
-void advise_huge_pages(void* data, std::size_t bytes) {
-#ifdef __linux__
-  constexpr std::uintptr_t huge = std::uintptr_t(2) << 20;
-  const std::uintptr_t begin = (std::uintptr_t(data) + huge - 1) & ~(huge - 1);
-  const std::uintptr_t end = (std::uintptr_t(data) + bytes) & ~(huge - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-  (void)data;
-  (void)bytes;
-#endif
+// Below this many features one thread checks or builds faster than several.
+constexpr std::size_t parallel_threshold = 1u << 20;
+
+// The lookup's slots for n features: load factor between 3/8 and 3/4, short
+// probe sequences at modest memory.
+std::size_t lookup_capacity(std::size_t n) {
+  return std::bit_ceil(std::max<std::size_t>(16, n + n / 3 + 1));
 }
 
-// Below this many features one thread builds the lookup faster than several.
-constexpr std::size_t parallel_lookup_threshold = 1u << 20;
+// Runs check(begin, end) on `threads` contiguous ranges of [0, n) at once.
+template <class Check>
+void in_parallel(std::size_t n, unsigned threads, Check check) {
+  std::vector<std::jthread> workers;
+  for (unsigned t = 1; t < threads; ++t)
+    workers.emplace_back(check, n * t / threads, n * (t + 1) / threads);
+  check(std::size_t(0), n / threads);
+}
+
+unsigned threads_for(std::size_t n) {
+  return n < parallel_threshold ? 1u : std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
+}
 
 }  // namespace
 
@@ -54,6 +55,31 @@ FeatureIndex::FeatureIndex(std::vector<feature_t> features, std::vector<std::uin
     : features_(std::move(features)),
       offsets_(std::move(offsets)),
       locations_(std::move(locations)) {
+  check_consistency();
+}
+
+FeatureIndex::FeatureIndex(FeatureIndex&& other) noexcept
+    : features_(std::move(other.features_)),
+      offsets_(std::move(other.offsets_)),
+      locations_(std::move(other.locations_)),
+      lookup_(std::move(other.lookup_)) {
+  other = FeatureIndex();
+}
+
+FeatureIndex& FeatureIndex::operator=(FeatureIndex&& other) noexcept {
+  if (this == &other) return *this;
+  features_ = std::move(other.features_);
+  offsets_ = std::move(other.offsets_);
+  locations_ = std::move(other.locations_);
+  lookup_ = std::move(other.lookup_);
+  other.features_.clear();
+  other.offsets_.assign(1, 0);
+  other.locations_.clear();
+  other.lookup_ = std::make_unique<Lookup>();
+  return *this;
+}
+
+void FeatureIndex::check_consistency() const {
   if (features_.size() >= 0xffffffffu)
     throw std::invalid_argument("feature index: too many features (" +
                                 std::to_string(features_.size()) + ")");
@@ -64,64 +90,72 @@ FeatureIndex::FeatureIndex(std::vector<feature_t> features, std::vector<std::uin
   if (offsets_.front() != 0 || offsets_.back() != locations_.size())
     throw std::invalid_argument("feature index: offsets do not span the " +
                                 std::to_string(locations_.size()) + " locations");
-  for (std::size_t i = 0; i < features_.size(); ++i) {
-    if (offsets_[i] > offsets_[i + 1])
-      throw std::invalid_argument("feature index: offsets decrease at feature " +
-                                  std::to_string(i));
-    if (offsets_[i + 1] - offsets_[i] > 0xffffffffu)  // the lookup stores lengths in 32 bits
-      throw std::invalid_argument("feature index: more than 2^32-1 locations at feature " +
-                                  std::to_string(i));
-    if (i > 0 && features_[i - 1] >= features_[i])
-      throw std::invalid_argument("feature index: features not strictly ascending at " +
-                                  std::to_string(i));
-  }
-  build_lookup();
+  // Ranges are checked in parallel (hundreds of millions of features after a
+  // large build); the first problem in feature order is the one reported.
+  const std::size_t n = features_.size();
+  std::atomic<std::size_t> first_bad{n};
+  in_parallel(n, threads_for(n), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end && i < first_bad.load(std::memory_order_relaxed); ++i) {
+      const bool bad = offsets_[i] > offsets_[i + 1] ||
+                       offsets_[i + 1] - offsets_[i] > 0xffffffffu ||
+                       (i > 0 && features_[i - 1] >= features_[i]);
+      if (!bad) continue;
+      for (std::size_t seen = first_bad.load(); i < seen && !first_bad.compare_exchange_weak(seen, i);) {
+      }
+      return;
+    }
+  });
+  const std::size_t i = first_bad.load();
+  if (i == n) return;
+  if (offsets_[i] > offsets_[i + 1])
+    throw std::invalid_argument("feature index: offsets decrease at feature " + std::to_string(i));
+  if (offsets_[i + 1] - offsets_[i] > 0xffffffffu)  // the lookup stores lengths in 32 bits
+    throw std::invalid_argument("feature index: more than 2^32-1 locations at feature " +
+                                std::to_string(i));
+  throw std::invalid_argument("feature index: features not strictly ascending at " +
+                              std::to_string(i));
 }
 
-void FeatureIndex::build_lookup() {
-  // Load factor between 3/8 and 3/4: short probe sequences, modest memory.
-  const std::size_t n = features_.size();
-  const std::size_t capacity = std::bit_ceil(std::max<std::size_t>(16, n + n / 3 + 1));
-  lookup_.clear();
-  lookup_.shrink_to_fit();
-  lookup_.reserve(2 * capacity);
-  advise_huge_pages(lookup_.data(), 2 * capacity * sizeof(std::uint64_t));
-  lookup_.assign(2 * capacity, 0);
-  lookup_mask_ = capacity - 1;
+std::size_t FeatureIndex::lookup_bytes() const {
+  return 2 * lookup_capacity(features_.size()) * sizeof(std::uint64_t);
+}
 
-  auto insert_range = [this](std::size_t begin, std::size_t end, bool concurrent) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const std::uint64_t length = offsets_[i + 1] - offsets_[i];
-      if (length == 0) continue;
-      const std::uint64_t key = slot_key(features_[i], length);
-      std::uint64_t slot = slot_of(features_[i], lookup_mask_);
-      for (;; slot = (slot + 1) & lookup_mask_) {
-        if (!concurrent) {
-          if (lookup_[2 * slot] != 0) continue;
-          lookup_[2 * slot] = key;
-          break;
+void FeatureIndex::build_lookup() const {
+  std::call_once(lookup_->once, [this] {
+    Lookup& l = *lookup_;
+    const std::size_t n = features_.size();
+    const std::size_t capacity = lookup_capacity(n);
+    l.slots = make_large_vector<std::uint64_t>(2 * capacity);
+    l.mask = capacity - 1;
+    std::uint64_t* slots = l.slots.data();
+    const std::uint64_t mask = l.mask;
+    const unsigned threads = threads_for(n);
+    // Features are distinct, so concurrent inserts never race for the same
+    // key; the slot layout may depend on timing, lookups do not.
+    in_parallel(n, threads, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        const std::uint64_t length = offsets_[i + 1] - offsets_[i];
+        if (length == 0) continue;
+        const std::uint64_t key = slot_key(features_[i], length);
+        std::uint64_t slot = slot_of(features_[i], mask);
+        for (;; slot = (slot + 1) & mask) {
+          if (threads == 1) {
+            if (slots[2 * slot] != 0) continue;
+            slots[2 * slot] = key;
+            break;
+          }
+          std::uint64_t expected = 0;
+          if (std::atomic_ref<std::uint64_t>(slots[2 * slot])
+                  .compare_exchange_strong(expected, key, std::memory_order_relaxed))
+            break;
         }
-        std::uint64_t expected = 0;
-        if (std::atomic_ref<std::uint64_t>(lookup_[2 * slot])
-                .compare_exchange_strong(expected, key, std::memory_order_relaxed))
-          break;
+        // The slot is ours now, so is its offset word; readers come after
+        // the join and the release below.
+        slots[2 * slot + 1] = offsets_[i];
       }
-      // The slot is ours now, so is its offset word; readers come after the join.
-      lookup_[2 * slot + 1] = offsets_[i];
-    }
-  };
-
-  const unsigned threads =
-      n < parallel_lookup_threshold ? 1u : std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
-  if (threads == 1) {
-    insert_range(0, n, false);
-    return;
-  }
-  // Features are distinct, so concurrent inserts never race for the same key;
-  // the slot layout may depend on timing, lookups do not.
-  std::vector<std::jthread> workers;
-  for (unsigned t = 0; t < threads; ++t)
-    workers.emplace_back(insert_range, n * t / threads, n * (t + 1) / threads, true);
+    });
+    l.built.store(true, std::memory_order_release);
+  });
 }
 
 std::span<const Location> FeatureIndex::find(feature_t f) const {
@@ -129,16 +163,18 @@ std::span<const Location> FeatureIndex::find(feature_t f) const {
 }
 
 void FeatureIndex::prefetch(feature_t f) const {
-  if (!lookup_.empty()) __builtin_prefetch(&lookup_[2 * slot_of(f, lookup_mask_)]);
+  const Lookup& l = lookup();
+  __builtin_prefetch(&l.slots[2 * slot_of(f, l.mask)]);
 }
 
 std::uint64_t FeatureIndex::probe(feature_t f) const {
-  if (lookup_.empty()) return 0;
-  for (std::uint64_t slot = slot_of(f, lookup_mask_);; slot = (slot + 1) & lookup_mask_) {
-    const std::uint64_t key = lookup_[2 * slot];
+  const Lookup& l = lookup();
+  const std::uint64_t* slots = l.slots.data();
+  for (std::uint64_t slot = slot_of(f, l.mask);; slot = (slot + 1) & l.mask) {
+    const std::uint64_t key = slots[2 * slot];
     if (key == 0) return 0;
     if (feature_t(key >> 32) == f) {
-      const Location* begin = locations_.data() + lookup_[2 * slot + 1];
+      const Location* begin = locations_.data() + slots[2 * slot + 1];
       const std::uint32_t length = std::uint32_t(key);
       __builtin_prefetch(begin);
       if (length > 8) __builtin_prefetch(begin + 8);
@@ -149,8 +185,8 @@ std::uint64_t FeatureIndex::probe(feature_t f) const {
 
 std::span<const Location> FeatureIndex::list(std::uint64_t handle) const {
   if (handle == 0) return {};
-  const std::size_t slot = std::size_t(handle) - 1;
-  return {locations_.data() + lookup_[2 * slot + 1], std::size_t(std::uint32_t(lookup_[2 * slot]))};
+  const std::uint64_t* slot = lookup_->slots.data() + 2 * (std::size_t(handle) - 1);
+  return {locations_.data() + slot[1], std::size_t(std::uint32_t(slot[0]))};
 }
 
 void FeatureIndex::find_many(const feature_t* features, std::size_t n,

@@ -12,6 +12,7 @@
 #include "db/checksum.hpp"
 #include "db/database.hpp"
 #include "db/file_format.hpp"
+#include "db/host_memory.hpp"
 #include "metawarp/sketch/sketch.hpp"
 
 namespace metawarp::db {
@@ -75,7 +76,7 @@ std::uint32_t u32_at(const char* p) {
 template <class T>
 void read_section(Reader& in, const SectionEntry& s, std::vector<T>& out) {
   const std::string name(ff::section_name(s.id));
-  out.resize(sizeof(T) == 1 ? s.bytes : s.count);
+  out = make_large_vector<T>(sizeof(T) == 1 ? s.bytes : s.count);
   in.read_exact(out.data(), s.bytes, "section '" + name + "'");
   char padding[ff::alignment] = {};
   const std::size_t pad = ff::padded(s.bytes) - s.bytes;

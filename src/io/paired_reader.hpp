@@ -1,9 +1,11 @@
 #pragma once
 // Read pairs from two files (R1, R2) or one interleaved file. Mismatched files
 // (different counts or names) are an InputError, never a silent misalignment.
-#include <optional>
+// Pair by pair over the batch pieces of read_blocks.hpp, which hold the checks.
 #include <string>
+#include <vector>
 
+#include "io/read_blocks.hpp"
 #include "io/sequence_reader.hpp"
 
 namespace metawarp::io {
@@ -18,11 +20,12 @@ class PairedReader {
   bool next(SequenceRecord& mate1, SequenceRecord& mate2);
 
  private:
-  SequenceReader first_;
-  std::optional<SequenceReader> second_;  // empty: interleaved
+  ReadBlockCutter cutter_;
+  ReadBlocks blocks_;
+  std::vector<SequenceRecord> mates1_;
+  std::vector<SequenceRecord> mates2_;
+  ParsedReads parsed_;     // of blocks_
+  std::size_t next_ = 0;   // the next pair of parsed_ to hand out
 };
-
-// True when two read ids name the same fragment ("r1/1" and "r1/2", or equal).
-bool mates_match(std::string_view id1, std::string_view id2);
 
 }  // namespace metawarp::io

@@ -5,6 +5,7 @@
 
 #include "io/byte_source.hpp"
 #include "io/line_reader.hpp"
+#include "io/record_blocks.hpp"
 #include "io/text_checks.hpp"
 
 namespace metawarp::io {
@@ -24,6 +25,8 @@ constexpr unsigned char last_letter = 0x7e;
 InputError::InputError(std::string file, std::uint64_t record, const std::string& problem)
     : std::runtime_error(error_text(file, record, problem)), file_(std::move(file)), record_(record) {}
 
+std::string input_display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
+
 std::string_view SequenceRecord::id() const {
   const std::string_view text = header;
   return text.substr(0, text.find_first_of(" \t"));
@@ -34,12 +37,17 @@ struct SequenceReader::Impl {
   std::string display_name;  // what errors call the input
   std::unique_ptr<LineReader> lines;
   Format format = Format::unknown;
-  std::uint64_t records_read = 0;
-  std::string pending_header;  // header line already read, without '>' / '@'
+  std::uint64_t records_read = 0;  // a block's count starts with the records before it
+  bool started = false;            // the first header was looked for
+  // Header line already read, without '>' / '@'. It is checked when its record
+  // is returned, not when it is read at the end of the previous record, so a
+  // bad header fails the same next() call whether or not a block ends before it.
+  std::string pending_header;
+  std::uint64_t pending_header_line = 0;
   bool has_pending_header = false;
 
   explicit Impl(const std::string& input_path)
-      : path(input_path), display_name(input_path == "-" ? "<stdin>" : input_path) {
+      : path(input_path), display_name(input_display_name(input_path)) {
     try {
       lines = std::make_unique<LineReader>(open_byte_source(path));
     } catch (const SourceError& error) {
@@ -47,46 +55,67 @@ struct SequenceReader::Impl {
     }
   }
 
+  explicit Impl(const RecordBlock& block)
+      : path(block.display_name),
+        display_name(block.display_name),
+        lines(std::make_unique<LineReader>(block.bytes.view(), block.first_line - 1,
+                                           block.read_error)),
+        format(block.format),
+        records_read(block.first_record - 1) {}
+
   [[noreturn]] void fail(std::uint64_t record, const std::string& problem) const {
     throw InputError(display_name, record, problem);
   }
 
-  std::string at_line() const { return " (line " + std::to_string(lines->line_number()) + ")"; }
+  static std::string at_line(std::uint64_t line) { return " (line " + std::to_string(line) + ")"; }
+  std::string at_line() const { return at_line(lines->line_number()); }
 
-  // The first non-empty line decides the format.
-  bool detect_format() {
+  // Reads up to the first header. The first non-empty line decides the format
+  // of a whole input; a block knows its format, and a FASTA block starts with
+  // its first record's header (a FASTQ record reads its own header).
+  bool read_first_header() {
+    if (format == Format::fastq) return true;
     std::string_view line;
     do {
       if (!lines->next(line)) return false;  // empty input: zero records
     } while (line.empty());
-    if (line[0] == '>') {
-      format = Format::fasta;
-    } else if (line[0] == '@') {
-      format = Format::fastq;
-    } else {
+    const std::uint64_t record = records_read + 1;
+    if (format == Format::unknown) {
+      if (line[0] == '>') format = Format::fasta;
+      if (line[0] == '@') format = Format::fastq;
+    }
+    const char header_start = format == Format::fasta ? '>' : '@';
+    if (format == Format::unknown || line[0] != header_start) {
       const std::size_t bad = first_byte_outside(line, 0x20, 0x7e);
       if (bad < line.size() && line[bad] != '\t') {
-        fail(1, "binary data, not FASTA or FASTQ: " + describe_byte(line[bad]) + at_line());
+        fail(record, "binary data, not FASTA or FASTQ: " + describe_byte(line[bad]) + at_line());
       }
-      fail(1, "missing header: data before the first '>' or '@'" + at_line());
+      fail(record, "missing header: data before the first '>' or '@'" + at_line());
     }
-    set_pending_header(line.substr(1), 1);
+    set_pending_header(line.substr(1));
     return true;
   }
 
-  void check_header(std::string_view header, std::uint64_t record) const {
+  void check_header(std::string_view header, std::uint64_t record, std::uint64_t line) const {
     // Tabs and non-ASCII (UTF-8) text are fine in a description; control bytes are not.
     if (all_bytes_in(header, 0x20, 0xff)) return;
     for (const char c : header) {
       const auto value = static_cast<unsigned char>(c);
-      if (value < 0x20 && c != '\t') fail(record, "invalid " + describe_byte(c) + " in header" + at_line());
+      if (value < 0x20 && c != '\t') fail(record, "invalid " + describe_byte(c) + " in header" + at_line(line));
     }
   }
 
-  void set_pending_header(std::string_view header, std::uint64_t record) {
-    check_header(header, record);
+  void set_pending_header(std::string_view header) {
     pending_header.assign(header);
+    pending_header_line = lines->line_number();
     has_pending_header = true;
+  }
+
+  // Moves the pending header into `record`, checked.
+  void take_pending_header(SequenceRecord& record) {
+    check_header(pending_header, record.number, pending_header_line);
+    record.header.swap(pending_header);
+    has_pending_header = false;
   }
 
   void check_letters(std::string_view text, const char* what, std::uint64_t record) const {
@@ -104,15 +133,14 @@ struct SequenceReader::Impl {
   bool next_fasta(SequenceRecord& record) {
     if (!has_pending_header) return false;
     record.number = records_read + 1;
-    record.header.swap(pending_header);
-    has_pending_header = false;
+    take_pending_header(record);
     record.sequence.clear();
     record.quality.clear();
     std::string_view line;
     while (lines->next(line)) {
       if (line.empty()) continue;
       if (line[0] == '>') {
-        set_pending_header(line.substr(1), record.number + 1);
+        set_pending_header(line.substr(1));
         break;
       }
       check_bases(line, record.number);
@@ -126,8 +154,7 @@ struct SequenceReader::Impl {
     record.number = records_read + 1;
     std::string_view line;
     if (has_pending_header) {
-      record.header.swap(pending_header);
-      has_pending_header = false;
+      take_pending_header(record);
     } else {
       do {
         if (!lines->next(line)) return false;
@@ -136,7 +163,7 @@ struct SequenceReader::Impl {
         fail(record.number, "expected '@' at the start of a FASTQ record, found " +
                                 describe_byte(line[0]) + at_line());
       }
-      check_header(line.substr(1), record.number);
+      check_header(line.substr(1), record.number, lines->line_number());
       record.header.assign(line.substr(1));
     }
 
@@ -169,8 +196,16 @@ struct SequenceReader::Impl {
 
   bool next(SequenceRecord& record) {
     try {
-      if (format == Format::unknown && !detect_format()) return false;
-      return format == Format::fasta ? next_fasta(record) : next_fastq(record);
+      if (!started) {
+        started = true;
+        if (!read_first_header()) return false;
+      }
+      switch (format) {
+        case Format::fasta: return next_fasta(record);
+        case Format::fastq: return next_fastq(record);
+        case Format::unknown: return false;  // empty input
+      }
+      return false;
     } catch (const SourceError& error) {
       fail(records_read + 1, error.what());
     }
@@ -178,6 +213,7 @@ struct SequenceReader::Impl {
 };
 
 SequenceReader::SequenceReader(const std::string& path) : impl_(std::make_unique<Impl>(path)) {}
+SequenceReader::SequenceReader(const RecordBlock& block) : impl_(std::make_unique<Impl>(block)) {}
 SequenceReader::~SequenceReader() = default;
 SequenceReader::SequenceReader(SequenceReader&&) noexcept = default;
 SequenceReader& SequenceReader::operator=(SequenceReader&&) noexcept = default;

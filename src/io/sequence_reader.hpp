@@ -4,6 +4,8 @@
 //   "reads.fq: record 3: quality length 98 differs from sequence length 100 (line 12)"
 // stdin is called "<stdin>" in messages. Blank lines are not data; an empty
 // input is zero records, not an error. FASTQ records are 4 lines.
+// A reader can also parse one block cut by RecordBlockSplitter (record_blocks.hpp);
+// its records, and its messages, carry their numbers in the whole file.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -27,6 +29,11 @@ class InputError : public std::runtime_error {
 
 enum class Format : std::uint8_t { unknown, fasta, fastq };
 
+struct RecordBlock;
+
+// What messages call an input: the path, or "<stdin>" for "-".
+std::string input_display_name(const std::string& path);
+
 struct SequenceRecord {
   std::string header;    // the whole header line after '>' or '@' (no line end)
   std::string sequence;  // bases as read, line breaks and CR removed
@@ -40,6 +47,9 @@ struct SequenceRecord {
 class SequenceReader {
  public:
   explicit SequenceReader(const std::string& path);  // "-" reads stdin
+  // Parses `block` in place (it must outlive the reader); path() is the
+  // block's display name.
+  explicit SequenceReader(const RecordBlock& block);
   ~SequenceReader();
   SequenceReader(SequenceReader&&) noexcept;
   SequenceReader& operator=(SequenceReader&&) noexcept;
@@ -53,8 +63,8 @@ class SequenceReader {
 
   const std::string& path() const;
   Format format() const;                // known after the first record
-  std::uint64_t records_read() const;
-  std::uint64_t bytes_consumed() const; // uncompressed bytes parsed so far
+  std::uint64_t records_read() const;   // a block's: counting the records before it
+  std::uint64_t bytes_consumed() const; // uncompressed bytes parsed so far (of a block: in it)
 
  private:
   struct Impl;

@@ -6,11 +6,10 @@
 #include <exception>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <stdexcept>
 #include <thread>
 
-#include "io/paired_reader.hpp"
+#include "io/read_blocks.hpp"
 #include "io/sequence_reader.hpp"
 #include "pipeline/query_output.hpp"
 #include "report/abundance.hpp"
@@ -22,18 +21,20 @@ namespace metawarp::pipeline {
 
 namespace {
 
-// A batch never holds more than this many bases (long reads), whatever the
-// batch size, so memory stays bounded.
-constexpr std::uint64_t max_batch_bases = std::uint64_t(64) << 20;
+// The text of a batch's mates 1 (or single reads) stops at the first record
+// boundary past this many bytes, whatever the batch size, so memory stays
+// bounded with long reads: a batch holds about this many bases or fewer
+// (FASTQ text is twice its bases; mates 2 are about as long as mates 1).
+constexpr std::size_t max_batch_bytes = std::size_t(64) << 20;
 
-struct ReadInput {
-  io::SequenceRecord mate1;
-  io::SequenceRecord mate2;
-};
-
+// A batch is raw text: it goes from the reader thread to a worker, which
+// parses it into its own records and classifies it, then back to the reader
+// for reuse, so its buffers keep their capacity and refilling it allocates
+// (nearly) nothing. Batches in flight hold only text, parsed records exist
+// once per worker.
 struct Batch {
   std::size_t index = 0;
-  std::vector<ReadInput> reads;
+  io::ReadBlocks blocks;
 };
 
 struct BatchOutput {
@@ -41,48 +42,21 @@ struct BatchOutput {
   std::string kraken;
   std::vector<taxonomy::taxid_t> calls;  // taxid per read, for the report
   std::uint64_t bases = 0;
+  // The batch's bad input: written out, in batch order, instead of its reads.
+  std::exception_ptr error;
 };
 
-// Reads either single-end, interleaved or two-file input behind one call.
-class ReadSource {
- public:
-  explicit ReadSource(const QueryOptions& o) : paired_(o.reads.size() == 2 || o.interleaved) {
-    if (o.reads.empty() || o.reads.size() > 2)
-      throw std::invalid_argument("query needs one reads file (or two for pairs)");
-    if (o.reads.size() == 2 && o.interleaved)
-      throw std::invalid_argument("--interleaved takes one reads file, not two");
-    if (o.reads.size() == 2) pairs_.emplace(o.reads[0], o.reads[1]);
-    else if (o.interleaved) pairs_.emplace(o.reads[0]);
-    else single_.emplace(o.reads[0]);
-  }
-  bool paired() const { return paired_; }
-
-  // Fills batch.reads (reusing its records); false when nothing was left.
-  bool next(Batch& batch, std::size_t max_reads) {
-    std::size_t n = 0;
-    std::uint64_t bases = 0;
-    while (n < max_reads && bases < max_batch_bases) {
-      if (batch.reads.size() <= n) batch.reads.emplace_back();
-      ReadInput& r = batch.reads[n];
-      const bool got = pairs_ ? pairs_->next(r.mate1, r.mate2) : single_->next(r.mate1);
-      if (!got) break;
-      if (!pairs_) r.mate2.sequence.clear();
-      bases += r.mate1.sequence.size() + r.mate2.sequence.size();
-      ++n;
-    }
-    batch.reads.resize(n);
-    return n > 0;
-  }
-
- private:
-  bool paired_;
-  std::optional<io::SequenceReader> single_;
-  std::optional<io::PairedReader> pairs_;
-};
+io::ReadBlockCutter open_reads(const QueryOptions& o) {
+  if (o.reads.empty() || o.reads.size() > 2)
+    throw std::invalid_argument("query needs one reads file (or two for pairs)");
+  if (o.reads.size() == 2 && o.interleaved)
+    throw std::invalid_argument("--interleaved takes one reads file, not two");
+  return io::ReadBlockCutter(o.reads, o.interleaved);
+}
 
 // The fragment's id: mate 1's id without a trailing "/1".
-std::string_view read_id(const ReadInput& r, bool paired) {
-  std::string_view id = r.mate1.id();
+std::string_view read_id(const io::SequenceRecord& mate1, bool paired) {
+  std::string_view id = mate1.id();
   if (paired && id.size() > 2 && id[id.size() - 2] == '/' && id.back() == '1')
     id.remove_suffix(2);
   return id;
@@ -122,7 +96,7 @@ class QueryRun {
         own_engine_(engine ? nullptr : make_cpu_query_engine(db, o.classifier)),
         engine_(engine ? *engine : *own_engine_),
         formatter_(db, o.top_hits),
-        source_(o),
+        reads_(open_reads(o)),
         tsv_(o.output),
         kraken_(o.kraken_output) {
     int to_stdout = 0;
@@ -142,6 +116,8 @@ class QueryRun {
 
     std::vector<std::thread> threads;
     threads.emplace_back([this] { guarded([this] { read_loop(); }); });
+    if (two_files())
+      threads.emplace_back([this] { guarded([this] { mates2_loop(); }); });
     for (unsigned i = 0; i < workers; ++i)
       threads.emplace_back([this] { guarded([this] { work_loop(); }); });
     guarded([this] { write_loop(); });
@@ -179,15 +155,27 @@ class QueryRun {
     }
   }
 
+  bool two_files() const { return reads_.layout() == io::ReadLayout::two_files; }
+
+  // With the mutex held: no batch follows the first `batches`.
+  void end_input(std::size_t batches) {
+    input_done_ = true;
+    batches_ = batches;
+    changed_.notify_all();
+  }
+
+  // Only cutting: the reader threads are the one serial stage, so they leave
+  // the parsing to the workers. For two files this thread cuts mates 1 and
+  // mates2_loop() mates 2, so the two files are read (and decompressed) at once.
   void read_loop() {
     for (std::size_t index = 0;; ++index) {
       {
         std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return error_ || index - next_write_ < max_in_flight_; });
-        if (error_) return;
+        changed_.wait(lock, [&] {
+          return error_ || input_done_ || index - next_write_ < max_in_flight_;
+        });
+        if (error_ || input_done_) return;
       }
-      // A batch the workers are done with keeps its records' string
-      // capacity, so refilling it allocates (nearly) nothing.
       Batch batch;
       {
         std::lock_guard lock(mutex_);
@@ -197,12 +185,38 @@ class QueryRun {
         }
       }
       batch.index = index;
-      const bool more = source_.next(batch, options_.batch_size);
+      const bool more = reads_.cut_first(batch.blocks, options_.batch_size, max_batch_bytes);
       std::lock_guard lock(mutex_);
       if (!more) {
-        input_done_ = true;
-        batches_ = index;
+        if (!two_files()) end_input(index);
+        mates1_done_ = true;
+        mates1_batches_ = index;
         changed_.notify_all();
+        return;
+      }
+      (two_files() ? mates2_queue_ : pending_).push_back(std::move(batch));
+      changed_.notify_all();
+    }
+  }
+
+  void mates2_loop() {
+    for (;;) {
+      Batch batch;
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return error_ || !mates2_queue_.empty() || mates1_done_; });
+        if (error_) return;
+        if (mates2_queue_.empty()) {
+          end_input(mates1_batches_);
+          return;
+        }
+        batch = std::move(mates2_queue_.front());
+        mates2_queue_.pop_front();
+      }
+      const bool more = reads_.cut_second(batch.blocks);
+      std::lock_guard lock(mutex_);
+      if (!more) {  // both files had ended
+        end_input(batch.index);
         return;
       }
       pending_.push_back(std::move(batch));
@@ -222,7 +236,7 @@ class QueryRun {
         batch = std::move(pending_.front());
         pending_.pop_front();
       }
-      BatchOutput out = classify_batch(batch, *classifier, scratch);
+      BatchOutput out = parse_and_classify(batch, *classifier, scratch);
       std::lock_guard lock(mutex_);
       done_.emplace(batch.index, std::move(out));
       spare_.push_back(std::move(batch));  // back to read_loop for reuse
@@ -232,27 +246,40 @@ class QueryRun {
 
   // Per-worker buffers reused from batch to batch.
   struct BatchScratch {
+    std::vector<io::SequenceRecord> mates1;  // parsed; entries past the batch's count are spare
+    std::vector<io::SequenceRecord> mates2;  // unused for single-end reads
     std::vector<ReadView> reads;
     std::vector<ReadResult> results;
   };
 
-  BatchOutput classify_batch(const Batch& batch, BatchClassifier& classifier,
-                             BatchScratch& scratch) const {
+  // A batch with bad input yields only its error: the writer reports it when
+  // it reaches the batch, so the error reported is the first in input order
+  // whatever the thread count.
+  BatchOutput parse_and_classify(const Batch& batch, BatchClassifier& classifier,
+                                 BatchScratch& scratch) const {
+    const io::ParsedReads parsed =
+        io::parse_read_blocks(reads_.layout(), batch.blocks, scratch.mates1, scratch.mates2);
     BatchOutput out;
-    out.calls.reserve(batch.reads.size());
-    const bool paired = source_.paired();
+    if (parsed.error) {
+      out.error = parsed.error;
+      return out;
+    }
+    const std::size_t count = parsed.count;
+    const bool paired = reads_.paired();
+    out.calls.reserve(count);
     scratch.reads.clear();
-    for (const ReadInput& r : batch.reads)
-      scratch.reads.push_back(ReadView{r.mate1.sequence, r.mate2.sequence});
-    scratch.results.resize(batch.reads.size());
+    for (std::size_t i = 0; i < count; ++i)
+      scratch.reads.push_back(ReadView{scratch.mates1[i].sequence,
+                                       paired ? std::string_view(scratch.mates2[i].sequence)
+                                              : std::string_view()});
+    scratch.results.resize(count);
     classifier.classify(scratch.reads, scratch.results);
-    for (std::size_t i = 0; i < batch.reads.size(); ++i) {
-      const ReadInput& r = batch.reads[i];
+    for (std::size_t i = 0; i < count; ++i) {
       const ReadResult& result = scratch.results[i];
       report::ReadCall call;
-      call.id = read_id(r, paired);
-      call.length1 = r.mate1.sequence.size();
-      call.length2 = r.mate2.sequence.size();
+      call.id = read_id(scratch.mates1[i], paired);
+      call.length1 = scratch.reads[i].mate1.size();
+      call.length2 = scratch.reads[i].mate2.size();
       call.paired = paired;
       call.taxid = result.assignment.taxid;
       call.candidates = result.top;
@@ -278,6 +305,7 @@ class QueryRun {
         out = std::move(it->second);
         done_.erase(it);
       }
+      if (out.error) std::rethrow_exception(out.error);
       tsv_.write(out.tsv);
       kraken_.write(out.kraken);
       for (taxonomy::taxid_t taxid : out.calls) counts_.add(taxid);
@@ -295,13 +323,16 @@ class QueryRun {
   std::unique_ptr<QueryEngine> own_engine_;
   const QueryEngine& engine_;
   report::ReadFormatter formatter_;
-  ReadSource source_;
+  io::ReadBlockCutter reads_;
   OutputFile tsv_;
   OutputFile kraken_;
 
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<Batch> pending_;
+  std::deque<Batch> mates2_queue_;  // two files: mates 1 cut, mates 2 not yet
+  bool mates1_done_ = false;        // read_loop has cut its last batch
+  std::size_t mates1_batches_ = 0;  // and how many it cut
+  std::deque<Batch> pending_;       // cut, waiting for a worker
   std::vector<Batch> spare_;  // classified batches, for read_loop to refill
   std::map<std::size_t, BatchOutput> done_;
   std::size_t next_write_ = 0;

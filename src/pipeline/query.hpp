@@ -1,10 +1,12 @@
 #pragma once
 // `metawarp query` on the CPU: reads -> per-read calls -> outputs.
 //
-// One reader thread parses batches of reads (or pairs), worker threads
-// classify whole batches, and the calling thread writes the batches' output
-// in input order. The output is therefore identical for any thread count and
-// batch size. This is the reference the GPU query must reproduce.
+// One reader thread cuts the input into batches of whole raw records (no
+// parsing: it is the one serial stage), worker threads parse and classify
+// whole batches, and the calling thread writes the batches' output in input
+// order. The output, and the error reported for bad input (the first in input
+// order), are therefore identical for any thread count and batch size. This is
+// the reference the GPU query must reproduce.
 #include <cstdint>
 #include <memory>
 #include <span>

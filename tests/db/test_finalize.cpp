@@ -3,6 +3,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "catch.hpp"
@@ -212,6 +213,25 @@ TEST_CASE("FeatureIndex lookup finds every feature and nothing else") {
     REQUIRE(index.find(f).empty() == (present.count(f) == 0));
   }
   CHECK(index.lookup_bytes() >= features.size() * 8);
+
+  // Consistency is checked in parallel at this size; the first problem in
+  // feature order is the one reported.
+  auto unordered = features;
+  std::swap(unordered[1200000], unordered[1200001]);
+  std::swap(unordered[900000], unordered[900001]);
+  try {
+    FeatureIndex bad(unordered, offsets, locations);
+    FAIL("features out of order were accepted");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()) == "feature index: features not strictly ascending at 900001");
+  }
+
+  // A moved-from index is empty and usable.
+  FeatureIndex moved = FeatureIndex(features, offsets, locations);
+  FeatureIndex target = std::move(moved);
+  CHECK(moved.feature_count() == 0);
+  CHECK(moved.find(features[0]).empty());
+  CHECK(target.find(features[0]).size() == 1);
 }
 
 TEST_CASE("FeatureIndex rejects inconsistent arrays") {

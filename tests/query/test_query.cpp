@@ -143,9 +143,12 @@ TEST_CASE("query: output does not depend on threads or batch size") {
   o.batch_size = 4096;
   o.top_hits = true;
   const Outputs reference = run(dir, o);
-  for (auto [threads, batch] : {std::pair{3u, 7}, std::pair{2u, 1}, std::pair{4u, 333}}) {
+  std::vector<std::pair<unsigned, std::size_t>> settings{{3u, 333}};
+  for (unsigned threads : {1u, 2u, 4u})
+    for (std::size_t batch : {1, 7, 4096}) settings.emplace_back(threads, batch);
+  for (auto [threads, batch] : settings) {
     o.threads = threads;
-    o.batch_size = std::size_t(batch);
+    o.batch_size = batch;
     const Outputs other = run(dir, o);
     INFO("threads " << threads << ", batch " << batch);
     CHECK(other.tsv == reference.tsv);
@@ -153,6 +156,15 @@ TEST_CASE("query: output does not depend on threads or batch size") {
     CHECK(other.report == reference.report);
     CHECK(other.abundance == reference.abundance);
   }
+
+  // Single-end and interleaved input too (cut by one reader thread).
+  pipeline::QueryOptions single;
+  single.reads = {(data_dir / "reads_R1.fq").string()};
+  single.threads = 1;
+  const Outputs single_reference = run(dir, single);
+  single.threads = 4;
+  single.batch_size = 7;
+  CHECK(run(dir, single).tsv == single_reference.tsv);
 }
 
 TEST_CASE("query: interleaved pairs equal two files; single-end reads") {
@@ -190,6 +202,112 @@ TEST_CASE("query: interleaved pairs equal two files; single-end reads") {
   const auto kraken = tsv_rows(single.kraken);
   CHECK(kraken[0].at(3) == "150");
   CHECK(tsv_rows(two_files.kraken)[0].at(3) == "150|150");
+}
+
+namespace {
+
+// `text` with the quality line of FASTQ record `record` (1-based) one letter short.
+std::string shorten_quality(const std::string& text, std::size_t record) {
+  std::size_t at = 0;
+  for (std::size_t line = 0; line < 4 * (record - 1) + 3; ++line) at = text.find('\n', at) + 1;
+  std::string changed = text;
+  changed.erase(at, 1);
+  return changed;
+}
+
+// `text` with the id of FASTQ record `record` (1-based) changed.
+std::string rename_record(const std::string& text, std::size_t record) {
+  std::size_t at = 0;
+  for (std::size_t line = 0; line < 4 * (record - 1); ++line) at = text.find('\n', at) + 1;
+  std::string changed = text;
+  changed.insert(at + 1, "renamed_");
+  return changed;
+}
+
+// What a serial read of the file reports first.
+std::string serial_error(const std::string& path) {
+  try {
+    io::SequenceReader reader(path);
+    io::SequenceRecord record;
+    while (reader.next(record)) {
+    }
+  } catch (const io::InputError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+std::string query_error(const TempDir& dir, const pipeline::QueryOptions& o) {
+  try {
+    run(dir, o);
+  } catch (const io::InputError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("query: the first bad record in input order is reported, whatever the threads") {
+  TempDir dir;
+  const std::string r1 = slurp((data_dir / "reads_R1.fq").string());
+  const std::string r2 = slurp((data_dir / "reads_R2.fq").string());
+  const std::string bad_r1 = dir / "bad_R1.fq";
+  const std::string bad_r2 = dir / "bad_R2.fq";
+  pipeline::QueryOptions o;
+  o.reads = {bad_r1, bad_r2};
+
+  SECTION("records 10 and 2000 of R1 are bad") {
+    write_file(bad_r1, shorten_quality(shorten_quality(r1, 2000), 10));
+    write_file(bad_r2, r2);
+    const std::string expected = serial_error(bad_r1);
+    CHECK(expected.find(bad_r1 + ": record 10: quality length 149 differs") == 0);
+    for (auto [threads, batch] : {std::pair{4u, 100}, std::pair{4u, 1}, std::pair{2u, 7}, std::pair{1u, 4096}}) {
+      o.threads = threads;
+      o.batch_size = std::size_t(batch);
+      for (int repeat = 0; repeat < 3; ++repeat) {
+        INFO("threads " << threads << ", batch " << batch);
+        CHECK(query_error(dir, o) == expected);
+      }
+    }
+  }
+  SECTION("record 10 of R2 and record 2000 of R1 are bad") {
+    write_file(bad_r1, shorten_quality(r1, 2000));
+    write_file(bad_r2, shorten_quality(r2, 10));
+    o.threads = 4;
+    o.batch_size = 100;
+    for (int repeat = 0; repeat < 3; ++repeat) CHECK(query_error(dir, o) == serial_error(bad_r2));
+  }
+  SECTION("pair 10's ids differ and record 2000 of R1 is bad") {
+    write_file(bad_r1, shorten_quality(r1, 2000));
+    write_file(bad_r2, rename_record(r2, 10));
+    o.threads = 4;
+    o.batch_size = 100;
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      const std::string message = query_error(dir, o);
+      CHECK(message.find(bad_r1 + " / " + bad_r2 + ": record 10: mate ids differ: ") == 0);
+    }
+  }
+  SECTION("interleaved: record 10 and record 3000 are bad") {
+    std::string interleaved;
+    std::istringstream in1(r1), in2(r2);
+    std::string line;
+    for (bool more = true; more;)
+      for (auto* in : {&in1, &in2})
+        for (int i = 0; i < 4; ++i) {
+          if (!std::getline(*in, line)) {
+            more = false;
+            break;
+          }
+          interleaved += line + '\n';
+        }
+    write_file(bad_r1, shorten_quality(shorten_quality(interleaved, 3000), 10));
+    o.reads = {bad_r1};
+    o.interleaved = true;
+    o.threads = 4;
+    o.batch_size = 50;
+    for (int repeat = 0; repeat < 3; ++repeat) CHECK(query_error(dir, o) == serial_error(bad_r1));
+  }
 }
 
 TEST_CASE("query: empty and short reads are reported unclassified") {

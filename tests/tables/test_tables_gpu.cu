@@ -389,6 +389,10 @@ using SingleU32 = SingleValueHashTable<std::uint32_t, std::uint32_t>;  // packed
 using SingleU64Linear =
     SingleValueHashTable<std::uint64_t, std::uint64_t, AosLayout<std::uint64_t, std::uint64_t>,
                          LinearProbing, XxHasher, 1>;
+// A whole warp per operation (the largest cooperative group).
+using SingleU32Group32 =
+    SingleValueHashTable<std::uint32_t, std::uint32_t, DefaultLayout<std::uint32_t, std::uint32_t>,
+                         DoubleHashing, MurmurHasher, 32>;
 using MultiU32U64 = MultiValueHashTable<std::uint32_t, std::uint64_t>;  // SoA, group 8
 using BucketU32U64 = BucketListHashTable<std::uint32_t, std::uint64_t>;
 
@@ -404,6 +408,10 @@ TEST_CASE("SingleValueHashTable u32/u32 packed, double hashing") { check_single_
 
 TEST_CASE("SingleValueHashTable u64/u64 array-of-structs, linear probing, group 1") {
   check_single_value_table<SingleU64Linear>();
+}
+
+TEST_CASE("SingleValueHashTable u32/u32 packed, double hashing, group 32") {
+  check_single_value_table<SingleU32Group32>();
 }
 
 TEST_CASE("SingleValueHashTable device API from a user kernel") {

@@ -1,0 +1,205 @@
+#include "io/record_blocks.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace metawarp::io {
+namespace {
+
+// Read sizes: the first read before any record size is known, and the bounds
+// of later ones. Small enough to stay in cache while being scanned, large
+// enough that the read calls cost nothing next to the copying.
+constexpr std::size_t first_read_size = std::size_t{256} << 10;
+constexpr std::size_t min_read_size = std::size_t{16} << 10;
+constexpr std::size_t max_read_size = std::size_t{1} << 20;
+// The most reserved up front for a block; beyond it the block grows as read.
+constexpr std::size_t max_reserve = std::size_t{256} << 20;
+
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+  return a > std::numeric_limits<std::uint64_t>::max() - b ? std::numeric_limits<std::uint64_t>::max()
+                                                           : a + b;
+}
+
+}  // namespace
+
+RecordBlockSplitter::RecordBlockSplitter(const std::string& path)
+    : display_name_(input_display_name(path)) {
+  try {
+    source_ = open_byte_source(path);
+  } catch (const SourceError& error) {
+    throw InputError(display_name_, 0, error.what());
+  }
+}
+
+RecordBlockSplitter::RecordBlockSplitter(std::unique_ptr<ByteSource> source, std::string display_name)
+    : source_(std::move(source)), display_name_(std::move(display_name)) {}
+
+void RecordBlockSplitter::next_block(RecordBlock& block, std::size_t max_records,
+                                     std::size_t max_bytes) {
+  block.display_name.assign(display_name_);
+  block.format = format_;
+  block.first_record = records_done_ + 1;
+  block.first_line = lines_done_ + 1;
+  block.records = 0;
+  block.bytes.clear();
+  block.read_error.clear();
+  fill(block, max_records, max_bytes);
+}
+
+void RecordBlockSplitter::extend_block(RecordBlock& block, std::size_t more_records) {
+  fill(block, saturating_add(block.records, more_records), no_byte_limit);
+}
+
+void RecordBlockSplitter::fill(RecordBlock& block, std::uint64_t record_limit,
+                               std::size_t byte_limit) {
+  record_limit_ = record_limit;
+  byte_limit_ = byte_limit;
+  const std::size_t records_before = block.records;
+  const std::size_t start = block.bytes.size();
+  reserve_expected(block);
+  std::size_t pos = start;  // always at a record boundary between the steps below
+  block.bytes.append(carry_.view());
+  carry_.clear();
+
+  if (!format_known_) detect_format(block, pos);
+  block.format = format_;
+  if (format_ != Format::unknown) {
+    while (true) {
+      if (block.records >= record_limit || (block.records > 0 && pos >= byte_limit)) {
+        carry_.append(block.bytes.data() + pos, block.bytes.size() - pos);
+        block.bytes.resize(pos);
+        break;
+      }
+      if (!skip_blank_lines(block, pos)) break;  // end of input
+      ++block.records;
+      if (!skip_record(block, pos)) break;  // end of input
+    }
+  }
+  records_done_ += block.records - records_before;
+  bytes_done_ += block.bytes.size() - start;
+}
+
+void RecordBlockSplitter::detect_format(RecordBlock& block, std::size_t& pos) {
+  format_known_ = true;
+  if (!skip_blank_lines(block, pos)) return;  // empty input: no records
+  const char first = block.bytes.data()[pos];
+  if (first == '>') {
+    format_ = Format::fasta;
+  } else if (first == '@') {
+    format_ = Format::fastq;
+  } else {
+    // Neither: the block is this one line, which SequenceReader reports as
+    // bad data in record 1; nothing after it is read.
+    block.records = 1;
+    skip_line(block, pos);
+    block.bytes.resize(pos);
+    at_end_ = true;
+  }
+}
+
+bool RecordBlockSplitter::read_more(RecordBlock& block) {
+  if (at_end_) return false;
+  const std::size_t size = block.bytes.size();
+  const std::size_t want = read_size(block);
+  block.bytes.reserve(size + want);
+  std::size_t got = 0;
+  try {
+    got = source_->read(block.bytes.data() + size, want);
+  } catch (const SourceError& error) {
+    block.read_error = error.what();
+    at_end_ = true;
+    return false;
+  }
+  if (got == 0) {
+    at_end_ = true;
+    return false;
+  }
+  block.bytes.resize(size + got);
+  return true;
+}
+
+std::size_t RecordBlockSplitter::read_size(const RecordBlock& block) const {
+  if (records_done_ == 0) return first_read_size;
+  const double bytes_per_record = double(bytes_done_) / double(records_done_);
+  // The record in progress (counted already) may be partly read: one spare.
+  const double records_left = double(record_limit_ - std::min<std::uint64_t>(record_limit_, block.records)) + 1;
+  double want = records_left * bytes_per_record;
+  if (byte_limit_ != no_byte_limit && block.bytes.size() < byte_limit_)
+    want = std::min(want, double(byte_limit_ - block.bytes.size()) + bytes_per_record);
+  return std::size_t(std::clamp(want, double(min_read_size), double(max_read_size)));
+}
+
+void RecordBlockSplitter::reserve_expected(RecordBlock& block) const {
+  if (records_done_ == 0) return;  // no record size known yet: grow as read
+  const double bytes_per_record = double(bytes_done_) / double(records_done_);
+  const double records_left = double(record_limit_ - std::min<std::uint64_t>(record_limit_, block.records));
+  double expected = double(block.bytes.size()) + (records_left + 1) * bytes_per_record * 1.05;
+  if (byte_limit_ != no_byte_limit) expected = std::min(expected, double(byte_limit_) + 2 * bytes_per_record);
+  block.bytes.reserve(std::size_t(std::min(expected, double(max_reserve))));
+}
+
+bool RecordBlockSplitter::ensure(RecordBlock& block, std::size_t pos, std::size_t count) {
+  while (block.bytes.size() - pos < count) {
+    if (!read_more(block)) return false;
+  }
+  return true;
+}
+
+bool RecordBlockSplitter::skip_line(RecordBlock& block, std::size_t& pos) {
+  std::size_t from = pos;
+  while (true) {
+    const char* data = block.bytes.data();
+    const std::size_t size = block.bytes.size();
+    if (from < size) {
+      if (const void* line_end = std::memchr(data + from, '\n', size - from)) {
+        pos = std::size_t(static_cast<const char*>(line_end) - data) + 1;
+        ++lines_done_;
+        return true;
+      }
+    }
+    from = size;  // no '\n' up to here: search only the new bytes
+    if (!read_more(block)) {
+      pos = block.bytes.size();  // a last line without '\n'
+      return false;
+    }
+  }
+}
+
+bool RecordBlockSplitter::skip_blank_lines(RecordBlock& block, std::size_t& pos) {
+  // Blank as SequenceReader sees it: empty once one trailing '\r' is removed.
+  while (true) {
+    if (!ensure(block, pos, 1)) return false;
+    const char first = block.bytes.data()[pos];
+    if (first == '\n') {
+      ++pos;
+      ++lines_done_;
+      continue;
+    }
+    if (first != '\r') return true;
+    if (!ensure(block, pos, 2)) {
+      pos = block.bytes.size();  // a lone '\r' as the last line
+      return false;
+    }
+    if (block.bytes.data()[pos + 1] != '\n') return true;
+    pos += 2;
+    ++lines_done_;
+  }
+}
+
+bool RecordBlockSplitter::skip_record(RecordBlock& block, std::size_t& pos) {
+  if (format_ == Format::fastq) {
+    for (int line = 0; line < 4; ++line) {
+      if (!skip_line(block, pos)) return false;
+    }
+    return true;
+  }
+  // FASTA: the header line, then every line up to one starting with '>'.
+  if (!skip_line(block, pos)) return false;
+  while (true) {
+    if (!ensure(block, pos, 1)) return false;
+    if (block.bytes.data()[pos] == '>') return true;
+    if (!skip_line(block, pos)) return false;
+  }
+}
+
+}  // namespace metawarp::io

@@ -1,0 +1,101 @@
+#pragma once
+// Cuts a FASTA/FASTQ input into blocks of whole records without parsing them,
+// so that one thread can feed many parsers. The splitter only finds where
+// records start (memchr over large buffers); every check of the content is left
+// to SequenceReader, which parses a block with the file's record and line
+// numbers, so its messages are those of a serial read of the whole file.
+//
+// Record boundaries are those of SequenceReader: the first non-blank line
+// decides the format; a FASTQ record is the 4 lines after any blank lines, a
+// FASTA record runs until the next line starting with '>'.
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "io/byte_buffer.hpp"
+#include "io/byte_source.hpp"
+#include "io/sequence_reader.hpp"
+
+namespace metawarp::io {
+
+// Raw bytes of consecutive whole records of one file, and where they sit in it.
+struct RecordBlock {
+  std::string display_name;         // what messages call the file ("<stdin>" for "-")
+  Format format = Format::unknown;  // unknown: the input is empty or not FASTA/FASTQ
+  std::uint64_t first_record = 1;   // 1-based number of its first record in the file
+  std::uint64_t first_line = 1;     // 1-based number of its first line in the file
+  std::size_t records = 0;          // records starting in it (the last may be truncated)
+  ByteBuffer bytes;
+  // Not empty: reading the input failed right after these bytes (the
+  // SourceError text); parsing the block ends with that error.
+  std::string read_error;
+
+  // Nothing to parse: the input had ended (blank lines at most).
+  bool empty() const { return records == 0 && read_error.empty(); }
+};
+
+class RecordBlockSplitter {
+ public:
+  static constexpr std::size_t no_byte_limit = std::numeric_limits<std::size_t>::max();
+
+  // "-" reads stdin. Throws InputError (record 0) when the input cannot be opened.
+  explicit RecordBlockSplitter(const std::string& path);
+  RecordBlockSplitter(std::unique_ptr<ByteSource> source, std::string display_name);
+
+  // Cuts the next block: at most `max_records` records, and no record starts
+  // once the block holds `max_bytes` bytes (one record at least, if any is
+  // left). An empty() block means the input has ended. After a read error the
+  // block carries it in read_error and later blocks are empty.
+  void next_block(RecordBlock& block, std::size_t max_records,
+                  std::size_t max_bytes = no_byte_limit);
+  // Appends up to `more_records` records to `block`, which must be the block
+  // this splitter cut last (an interleaved batch made even).
+  void extend_block(RecordBlock& block, std::size_t more_records);
+
+  const std::string& display_name() const { return display_name_; }
+  // True once the whole input (or everything up to a read error) was handed out.
+  bool exhausted() const { return at_end_ && carry_.empty(); }
+
+ private:
+  // Scans `block` from its end (a record boundary) and cuts it at the record
+  // boundary where a limit is reached, or at the end of the input.
+  void fill(RecordBlock& block, std::uint64_t record_limit, std::size_t byte_limit);
+  // Reads more input onto the end of the block; false at the end of input or
+  // on a read error (then noted in the block).
+  bool read_more(RecordBlock& block);
+  // Makes `count` bytes from `pos` available; false when the input ends first.
+  bool ensure(RecordBlock& block, std::size_t pos, std::size_t count);
+  // Moves `pos` past the end of the line it is in; false when the input ends
+  // inside the line (`pos` is then the end of the block).
+  bool skip_line(RecordBlock& block, std::size_t& pos);
+  // Moves `pos` past blank lines (empty, or a lone '\r'); false at the end of input.
+  bool skip_blank_lines(RecordBlock& block, std::size_t& pos);
+  // Moves `pos` past the record starting there; false when the input ends in or right after it.
+  bool skip_record(RecordBlock& block, std::size_t& pos);
+  // On the first block: moves `pos` past leading blank lines and sets format_
+  // from the first non-blank line.
+  void detect_format(RecordBlock& block, std::size_t& pos);
+  // How much to read next: about what the block still needs, so that little
+  // is read past the cut and copied again into the next block.
+  std::size_t read_size(const RecordBlock& block) const;
+  // Reserves the block's expected size at once: growing a block of tens of
+  // megabytes step by step would copy it about twice.
+  void reserve_expected(RecordBlock& block) const;
+
+  std::unique_ptr<ByteSource> source_;
+  std::string display_name_;
+  Format format_ = Format::unknown;
+  bool format_known_ = false;  // detection ran (format_ may still be unknown)
+  bool at_end_ = false;        // end of input, read error or undecidable format reached
+  ByteBuffer carry_;           // bytes read past the last cut: the next block's start
+  std::uint64_t records_done_ = 0;  // records in the blocks cut before this fill
+  std::uint64_t bytes_done_ = 0;    // and their bytes (for read_size())
+  std::uint64_t lines_done_ = 0;    // line ends scanned so far
+  // The limits of the fill in progress, for read_size().
+  std::uint64_t record_limit_ = 0;
+  std::size_t byte_limit_ = no_byte_limit;
+};
+
+}  // namespace metawarp::io
