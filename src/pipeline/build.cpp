@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "metawarp/sketch/host.hpp"
 #include "metawarp/sketch/sketch.hpp"
 #include "pipeline/build_steps.hpp"
 
@@ -59,7 +60,7 @@ void run_task(const SketchTask& task, const sketch::SketchParams& p, EntryStore&
   feature_t features[sketch::max_sketch_size];
   const std::string& seq = *task.sequence;
   for (std::uint64_t w = task.first_window; w < task.first_window + task.count; ++w) {
-    const std::uint32_t n = sketch::sketch_window(seq.data(), seq.size(), w, p, features);
+    const std::uint32_t n = sketch::host_sketch_window(seq.data(), seq.size(), w, p, features);
     for (std::uint32_t i = 0; i < n; ++i)
       out.push_back(db::Entry{features[i], Location{task.target, sketch::window_id_t(w)}});
   }

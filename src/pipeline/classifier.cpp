@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "metawarp/sketch/host.hpp"
 #include "metawarp/sketch/sketch.hpp"
 
 namespace metawarp::pipeline {
@@ -49,79 +50,6 @@ Classifier::Classifier(const db::Database& db, const ClassifierOptions& options)
       options.hit_min != 0 ? options.hit_min : std::max<std::uint32_t>(1, s / 2);
 }
 
-namespace {
-
-// encode_base as a table: a read's bases are random, so the branches of
-// encode_base's switch mispredict on most bases.
-struct BaseTable {
-  std::uint8_t code[256];
-  BaseTable() : code() {
-    for (int c = 0; c < 256; ++c) code[c] = sketch::encode_base(char(c));
-  }
-};
-const BaseTable base_table;
-
-// sketch::insert_smallest_distinct for a full sketch of the default size
-// and h < out[last]: without data-dependent branches (a read's hashes are
-// random, so the insertion loop's exit mispredicts), in a fixed-length loop
-// the compiler can vectorize. Element i of the result is out[i] below h, h
-// at h's place, out[i - 1] above it.
-constexpr std::uint32_t full_sketch = 16;
-inline void insert_into_full(sketch::feature_t h, sketch::feature_t* out) {
-  bool present = false;
-  for (std::uint32_t i = 0; i < full_sketch; ++i) present |= out[i] == h;
-  if (present) return;
-  sketch::feature_t old[full_sketch];
-  for (std::uint32_t i = 0; i < full_sketch; ++i) old[i] = out[i];
-  out[0] = old[0] < h ? old[0] : h;
-  for (std::uint32_t i = 1; i < full_sketch; ++i)
-    out[i] = old[i] < h ? old[i] : (old[i - 1] > h ? old[i - 1] : h);
-}
-
-// sketch::sketch_window (same result for every input: test_classifier's
-// brute-force reference uses sketch_window), with the table above instead of
-// the switch and a branch-free insertion into a full sketch.
-std::uint32_t sketch_window_host(const char* seq, std::uint64_t length, std::uint64_t window_index,
-                                 const sketch::SketchParams& p, sketch::feature_t* out) {
-  const std::uint32_t k = p.k;
-  if (length < k) return 0;
-  const std::uint64_t kmer_starts = length - k + 1;
-  const std::uint64_t first = window_index * p.stride();
-  if (first >= kmer_starts) return 0;
-  const std::uint64_t end = std::min<std::uint64_t>(first + p.stride(), kmer_starts);
-  const sketch::kmer_t mask = sketch::kmer_mask(k);
-  const std::uint32_t rc_shift = 2 * (k - 1);
-  const std::uint32_t s = p.sketch_size;
-  sketch::kmer_t fwd = 0;
-  sketch::kmer_t rev = 0;
-  std::uint32_t valid_run = 0;
-  std::uint32_t n = 0;
-  const std::uint64_t last_base = end - 1 + k;
-  for (std::uint64_t i = first; i < last_base; ++i) {
-    const std::uint8_t b = base_table.code[std::uint8_t(seq[i])];
-    if (b == sketch::invalid_base) {
-      valid_run = 0;
-      continue;
-    }
-    fwd = ((fwd << 2) | b) & mask;
-    rev = (rev >> 2) | (sketch::kmer_t(3 - b) << rc_shift);
-    if (valid_run < k) ++valid_run;
-    if (valid_run == k) {
-      const sketch::kmer_t canonical = rev < fwd ? rev : fwd;
-      const sketch::feature_t h = sketch::hash_kmer(canonical);
-      if (n == s && h >= out[n - 1]) continue;  // the common case, decided without a call
-      if (n == full_sketch && s == full_sketch) {
-        insert_into_full(h, out);
-        continue;
-      }
-      n = sketch::insert_smallest_distinct(h, out, n, s);
-    }
-  }
-  return n;
-}
-
-}  // namespace
-
 std::uint32_t Classifier::sketch(std::string_view seq,
                                  std::vector<sketch::feature_t>& features) const {
   const sketch::SketchParams& p = db_.params.sketch;
@@ -129,7 +57,7 @@ std::uint32_t Classifier::sketch(std::string_view seq,
   std::size_t size = features.size();
   features.resize(size + count * p.sketch_size);
   for (std::uint64_t w = 0; w < count; ++w)
-    size += sketch_window_host(seq.data(), seq.size(), w, p, features.data() + size);
+    size += sketch::host_sketch_window(seq.data(), seq.size(), w, p, features.data() + size);
   features.resize(size);
   return std::uint32_t(count);
 }

@@ -232,3 +232,29 @@ TEST_CASE("batched sketch_windows matches per-window sketches") {
   }
   CHECK(total == expected_total);
 }
+
+TEST_CASE("host_sketch_window equals sketch_window") {
+  // Every byte value, N runs, lower case; the default sketch size (its
+  // branch-free path) and others; sequences short and long.
+  std::mt19937_64 rng(777);
+  for (const SketchParams p : {SketchParams{16, 127, 16}, SketchParams{16, 40, 16},
+                               SketchParams{31, 64, 16}, SketchParams{12, 60, 8},
+                               SketchParams{5, 20, 3}, SketchParams{32, 200, 64}}) {
+    for (std::size_t length : {std::size_t(0), std::size_t(p.k), std::size_t(3000)}) {
+      std::string seq = random_sequence(rng, length);
+      for (std::size_t i = 0; i < seq.size(); i += 1 + rng() % 97) {
+        if (rng() % 3 == 0) seq[i] = char(rng() % 256);          // any byte
+        else if (rng() % 2 == 0) seq[i] = char(std::tolower(seq[i]));
+        else seq.replace(i, std::min<std::size_t>(seq.size() - i, rng() % 20), rng() % 20, 'N');
+      }
+      seq.resize(length, 'A');
+      feature_t expected[max_sketch_size], got[max_sketch_size];
+      for (std::uint64_t w = 0; w <= window_count(seq.size(), p); ++w) {
+        INFO("k=" << p.k << " w=" << p.window << " s=" << p.sketch_size << " window=" << w);
+        const auto n = sketch_window(seq.data(), seq.size(), w, p, expected);
+        REQUIRE(host_sketch_window(seq.data(), seq.size(), w, p, got) == n);
+        REQUIRE(std::vector<feature_t>(got, got + n) == std::vector<feature_t>(expected, expected + n));
+      }
+    }
+  }
+}

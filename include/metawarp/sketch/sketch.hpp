@@ -56,14 +56,35 @@ METAWARP_HD_INLINE std::uint32_t insert_smallest_distinct(feature_t h, feature_t
   return n < s ? n + 1 : n;
 }
 
+// encode_base and insert_smallest_distinct as function objects: the default
+// policies of sketch_window_with.
+struct SwitchEncoder {
+  METAWARP_HD std::uint8_t operator()(char c) const { return encode_base(c); }
+};
+struct SortedInsert {
+  METAWARP_HD std::uint32_t operator()(feature_t h, feature_t* out, std::uint32_t n,
+                                       std::uint32_t s) const {
+    return insert_smallest_distinct(h, out, n, s);
+  }
+};
+
 // Writes the sketch of window `window_index` of seq[0..length) to out (room for
 // p.sketch_size values, ascending, distinct) and returns its size (<= s; fewer
 // when the window has fewer distinct valid k-mers, 0 past the last window).
 // Rolls the forward and reverse-complement k-mers in one pass over the
-// window's bases; p must be valid().
-METAWARP_HD inline std::uint32_t sketch_window(const char* seq, std::uint64_t length,
-                                               std::uint64_t window_index,
-                                               const SketchParams& p, feature_t* out) {
+// window's bases; p must be valid(). `encode` (char -> 2-bit code or
+// invalid_base) and `insert` (insert_smallest_distinct's contract) are
+// parameters so that the host can use faster equivalents (sketch/host.hpp);
+// they must not change the result.
+// (Host code instantiates it with host-only policies; nvcc must not object.)
+#ifdef __CUDACC__
+#pragma nv_exec_check_disable
+#endif
+template <class Encode, class Insert>
+METAWARP_HD inline std::uint32_t sketch_window_with(const char* seq, std::uint64_t length,
+                                                    std::uint64_t window_index,
+                                                    const SketchParams& p, feature_t* out,
+                                                    Encode encode, Insert insert) {
   const std::uint32_t k = p.k;
   if (length < k) return 0;
   const std::uint64_t kmer_starts = length - k + 1;
@@ -80,7 +101,7 @@ METAWARP_HD inline std::uint32_t sketch_window(const char* seq, std::uint64_t le
   std::uint32_t n = 0;
   const std::uint64_t last_base = end - 1 + k;  // one past the last base read
   for (std::uint64_t i = first; i < last_base; ++i) {
-    const std::uint8_t b = encode_base(seq[i]);
+    const std::uint8_t b = encode(seq[i]);
     if (b == invalid_base) {
       valid_run = 0;
       continue;
@@ -90,10 +111,17 @@ METAWARP_HD inline std::uint32_t sketch_window(const char* seq, std::uint64_t le
     if (valid_run < k) ++valid_run;
     if (valid_run == k) {
       const kmer_t canonical = rev < fwd ? rev : fwd;
-      n = insert_smallest_distinct(hash_kmer(canonical), out, n, p.sketch_size);
+      n = insert(hash_kmer(canonical), out, n, p.sketch_size);
     }
   }
   return n;
+}
+
+// The sketch of one window (see sketch_window_with), as host and device share it.
+METAWARP_HD inline std::uint32_t sketch_window(const char* seq, std::uint64_t length,
+                                               std::uint64_t window_index,
+                                               const SketchParams& p, feature_t* out) {
+  return sketch_window_with(seq, length, window_index, p, out, SwitchEncoder{}, SortedInsert{});
 }
 
 // Sketches windows [first_window, first_window + count) of one sequence into
