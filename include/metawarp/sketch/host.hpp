@@ -39,8 +39,9 @@ inline void insert_into_full(feature_t h, feature_t* out) {
 
 }  // namespace host_detail
 
-// sketch_window's result for every input (tests/sketch compares them), about
-// twice as fast on the CPU: a table instead of the switch and, for full
+// sketch_window's result for every input (tests/sketch compares them),
+// faster on a CPU: a table instead of the switch (random bases mispredict its
+// branches) and, for full
 // sketches of the default size, a branch-free insertion. The CPU build and
 // query use it; device code uses sketch_window.
 struct TableEncoder {
