@@ -8,6 +8,7 @@
 #include "db/database.hpp"
 #include "metawarp/cuda/device_buffer.hpp"
 #include "metawarp/sketch/types.hpp"
+#include "metawarp/tables/hashers.hpp"
 
 namespace metawarp::kernels {
 
@@ -15,16 +16,9 @@ namespace metawarp::kernels {
 // would need 2^32 features to be a real entry).
 inline constexpr std::uint64_t empty_lookup_slot = ~std::uint64_t(0);
 
-__host__ __device__ inline std::uint32_t lookup_hash(std::uint32_t f) {
-  // Murmur3's finalizer: the features are hashes already, but sorted input
-  // must not cluster in the table whatever hash the database used.
-  f ^= f >> 16;
-  f *= 0x85ebca6bu;
-  f ^= f >> 13;
-  f *= 0xc2b2ae35u;
-  f ^= f >> 16;
-  return f;
-}
+// Murmur3's finalizer: the features are hashes already, but sorted input
+// must not cluster in the table whatever hash the database used.
+__host__ __device__ inline std::uint32_t lookup_hash(std::uint32_t f) { return tables::fmix32(f); }
 
 // Non-owning device view; copy it into kernels.
 struct DeviceIndexRef {

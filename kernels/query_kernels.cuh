@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "kernels/device_database.cuh"
+#include "kernels/window_owner.cuh"
 #include "metawarp/classify/candidates.hpp"
 #include "metawarp/sketch/sketch.hpp"
 
@@ -33,16 +34,6 @@ struct ListRange {
   std::uint32_t count;
 };
 
-__device__ inline std::uint32_t sequence_of(const QuerySequence* seqs, std::uint32_t count,
-                                            std::uint64_t window) {
-  std::uint32_t lo = 0, hi = count;  // last sequence with window_prefix <= window
-  while (hi - lo > 1) {
-    const std::uint32_t mid = (lo + hi) / 2;
-    if (seqs[mid].window_prefix <= window) lo = mid; else hi = mid;
-  }
-  return lo;
-}
-
 __global__ void lookup_count_kernel(const char* bases, const QuerySequence* seqs,
                                     std::uint32_t seq_count, std::uint64_t windows,
                                     sketch::SketchParams params, DeviceIndexRef index,
@@ -51,7 +42,7 @@ __global__ void lookup_count_kernel(const char* bases, const QuerySequence* seqs
   const std::uint32_t s = params.sketch_size;
   for (std::uint64_t w = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; w < windows;
        w += stride) {
-    const QuerySequence seq = seqs[sequence_of(seqs, seq_count, w)];
+    const QuerySequence seq = seqs[owner_of_window(seqs, seq_count, w)];
     sketch::feature_t features[sketch::max_sketch_size];
     const std::uint32_t n = sketch::sketch_window(bases + seq.base_offset, seq.length,
                                                   w - seq.window_prefix, params, features);

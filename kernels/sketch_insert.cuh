@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "kernels/build_batch.hpp"
+#include "kernels/window_owner.cuh"
 #include "metawarp/sketch/sketch.hpp"
 #include "metawarp/tables/sentinels.hpp"
 #include "metawarp/tables/status.hpp"
@@ -24,16 +25,6 @@ struct SentinelSpill {
   std::uint64_t* locations;
   std::uint64_t capacity;
 };
-
-__device__ inline std::uint32_t segment_of(const BatchSegment* segments, std::uint32_t count,
-                                           std::uint64_t window) {
-  std::uint32_t lo = 0, hi = count;  // last segment with window_prefix <= window
-  while (hi - lo > 1) {
-    const std::uint32_t mid = (lo + hi) / 2;
-    if (segments[mid].window_prefix <= window) lo = mid; else hi = mid;
-  }
-  return lo;
-}
 
 // One thread sketches one window; the threads of a tile then insert their
 // sketches one after another, each insert done cooperatively by the tile.
@@ -54,7 +45,7 @@ __global__ void sketch_insert_kernel(const char* bases, const BatchSegment* segm
     std::uint32_t n = 0;
     std::uint64_t location = 0;
     if (w < windows) {
-      const BatchSegment seg = segments[segment_of(segments, segment_count, w)];
+      const BatchSegment seg = segments[owner_of_window(segments, segment_count, w)];
       const std::uint64_t local = w - seg.window_prefix;
       n = sketch::sketch_window(bases + seg.base_offset, seg.length, local, params, features);
       location = sketch::Location{seg.target, sketch::window_id_t(seg.first_window + local)}.packed();
