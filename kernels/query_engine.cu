@@ -240,7 +240,7 @@ std::uint64_t GpuLane::pack(std::span<const ReadView> reads) {
       seqs[2 * r + m++] = QuerySequence{offset, mate.size(), windows};
       const std::uint64_t count = sketch::window_count(mate.size(), p);
       windows += count;
-      read_windows += std::uint32_t(count);  // as Classifier::gather counts them
+      read_windows += std::uint32_t(count);  // as Classifier::sketch counts them
       offset += mate.size();
     }
     read_windows_[r] = read_windows;
@@ -372,7 +372,7 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   stats_ = GpuQueryStats();
 }
 
-// The host's part, as at the end of Classifier::classify.
+// The host's part, as Classifier::finish_read does it after the candidates.
 void GpuLane::finish(std::span<const ReadView> reads, std::span<ReadResult> results) {
   const auto start = std::chrono::steady_clock::now();
   const Classifier& classifier = engine_.classifier();

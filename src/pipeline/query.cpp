@@ -62,7 +62,7 @@ std::string_view read_id(const io::SequenceRecord& mate1, bool paired) {
   return id;
 }
 
-// The CPU batch classifier: the reference Classifier, read by read.
+// The CPU batch classifier: the reference Classifier (classify_many).
 class CpuBatchClassifier final : public BatchClassifier {
  public:
   explicit CpuBatchClassifier(const Classifier& classifier) : classifier_(classifier) {}
@@ -92,7 +92,6 @@ class QueryRun {
   QueryRun(const db::Database& db, const QueryOptions& o, const QueryEngine* engine)
       : db_(db),
         options_(o),
-        classifier_(db, o.classifier),
         own_engine_(engine ? nullptr : make_cpu_query_engine(db, o.classifier)),
         engine_(engine ? *engine : *own_engine_),
         formatter_(db, o.top_hits),
@@ -319,7 +318,8 @@ class QueryRun {
 
   const db::Database& db_;
   const QueryOptions& options_;
-  Classifier classifier_;  // validates the options up front, on every engine
+  // The CPU engine when none was given (its Classifier validates the options;
+  // a given engine validated them when it was made).
   std::unique_ptr<QueryEngine> own_engine_;
   const QueryEngine& engine_;
   report::ReadFormatter formatter_;
