@@ -32,7 +32,7 @@ struct DatabaseStats {
   // the cap), then one bucket ">= cap". Empty buckets included, in order.
   std::vector<LengthBucket> histogram;
   std::uint64_t index_bytes = 0;   // features + offsets + locations arrays
-  std::uint64_t lookup_bytes = 0;  // the hash lookup built on load
+  std::uint64_t lookup_bytes = 0;  // the hash lookup a CPU query builds
   std::uint64_t memory_bytes = 0;  // index + lookup (targets/taxonomy not counted)
 };
 
