@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <thread>
 #include <vector>
 #include <chrono>
 
@@ -117,13 +116,8 @@ class StagedDownload {
 
  private:
   static void parallel_copy(char* dst, const char* src, std::size_t bytes) {
-    constexpr std::size_t parts = 4;
-    std::vector<std::thread> threads;
-    const std::size_t part = (bytes + parts - 1) / parts;
-    for (std::size_t p = 1; p < parts && p * part < bytes; ++p)
-      threads.emplace_back([=] { std::memcpy(dst + p * part, src + p * part, std::min(part, bytes - p * part)); });
-    std::memcpy(dst, src, std::min(part, bytes));
-    for (auto& t : threads) t.join();
+    db::in_parallel(bytes, db::parts_for(bytes, std::size_t(4) << 20),
+                    [=](std::size_t b, std::size_t e) { std::memcpy(dst + b, src + b, e - b); });
   }
 
   cudaStream_t stream_;
@@ -238,16 +232,12 @@ db::FeatureIndex finalize_on_gpu(cuda::device_buffer<feature_t>& features,
   t.gpu = lap();
 
   // 5. Download the query layout. Allocating gigabytes of host memory (page
-  // faults, zeroing) costs more than the copies: the three arrays are
-  // allocated by three threads, on huge pages.
-  std::vector<feature_t> host_features;
-  std::vector<std::uint64_t> host_offsets;
-  std::vector<sketch::Location> host_locations;
-  {
-    std::jthread a([&] { host_features = db::make_large_vector<feature_t>(feature_count); });
-    std::jthread b([&] { host_offsets = db::make_large_vector<std::uint64_t>(feature_count + 1); });
-    host_locations = db::make_large_vector<sketch::Location>(location_count);
-  }
+  // faults, zeroing) costs more than the copies: the arrays are on huge pages,
+  // faulted in by all cores (make_large_vector).
+  std::vector<feature_t> host_features = db::make_large_vector<feature_t>(feature_count);
+  std::vector<std::uint64_t> host_offsets = db::make_large_vector<std::uint64_t>(feature_count + 1);
+  std::vector<sketch::Location> host_locations =
+      db::make_large_vector<sketch::Location>(location_count);
   static_assert(sizeof(sketch::Location) == sizeof(std::uint64_t));
   StagedDownload download(stream);
   download(host_features.data(), feature_out, feature_count * sizeof(feature_t),

@@ -85,6 +85,13 @@ void run_query(QueryCommand& cmd) {
                summary.seconds,
                summary.seconds > 0 ? double(summary.reads) / summary.seconds : 0.0,
                paired ? "pairs" : "reads");
+  const auto& st = summary.stages;
+  std::fprintf(stderr,
+               "query: stages in thread-seconds: cutting input %.2f s (mates 1) + %.2f s (mates "
+               "2), one thread each; %u workers: parse %.2f s, classify %.2f s, format %.2f s, "
+               "idle waiting for input %.2f s; writer: write %.2f s, idle %.2f s\n",
+               st.cut_mates1, st.cut_mates2, st.workers, st.parse, st.classify, st.format,
+               st.worker_wait, st.write, st.writer_wait);
   if (engine) print_gpu_stats(engine->stats());
 }
 

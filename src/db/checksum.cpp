@@ -31,21 +31,36 @@ std::uint64_t finalize_mix(std::uint64_t h) {
 
 }  // namespace
 
-std::uint64_t checksum64(const void* data, std::size_t size) {
+Checksum64::Checksum64() : lanes_{prime1 + prime2, prime2, 0, 0 - prime1} {}
+
+void Checksum64::add(const void* data, std::size_t n) {
   const auto* p = static_cast<const unsigned char*>(data);
-  std::uint64_t lanes[4] = {prime1 + prime2, prime2, 0, 0 - prime1};
+  std::uint64_t lanes[4] = {lanes_[0], lanes_[1], lanes_[2], lanes_[3]};  // in registers
+  for (std::size_t i = 0; i + 32 <= n; i += 32)
+    for (int l = 0; l < 4; ++l) lanes[l] = lane_step(lanes[l], load_word(p + i + 8 * l));
+  for (int l = 0; l < 4; ++l) lanes_[l] = lanes[l];
+  size_ += n;
+}
+
+std::uint64_t Checksum64::finish(const void* rest, std::size_t n) const {
+  const auto* p = static_cast<const unsigned char*>(rest);
+  std::uint64_t lanes[4] = {lanes_[0], lanes_[1], lanes_[2], lanes_[3]};
   std::size_t i = 0;
-  for (; i + 32 <= size; i += 32)
+  for (; i + 32 <= n; i += 32)
     for (int l = 0; l < 4; ++l) lanes[l] = lane_step(lanes[l], load_word(p + i + 8 * l));
   std::uint64_t h = std::rotl(lanes[0], 1) + std::rotl(lanes[1], 7) + std::rotl(lanes[2], 12) +
                     std::rotl(lanes[3], 18);
-  for (; i + 8 <= size; i += 8) h = lane_step(h, load_word(p + i));
-  if (i < size) {
+  for (; i + 8 <= n; i += 8) h = lane_step(h, load_word(p + i));
+  if (i < n) {
     std::uint64_t tail = 0;
-    for (std::size_t j = 0; i + j < size; ++j) tail |= std::uint64_t(p[i + j]) << (8 * j);
+    for (std::size_t j = 0; i + j < n; ++j) tail |= std::uint64_t(p[i + j]) << (8 * j);
     h = lane_step(h, tail);
   }
-  return finalize_mix(h ^ (std::uint64_t(size) * prime1));
+  return finalize_mix(h ^ ((size_ + n) * prime1));
+}
+
+std::uint64_t checksum64(const void* data, std::size_t size) {
+  return Checksum64().finish(data, size);
 }
 
 }  // namespace metawarp::db

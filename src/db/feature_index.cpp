@@ -35,15 +35,6 @@ std::size_t lookup_capacity(std::size_t n) {
   return std::bit_ceil(std::max<std::size_t>(16, n + n / 3 + 1));
 }
 
-// Runs check(begin, end) on `threads` contiguous ranges of [0, n) at once.
-template <class Check>
-void in_parallel(std::size_t n, unsigned threads, Check check) {
-  std::vector<std::jthread> workers;
-  for (unsigned t = 1; t < threads; ++t)
-    workers.emplace_back(check, n * t / threads, n * (t + 1) / threads);
-  check(std::size_t(0), n / threads);
-}
-
 unsigned threads_for(std::size_t n) {
   return n < parallel_threshold ? 1u : std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
 }

@@ -1,6 +1,7 @@
 // load(): read and validate a database file (docs/database-format.md). Every
-// check names the file and the problem; the big arrays are read with one
-// fread each, straight into their vectors.
+// check names the file and the problem; the big arrays are read straight into
+// their vectors, by all cores (Reader::read_checksummed).
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -13,6 +14,7 @@
 #include "db/database.hpp"
 #include "db/file_format.hpp"
 #include "db/host_memory.hpp"
+#include "db/parallel_read.hpp"
 #include "metawarp/sketch/sketch.hpp"
 
 namespace metawarp::db {
@@ -56,10 +58,27 @@ class Reader {
       fail("truncated or unreadable while reading " + std::string(what));
   }
 
+  // read_exact() and checksum64() of the bytes read; large sections are
+  // read by all cores (read_and_checksum).
+  std::uint64_t read_checksummed(void* dst, std::size_t n, std::string_view what) {
+    if (n < 2 * parallel_read_chunk) {
+      read_exact(dst, n, what);
+      return checksum64(dst, n);
+    }
+    const long start = std::ftell(file_.get());
+    if (start < 0) fail("cannot tell the read position: " + std::string(std::strerror(errno)));
+    const auto sum = read_and_checksum(fileno(file_.get()), std::uint64_t(start), dst, n);
+    if (!sum) fail("truncated or unreadable while reading " + std::string(what));
+    if (std::fseek(file_.get(), start + long(n), SEEK_SET) != 0)
+      fail("cannot seek: " + std::string(std::strerror(errno)));
+    return *sum;
+  }
+
  private:
   struct Closer {
     void operator()(std::FILE* f) const { std::fclose(f); }
   };
+
   std::filesystem::path path_;
   std::unique_ptr<std::FILE, Closer> file_;
   std::uint64_t size_ = 0;
@@ -77,13 +96,13 @@ template <class T>
 void read_section(Reader& in, const SectionEntry& s, std::vector<T>& out) {
   const std::string name(ff::section_name(s.id));
   out = make_large_vector<T>(sizeof(T) == 1 ? s.bytes : s.count);
-  in.read_exact(out.data(), s.bytes, "section '" + name + "'");
+  const std::uint64_t checksum = in.read_checksummed(out.data(), s.bytes, "section '" + name + "'");
   char padding[ff::alignment] = {};
   const std::size_t pad = ff::padded(s.bytes) - s.bytes;
   in.read_exact(padding, pad, "section '" + name + "'");
   for (std::size_t i = 0; i < pad; ++i)
     if (padding[i] != 0) in.fail("corrupted: non-zero padding after section '" + name + "'");
-  if (checksum64(out.data(), s.bytes) != s.checksum)
+  if (checksum != s.checksum)
     in.fail("checksum mismatch in section '" + name + "' (the file is corrupted)");
 }
 
@@ -245,11 +264,28 @@ Database load(const std::filesystem::path& path) {
   db.targets = parse_targets(in, target_bytes, section(ff::SectionId::targets).count);
   db.taxonomy = parse_taxonomy(in, node_bytes, section(ff::SectionId::taxonomy_nodes).count,
                                merged_bytes, section(ff::SectionId::taxonomy_merged).count);
-  for (const Location& l : locations) {
-    if (l.target >= db.targets.size() || l.window >= db.targets[l.target].windows)
-      in.fail("corrupted: location (target " + std::to_string(l.target) + ", window " +
-              std::to_string(l.window) + ") outside the targets' windows");
-  }
+  // Every location inside its target's windows, checked by all cores; the
+  // first bad one (in file order) is reported.
+  std::vector<std::uint32_t> windows(db.targets.size());
+  for (std::size_t t = 0; t < db.targets.size(); ++t) windows[t] = db.targets[t].windows;
+  const std::size_t parts = parts_for(locations.size(), std::size_t(1) << 22);
+  std::vector<std::size_t> first_bad(parts, locations.size());
+  in_parallel(parts, parts, [&](std::size_t part, std::size_t) {
+    const std::size_t begin = locations.size() * part / parts;
+    const std::size_t end = locations.size() * (part + 1) / parts;
+    for (std::size_t i = begin; i < end; ++i) {
+      const Location l = locations[i];
+      if (l.target >= windows.size() || l.window >= windows[l.target]) {
+        first_bad[part] = i;
+        return;
+      }
+    }
+  });
+  const std::size_t bad = *std::min_element(first_bad.begin(), first_bad.end());
+  if (bad < locations.size())
+    in.fail("corrupted: location (target " + std::to_string(locations[bad].target) +
+            ", window " + std::to_string(locations[bad].window) +
+            ") outside the targets' windows");
   try {
     db.index = FeatureIndex(std::move(features), std::move(offsets), std::move(locations));
   } catch (const std::invalid_argument& e) {

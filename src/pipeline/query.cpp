@@ -11,6 +11,7 @@
 
 #include "io/read_blocks.hpp"
 #include "io/sequence_reader.hpp"
+#include "pipeline/progress.hpp"
 #include "pipeline/query_output.hpp"
 #include "report/abundance.hpp"
 #include "report/kraken_report.hpp"
@@ -112,6 +113,7 @@ class QueryRun {
     const unsigned workers = options_.threads == 0 ? 1 : options_.threads;
     // Batches read but not yet written: enough to keep every worker busy.
     max_in_flight_ = 2 * std::size_t(workers) + 2;
+    summary_.stages.workers = workers;
 
     std::vector<std::thread> threads;
     threads.emplace_back([this] { guarded([this] { read_loop(); }); });
@@ -184,8 +186,10 @@ class QueryRun {
         }
       }
       batch.index = index;
+      const auto cut_start = std::chrono::steady_clock::now();
       const bool more = reads_.cut_first(batch.blocks, options_.batch_size, max_batch_bytes);
       std::lock_guard lock(mutex_);
+      summary_.stages.cut_mates1 += seconds_since(cut_start);
       if (!more) {
         if (!two_files()) end_input(index);
         mates1_done_ = true;
@@ -212,8 +216,10 @@ class QueryRun {
         batch = std::move(mates2_queue_.front());
         mates2_queue_.pop_front();
       }
+      const auto cut_start = std::chrono::steady_clock::now();
       const bool more = reads_.cut_second(batch.blocks);
       std::lock_guard lock(mutex_);
+      summary_.stages.cut_mates2 += seconds_since(cut_start);
       if (!more) {  // both files had ended
         end_input(batch.index);
         return;
@@ -229,14 +235,20 @@ class QueryRun {
     for (;;) {
       Batch batch;
       {
+        const auto wait_start = std::chrono::steady_clock::now();
         std::unique_lock lock(mutex_);
         changed_.wait(lock, [&] { return error_ || !pending_.empty() || input_done_; });
+        summary_.stages.worker_wait += seconds_since(wait_start);
         if (error_ || pending_.empty()) return;
         batch = std::move(pending_.front());
         pending_.pop_front();
       }
-      BatchOutput out = parse_and_classify(batch, *classifier, scratch);
+      QuerySummary::Stages times;
+      BatchOutput out = parse_and_classify(batch, *classifier, scratch, times);
       std::lock_guard lock(mutex_);
+      summary_.stages.parse += times.parse;
+      summary_.stages.classify += times.classify;
+      summary_.stages.format += times.format;
       done_.emplace(batch.index, std::move(out));
       spare_.push_back(std::move(batch));  // back to read_loop for reuse
       changed_.notify_all();
@@ -255,7 +267,13 @@ class QueryRun {
   // it reaches the batch, so the error reported is the first in input order
   // whatever the thread count.
   BatchOutput parse_and_classify(const Batch& batch, BatchClassifier& classifier,
-                                 BatchScratch& scratch) const {
+                                 BatchScratch& scratch, QuerySummary::Stages& times) const {
+    auto lap = [clock = std::chrono::steady_clock::now()]() mutable {
+      const auto now = std::chrono::steady_clock::now();
+      const double s = std::chrono::duration<double>(now - clock).count();
+      clock = now;
+      return s;
+    };
     const io::ParsedReads parsed =
         io::parse_read_blocks(reads_.layout(), batch.blocks, scratch.mates1, scratch.mates2);
     BatchOutput out;
@@ -272,7 +290,9 @@ class QueryRun {
                                        paired ? std::string_view(scratch.mates2[i].sequence)
                                               : std::string_view()});
     scratch.results.resize(count);
+    times.parse = lap();
     classifier.classify(scratch.reads, scratch.results);
+    times.classify = lap();
     for (std::size_t i = 0; i < count; ++i) {
       const ReadResult& result = scratch.results[i];
       report::ReadCall call;
@@ -288,6 +308,7 @@ class QueryRun {
       out.calls.push_back(call.taxid);
       out.bases += call.length1 + call.length2;
     }
+    times.format = lap();
     return out;
   }
 
@@ -295,22 +316,26 @@ class QueryRun {
     for (std::size_t index = 0;; ++index) {
       BatchOutput out;
       {
+        const auto wait_start = std::chrono::steady_clock::now();
         std::unique_lock lock(mutex_);
         changed_.wait(lock, [&] {
           return error_ || done_.count(index) || (input_done_ && index >= batches_);
         });
+        summary_.stages.writer_wait += seconds_since(wait_start);
         if (error_ || !done_.count(index)) return;
         auto it = done_.find(index);
         out = std::move(it->second);
         done_.erase(it);
       }
       if (out.error) std::rethrow_exception(out.error);
+      const auto write_start = std::chrono::steady_clock::now();
       tsv_.write(out.tsv);
       kraken_.write(out.kraken);
       for (taxonomy::taxid_t taxid : out.calls) counts_.add(taxid);
       summary_.reads += out.calls.size();
       summary_.bases += out.bases;
       std::lock_guard lock(mutex_);
+      summary_.stages.write += seconds_since(write_start);
       next_write_ = index + 1;
       changed_.notify_all();
     }

@@ -43,6 +43,16 @@ struct QuerySummary {
   std::uint64_t classified = 0;
   std::uint64_t bases = 0;
   double seconds = 0;            // reading, classifying and writing
+  // Where the threads spent their time (seconds summed over the threads of a
+  // stage), so the bottleneck is visible: the cutters (one thread per reads
+  // file, the only serial input stage), the workers' parsing, classifying and
+  // formatting and their wait for input, and the writer's output and wait.
+  struct Stages {
+    double cut_mates1 = 0, cut_mates2 = 0;
+    double parse = 0, classify = 0, format = 0, worker_wait = 0;
+    double write = 0, writer_wait = 0;
+    unsigned workers = 0;
+  } stages;
 };
 
 // One read or pair as the batch classifiers see it; mate2 empty for single-end.

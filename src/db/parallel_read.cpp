@@ -1,0 +1,48 @@
+#include "db/parallel_read.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <thread>
+
+#include <unistd.h>
+
+#include "db/checksum.hpp"
+#include "db/host_memory.hpp"
+
+namespace metawarp::db {
+namespace {
+
+bool pread_all(int fd, char* dst, std::size_t n, std::uint64_t offset) {
+  while (n > 0) {
+    const ssize_t got = ::pread(fd, dst, n, off_t(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    dst += got;
+    n -= std::size_t(got);
+    offset += std::uint64_t(got);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> read_and_checksum(int fd, std::uint64_t offset, void* dst,
+                                               std::size_t n, std::size_t chunk) {
+  auto* out = static_cast<char*>(dst);
+  Checksum64 sum;
+  std::jthread summing;  // checksums the previous chunk while this one is read
+  for (std::size_t done = 0; done < n; done += chunk) {
+    const std::size_t size = std::min(chunk, n - done);
+    std::atomic<bool> failed{false};
+    in_parallel(size, parts_for(size, std::size_t(8) << 20), [&](std::size_t b, std::size_t e) {
+      if (!pread_all(fd, out + done + b, e - b, offset + done + b)) failed = true;
+    });
+    if (summing.joinable()) summing.join();
+    if (failed) return std::nullopt;
+    if (done + size < n) summing = std::jthread([&sum, p = out + done, size] { sum.add(p, size); });
+  }
+  const std::size_t last = n == 0 ? 0 : (n - 1) / chunk * chunk;
+  return sum.finish(out + last, n - last);
+}
+
+}  // namespace metawarp::db
