@@ -42,7 +42,7 @@ query() {  # name, then options
   cat "$work/$name.tsv" "$work/$name.kraken" "$work/$name.report" >"$work/$name.all"
 }
 query cpu --device cpu --threads 4
-classified=$(awk -F'\t' 'NR > 1 && $2 != 0' "$work/cpu.tsv" | wc -l)
+classified=$(awk -F'\t' 'NR > 1 && $3 != 0' "$work/cpu.tsv" | wc -l)
 echo "query: the CPU classified $classified of $(($(wc -l <"$work/cpu.tsv") - 1)) pairs"
 [ "$classified" -gt 1000 ]
 for setting in "--threads 1 --batch-size 4096" "--threads 8 --batch-size 777" "--threads 16 --gpu-lanes 1"; do
