@@ -2,8 +2,9 @@
 // Large host arrays of the index, backed by transparent huge pages where the
 // system allows it (see metawarp/host/huge_pages.hpp for why), and first
 // touched by all cores: faulting in gigabytes (the kernel zeroes every page)
-// runs at a few GB/s on one thread, so a serial value-initialization was the
-// largest part of the GPU build's download and of loading a database.
+// runs at a few GB/s on one thread. What stays serial is std::vector's own
+// zeroing of the faulted-in pages (~4 GB/s on the device host), the likely
+// bound of the GPU build's download (docs/benchmarks.md).
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
