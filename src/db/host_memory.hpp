@@ -43,8 +43,9 @@ std::vector<T> make_large_vector(std::size_t n) {
   // The reserved storage is raw memory until resize() constructs the
   // elements; writing its bytes first only moves the page faults here.
   auto* raw = reinterpret_cast<unsigned char*>(v.data());
-  in_parallel(bytes, parts_for(bytes, std::size_t(64) << 20),
-              [raw](std::size_t begin, std::size_t end) { std::memset(raw + begin, 0, end - begin); });
+  if (bytes > 0)  // an empty vector's data() may be null, not for memset
+    in_parallel(bytes, parts_for(bytes, std::size_t(64) << 20),
+                [raw](std::size_t begin, std::size_t end) { std::memset(raw + begin, 0, end - begin); });
   v.resize(n);
   return v;
 }
