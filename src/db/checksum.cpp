@@ -29,25 +29,34 @@ std::uint64_t finalize_mix(std::uint64_t h) {
   return h;
 }
 
+// Runs the four lanes over the whole 32-byte blocks of [p, p + n) (in
+// registers); returns the bytes consumed.
+std::size_t step_blocks(std::uint64_t (&lanes)[4], const unsigned char* p, std::size_t n) {
+  std::uint64_t l0 = lanes[0], l1 = lanes[1], l2 = lanes[2], l3 = lanes[3];
+  std::size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    l0 = lane_step(l0, load_word(p + i));
+    l1 = lane_step(l1, load_word(p + i + 8));
+    l2 = lane_step(l2, load_word(p + i + 16));
+    l3 = lane_step(l3, load_word(p + i + 24));
+  }
+  lanes[0] = l0, lanes[1] = l1, lanes[2] = l2, lanes[3] = l3;
+  return i;
+}
+
 }  // namespace
 
 Checksum64::Checksum64() : lanes_{prime1 + prime2, prime2, 0, 0 - prime1} {}
 
 void Checksum64::add(const void* data, std::size_t n) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  std::uint64_t lanes[4] = {lanes_[0], lanes_[1], lanes_[2], lanes_[3]};  // in registers
-  for (std::size_t i = 0; i + 32 <= n; i += 32)
-    for (int l = 0; l < 4; ++l) lanes[l] = lane_step(lanes[l], load_word(p + i + 8 * l));
-  for (int l = 0; l < 4; ++l) lanes_[l] = lanes[l];
+  step_blocks(lanes_, static_cast<const unsigned char*>(data), n);
   size_ += n;
 }
 
 std::uint64_t Checksum64::finish(const void* rest, std::size_t n) const {
   const auto* p = static_cast<const unsigned char*>(rest);
   std::uint64_t lanes[4] = {lanes_[0], lanes_[1], lanes_[2], lanes_[3]};
-  std::size_t i = 0;
-  for (; i + 32 <= n; i += 32)
-    for (int l = 0; l < 4; ++l) lanes[l] = lane_step(lanes[l], load_word(p + i + 8 * l));
+  std::size_t i = step_blocks(lanes, p, n);
   std::uint64_t h = std::rotl(lanes[0], 1) + std::rotl(lanes[1], 7) + std::rotl(lanes[2], 12) +
                     std::rotl(lanes[3], 18);
   for (; i + 8 <= n; i += 8) h = lane_step(h, load_word(p + i));

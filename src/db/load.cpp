@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -268,20 +269,19 @@ Database load(const std::filesystem::path& path) {
   // first bad one (in file order) is reported.
   std::vector<std::uint32_t> windows(db.targets.size());
   for (std::size_t t = 0; t < db.targets.size(); ++t) windows[t] = db.targets[t].windows;
-  const std::size_t parts = parts_for(locations.size(), std::size_t(1) << 22);
-  std::vector<std::size_t> first_bad(parts, locations.size());
-  in_parallel(parts, parts, [&](std::size_t part, std::size_t) {
-    const std::size_t begin = locations.size() * part / parts;
-    const std::size_t end = locations.size() * (part + 1) / parts;
+  std::mutex bad_mutex;
+  std::size_t bad = locations.size();
+  in_parallel(locations.size(), parts_for(locations.size(), std::size_t(1) << 22),
+              [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       const Location l = locations[i];
       if (l.target >= windows.size() || l.window >= windows[l.target]) {
-        first_bad[part] = i;
+        std::lock_guard lock(bad_mutex);
+        bad = std::min(bad, i);
         return;
       }
     }
   });
-  const std::size_t bad = *std::min_element(first_bad.begin(), first_bad.end());
   if (bad < locations.size())
     in.fail("corrupted: location (target " + std::to_string(locations[bad].target) +
             ", window " + std::to_string(locations[bad].window) +
