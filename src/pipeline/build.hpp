@@ -29,6 +29,10 @@ struct BuildOptions {
   db::DatabaseParams params;
   unsigned threads = 1;
   bool quiet = false;
+  // Without a taxonomy every read is unclassified, and without sequences the
+  // database is empty: both are errors unless the caller says they are wanted.
+  bool allow_no_taxonomy = false;
+  bool allow_empty = false;
   GpuBuildOptions gpu;
 };
 
@@ -37,6 +41,11 @@ struct BuildSummary {
   std::uint64_t bases = 0;          // sequence bytes parsed
   std::uint64_t input_bytes = 0;    // uncompressed file bytes parsed
   std::uint64_t unmapped_targets = 0;
+  // What deserves a warning, by name (the CLI prints the first few of each).
+  std::vector<std::string> unmapped_target_names;  // no taxon, or a taxid the taxonomy lacks
+  std::vector<std::string> duplicate_target_names; // names given to more than one target
+  std::vector<std::string> repeated_files;         // named more than once; read once
+  std::vector<std::string> unknown_ranks;          // NCBI rank names metawarp does not know
   double seconds_read_sketch = 0;
   double seconds_finalize = 0;
   // GPU only: host->device copies and kernels overlap with reading, so these
