@@ -19,4 +19,12 @@ struct BatchSegment {
   sketch::window_id_t first_window;  // target window id of the piece's window 0
 };
 
+// A batch in device memory.
+struct BatchView {
+  const char* bases;
+  const BatchSegment* segments;
+  std::uint32_t segment_count;
+  std::uint64_t windows;  // of all segments
+};
+
 }  // namespace metawarp::kernels

@@ -8,36 +8,26 @@
 #include <cstdint>
 
 #include "kernels/build_batch.hpp"
+#include "kernels/build_table.hpp"
 #include "kernels/window_owner.cuh"
 #include "metawarp/sketch/sketch.hpp"
 #include "metawarp/tables/sentinels.hpp"
-#include "metawarp/tables/status.hpp"
 
 namespace metawarp::kernels {
 
 namespace cg = cooperative_groups;
 
-// Features equal to a table sentinel cannot be table keys; they are rare
-// (2 of 2^32 hash values) and go to a side list so nothing is lost.
-struct SentinelSpill {
-  std::uint64_t* count;
-  std::uint32_t* features;
-  std::uint64_t* locations;
-  std::uint64_t capacity;
-};
-
 // One thread sketches one window; the threads of a tile then insert their
 // sketches one after another, each insert done cooperatively by the tile.
 template <class TableRef>
-__global__ void sketch_insert_kernel(const char* bases, const BatchSegment* segments,
-                                     std::uint32_t segment_count, std::uint64_t windows,
-                                     sketch::SketchParams params, TableRef table,
-                                     SentinelSpill spill) {
+__global__ void sketch_insert_kernel(BatchView batch, sketch::SketchParams params,
+                                     TableRef table, SentinelSpill spill) {
   constexpr int G = TableRef::group_size;
   const auto tile = cg::tiled_partition<G>(cg::this_thread_block());
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
   // Every thread of a tile runs the same number of iterations: the tile's
   // collective inserts need all its lanes.
+  const std::uint64_t windows = batch.windows;
   const std::uint64_t rounded = (windows + stride - 1) / stride * stride;
   for (std::uint64_t w = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; w < rounded;
        w += stride) {
@@ -45,9 +35,11 @@ __global__ void sketch_insert_kernel(const char* bases, const BatchSegment* segm
     std::uint32_t n = 0;
     std::uint64_t location = 0;
     if (w < windows) {
-      const BatchSegment seg = segments[owner_of_window(segments, segment_count, w)];
+      const BatchSegment seg =
+          batch.segments[owner_of_window(batch.segments, batch.segment_count, w)];
       const std::uint64_t local = w - seg.window_prefix;
-      n = sketch::sketch_window(bases + seg.base_offset, seg.length, local, params, features);
+      n = sketch::sketch_window(batch.bases + seg.base_offset, seg.length, local, params,
+                                features);
       location = sketch::Location{seg.target, sketch::window_id_t(seg.first_window + local)}.packed();
     }
     for (int r = 0; r < G; ++r) {

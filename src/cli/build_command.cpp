@@ -5,10 +5,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/device_choice.hpp"
-#include "db/database.hpp"
+#include "metawarp/host/clock.hpp"
 #include "pipeline/build.hpp"
-#include "pipeline/gpu_backend.hpp"
-#include "pipeline/progress.hpp"
 
 namespace metawarp::cli {
 namespace {
@@ -23,35 +21,25 @@ struct BuildCommand {
 
 void run_build(const BuildCommand& cmd) {
   const auto start = std::chrono::steady_clock::now();
-  pipeline::BuildSummary summary;
   const bool gpu = use_gpu(cmd.device, "build", cmd.options.quiet);
-  db::Database database = gpu ? pipeline::build_database_gpu(cmd.options, &summary)
-                               : pipeline::build_database(cmd.options, &summary);
-  const auto write_start = std::chrono::steady_clock::now();
-  db::save(database, cmd.database);
-  const double write_seconds = pipeline::seconds_since(write_start);
-  const double total = pipeline::seconds_since(start);
+  const pipeline::BuildSummary summary =
+      pipeline::run_build(cmd.options, cmd.database,
+                          gpu ? pipeline::make_gpu_build_executor : pipeline::make_cpu_build_executor);
+  const double total = host::seconds_since(start);
   if (cmd.options.quiet) return;
   std::fprintf(stderr,
-               "build: %llu files, %zu targets (%llu unmapped), %.1f Mbp, %zu features, "
-               "%zu locations\n"
-               "build: read+sketch %.2f s, finalize %.2f s, write %.2f s; total %.2f s, "
-               "%.1f MB/s of input (%.1f MB/s to the database in memory)\n",
-               (unsigned long long)summary.files, database.targets.size(),
+               "build: %llu files, %llu targets (%llu unmapped), %.1f Mbp, %llu features, "
+               "%llu locations\n"
+               "build: setup %.2f s, read+sketch %.2f s, finalize %.2f s, write %.2f s; total "
+               "%.2f s, %.1f MB/s of input (%.1f MB/s to the database in memory)\n",
+               (unsigned long long)summary.files, (unsigned long long)summary.targets,
                (unsigned long long)summary.unmapped_targets, double(summary.bases) / 1e6,
-               database.index.feature_count(), database.index.location_count(),
-               summary.seconds_read_sketch, summary.seconds_finalize, write_seconds, total,
-               double(summary.input_bytes) / 1e6 / total,
-               double(summary.input_bytes) / 1e6 / (total - write_seconds));
-  if (gpu)
-    std::fprintf(stderr,
-                 "build: GPU: table %.2f GiB; setup %.2f s, reading with copies and kernels "
-                 "overlapped %.2f s (of which waiting for the GPU %.2f s); finalize: table "
-                 "export %.2f s, sort+cap on the GPU %.2f s, download %.2f s, host index %.2f s\n",
-                 double(summary.gpu_table_bytes) / (1 << 30), summary.seconds_gpu_setup,
-                 summary.seconds_read_overlapped, summary.seconds_gpu_wait,
-                 summary.seconds_gpu_export, summary.seconds_gpu_finalize,
-                 summary.seconds_gpu_download, summary.seconds_index);
+               (unsigned long long)summary.features, (unsigned long long)summary.locations,
+               summary.seconds_setup, summary.seconds_read_sketch, summary.seconds_finalize,
+               summary.seconds_write, total, double(summary.input_bytes) / 1e6 / total,
+               double(summary.input_bytes) / 1e6 / (total - summary.seconds_write));
+  if (!summary.executor_stages.empty())
+    std::fprintf(stderr, "build: %s\n", summary.executor_stages.c_str());
   if (summary.unmapped_targets > 0)
     std::fprintf(stderr,
                  "build: warning: %llu targets have no taxon; `metawarp info %s --unranked` "

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "pipeline/gpu_backend.hpp"
+#include "pipeline/gpu_available.hpp"
 
 namespace metawarp::cli {
 

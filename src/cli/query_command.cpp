@@ -11,7 +11,7 @@
 #include "db/database.hpp"
 #include "pipeline/classifier.hpp"
 #include "pipeline/gpu_query.hpp"
-#include "pipeline/progress.hpp"
+#include "metawarp/host/clock.hpp"
 #include "pipeline/query.hpp"
 
 namespace metawarp::cli {
@@ -47,7 +47,7 @@ void print_gpu_stats(const pipeline::GpuQueryStats& g) {
 }
 
 taxonomy::CanonicalRank rank_option(const std::string& option, const std::string& value) {
-  const auto rank = pipeline::parse_canonical_rank(value);
+  const auto rank = taxonomy::parse_canonical_rank(value);
   if (!rank)
     throw std::invalid_argument(option + ": unknown rank '" + value +
                                 "' (use sequence, subspecies, species, genus, family, order, "
@@ -63,9 +63,10 @@ void run_query(QueryCommand& cmd) {
 
   const bool gpu = use_gpu(cmd.device, "query", cmd.quiet);
   const auto start = std::chrono::steady_clock::now();
+  pipeline::check_query_paths(opt, cmd.database);
   const db::Database database = db::load(cmd.database);
   if (!gpu) database.index.prepare_lookup();  // part of loading for the CPU path
-  const double load_seconds = pipeline::seconds_since(start);
+  const double load_seconds = host::seconds_since(start);
   std::unique_ptr<pipeline::GpuQueryEngine> engine;
   if (gpu) {
     if (!cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;

@@ -3,6 +3,8 @@
 #include <bit>
 #include <cstring>
 
+#include "metawarp/hash/fmix.hpp"
+
 namespace metawarp::db {
 namespace {
 
@@ -18,15 +20,6 @@ std::uint64_t load_word(const unsigned char* p) {
 
 std::uint64_t lane_step(std::uint64_t lane, std::uint64_t word) {
   return std::rotl(lane + word * prime2, 31) * prime1;
-}
-
-std::uint64_t finalize_mix(std::uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return h;
 }
 
 // Runs the four lanes over the whole 32-byte blocks of [p, p + n) (in
@@ -65,7 +58,7 @@ std::uint64_t Checksum64::finish(const void* rest, std::size_t n) const {
     for (std::size_t j = 0; i + j < n; ++j) tail |= std::uint64_t(p[i + j]) << (8 * j);
     h = lane_step(h, tail);
   }
-  return finalize_mix(h ^ ((size_ + n) * prime1));
+  return hash::fmix64(h ^ ((size_ + n) * prime1));
 }
 
 std::uint64_t checksum64(const void* data, std::size_t size) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "metawarp/index/cap_rule.hpp"
 #include "metawarp/sketch/types.hpp"
 #include "taxonomy/taxonomy.hpp"
 
@@ -26,6 +27,10 @@ struct DatabaseParams {
   // When true, features that had MORE distinct locations than the cap (before
   // capping) are removed entirely (they say little about where a read comes from).
   bool remove_overpopulated_features = false;
+
+  index::CapRule cap_rule() const {
+    return index::CapRule{max_locations_per_feature, remove_overpopulated_features};
+  }
 };
 
 struct Target {
@@ -52,7 +57,8 @@ class FeatureIndex {
   // offsets has features+1 non-decreasing entries from 0 to locations.size().
   FeatureIndex(std::vector<feature_t> features, std::vector<std::uint64_t> offsets,
                std::vector<Location> locations);
-  // Moves leave an empty index behind.
+  // Moves leave an index behind that holds nothing and finds nothing (not
+  // even the offset {0} of an empty index: assign it a new one before saving).
   FeatureIndex(FeatureIndex&& other) noexcept;
   FeatureIndex& operator=(FeatureIndex&& other) noexcept;
 
@@ -99,11 +105,13 @@ class FeatureIndex {
     std::vector<std::uint64_t> slots;
     std::uint64_t mask = 0;
   };
-  // The built lookup (building it on first use).
+  // The built lookup (building it on first use); a moved-from index has none.
   const Lookup& lookup() const {
+    if (!lookup_) return empty_lookup();
     if (!lookup_->built.load(std::memory_order_acquire)) build_lookup();
     return *lookup_;
   }
+  static const Lookup& empty_lookup();
   void build_lookup() const;
   void check_consistency() const;
 

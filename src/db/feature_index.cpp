@@ -7,7 +7,8 @@
 #include <thread>
 
 #include "db/database.hpp"
-#include "db/host_memory.hpp"
+#include "metawarp/host/large_vector.hpp"
+#include "metawarp/host/parallel_for.hpp"
 
 namespace metawarp::db {
 namespace {
@@ -49,12 +50,16 @@ FeatureIndex::FeatureIndex(std::vector<feature_t> features, std::vector<std::uin
   check_consistency();
 }
 
+// Moves allocate nothing: the moved-from index keeps no arrays and no lookup
+// (lookup() stands in an empty one), so it finds nothing.
 FeatureIndex::FeatureIndex(FeatureIndex&& other) noexcept
     : features_(std::move(other.features_)),
       offsets_(std::move(other.offsets_)),
       locations_(std::move(other.locations_)),
       lookup_(std::move(other.lookup_)) {
-  other = FeatureIndex();
+  other.features_.clear();
+  other.offsets_.clear();
+  other.locations_.clear();
 }
 
 FeatureIndex& FeatureIndex::operator=(FeatureIndex&& other) noexcept {
@@ -64,10 +69,20 @@ FeatureIndex& FeatureIndex::operator=(FeatureIndex&& other) noexcept {
   locations_ = std::move(other.locations_);
   lookup_ = std::move(other.lookup_);
   other.features_.clear();
-  other.offsets_.assign(1, 0);
+  other.offsets_.clear();
   other.locations_.clear();
-  other.lookup_ = std::make_unique<Lookup>();
   return *this;
+}
+
+const FeatureIndex::Lookup& FeatureIndex::empty_lookup() {
+  static Lookup empty;
+  static const bool ready = [] {
+    empty.slots.assign(2, 0);  // one empty slot: every probe ends at once
+    empty.built.store(true);
+    return true;
+  }();
+  (void)ready;
+  return empty;
 }
 
 void FeatureIndex::check_consistency() const {
@@ -85,7 +100,7 @@ void FeatureIndex::check_consistency() const {
   // large build); the first problem in feature order is the one reported.
   const std::size_t n = features_.size();
   std::atomic<std::size_t> first_bad{n};
-  in_parallel(n, threads_for(n), [&](std::size_t begin, std::size_t end) {
+  host::parallel_ranges(n, threads_for(n), [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end && i < first_bad.load(std::memory_order_relaxed); ++i) {
       const bool bad = offsets_[i] > offsets_[i + 1] ||
                        offsets_[i + 1] - offsets_[i] > 0xffffffffu ||
@@ -116,14 +131,14 @@ void FeatureIndex::build_lookup() const {
     Lookup& l = *lookup_;
     const std::size_t n = features_.size();
     const std::size_t capacity = lookup_capacity(n);
-    l.slots = make_large_vector<std::uint64_t>(2 * capacity);
+    l.slots = host::make_large_vector<std::uint64_t>(2 * capacity);
     l.mask = capacity - 1;
     std::uint64_t* slots = l.slots.data();
     const std::uint64_t mask = l.mask;
     const unsigned threads = threads_for(n);
     // Features are distinct, so concurrent inserts never race for the same
     // key; the slot layout may depend on timing, lookups do not.
-    in_parallel(n, threads, [&](std::size_t begin, std::size_t end) {
+    host::parallel_ranges(n, threads, [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
         const std::uint64_t length = offsets_[i + 1] - offsets_[i];
         if (length == 0) continue;
@@ -176,7 +191,7 @@ std::uint64_t FeatureIndex::probe(feature_t f) const {
 
 std::span<const Location> FeatureIndex::list(std::uint64_t handle) const {
   if (handle == 0) return {};
-  const std::uint64_t* slot = lookup_->slots.data() + 2 * (std::size_t(handle) - 1);
+  const std::uint64_t* slot = lookup().slots.data() + 2 * (std::size_t(handle) - 1);
   return {locations_.data() + slot[1], std::size_t(std::uint32_t(slot[0]))};
 }
 

@@ -19,17 +19,18 @@
 // number of threads.
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <bit>
 #include <cstring>
 #include <functional>
 #include <memory>
 #include <span>
 #include <stdexcept>
-#include <thread>
 #include <utility>
 
 #include "db/database.hpp"
+#include "metawarp/host/parallel_for.hpp"
+#include "metawarp/host/thread_group.hpp"
+#include "metawarp/index/cap_rule.hpp"
 
 namespace metawarp::db {
 namespace {
@@ -52,20 +53,6 @@ struct Input {
   std::function<void()> release_all;
 };
 
-// Runs job(i) for i in [0, count) on `threads` threads, handing out indices
-// one at a time (buckets vary in size).
-template <class Job>
-void parallel_for(std::size_t count, unsigned threads, Job job) {
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;) job(i);
-  };
-  std::vector<std::jthread> pool;
-  const std::size_t helpers = std::min<std::size_t>(threads, count) - (count ? 1 : 0);
-  for (std::size_t t = 0; t < helpers; ++t) pool.emplace_back(worker);
-  worker();
-}
-
 // Bucket order with whole entries: works for any target and window values.
 struct EntryCodec {
   using Key = Entry;
@@ -74,9 +61,6 @@ struct EntryCodec {
   Location location(const Key& k) const { return k.location; }
   static std::uint64_t location_bits(const Key& k) { return k.location.packed(); }
   static feature_t feature_bits(const Key& k) { return k.feature; }
-  static bool same(const Key& a, const Key& b) {
-    return a.feature == b.feature && a.location == b.location;
-  }
   void sort(Key* begin, Key* end, std::vector<Key>&) const {
     std::sort(begin, end, [](const Entry& a, const Entry& b) {
       if (a.feature != b.feature) return a.feature < b.feature;
@@ -140,7 +124,6 @@ struct PackedCodec {
     return location_shift == 0 ? 0 : k & ((~0ull) >> (64 - location_shift));
   }
   feature_t feature_bits(Key k) const { return feature_t(k >> location_shift); }
-  static bool same(Key a, Key b) { return a == b; }
   void sort(Key* begin, Key* end, std::vector<Key>& scratch) const {
     radix_sort(begin, std::size_t(end - begin), key_bits, scratch);
   }
@@ -151,57 +134,33 @@ struct BucketResult {
   std::size_t locations = 0;  // compacted keys at the bucket's start
 };
 
-// Sorts one bucket, keeps per feature its `cap` smallest distinct locations
-// (or none when removing overpopulated features), writing the survivors to the
-// front of the range. Writes never overtake reads, so it works in place.
+// Sorts one bucket and keeps of each feature the locations the cap rule
+// (metawarp/index/cap_rule.hpp) allows, its smallest distinct ones, writing
+// the survivors to the front of the range. Writes never overtake reads, so it
+// works in place.
 template <class Codec>
 BucketResult reduce_bucket(const Codec& codec, typename Codec::Key* begin,
-                           typename Codec::Key* end, const DatabaseParams& params,
+                           typename Codec::Key* end, const index::CapRule& rule,
                            std::vector<typename Codec::Key>& scratch) {
   using Key = typename Codec::Key;
   codec.sort(begin, end, scratch);
-  const std::size_t cap = params.max_locations_per_feature;
   BucketResult result;
   Key* out = begin;
-  if (begin == end) return result;
-  if (!params.remove_overpopulated_features) {
-    // One pass: skip exact duplicates, keep the first `cap` of each feature.
-    feature_t f = codec.feature_bits(*begin);
-    std::size_t kept = 0;
-    result.features = 1;
-    for (Key* e = begin; e != end; ++e) {
-      if (e != begin) {
-        if (codec.same(*e, *(e - 1))) continue;
-        if (codec.feature_bits(*e) != f) {
-          f = codec.feature_bits(*e);
-          kept = 0;
-          ++result.features;
-        }
-      }
-      if (kept < cap) {
-        *out++ = *e;
-        ++kept;
-      }
-    }
-    result.locations = std::size_t(out - begin);
-    return result;
-  }
   for (Key* group = begin; group != end;) {
     const feature_t f = codec.feature_bits(*group);
     Key* group_end = group + 1;
     std::size_t distinct = 1;
     for (; group_end != end && codec.feature_bits(*group_end) == f; ++group_end)
       if (codec.location_bits(*group_end) != codec.location_bits(*(group_end - 1))) ++distinct;
-    if (!(params.remove_overpopulated_features && distinct > cap)) {
-      std::size_t kept = 0;
-      for (Key* e = group; e != group_end && kept < cap; ++e) {
-        if (e != group && codec.location_bits(*e) == codec.location_bits(*(e - 1))) continue;
-        *out++ = *e;
-        ++kept;
-      }
-      result.features += 1;
-      result.locations += kept;
+    const std::uint64_t keep = index::kept_locations(distinct, rule);
+    std::uint64_t kept = 0;
+    for (Key* e = group; e != group_end && kept < keep; ++e) {
+      if (e != group && codec.location_bits(*e) == codec.location_bits(*(e - 1))) continue;
+      *out++ = *e;
+      ++kept;
     }
+    result.features += kept > 0;
+    result.locations += kept;
     group = group_end;
   }
   return result;
@@ -236,11 +195,12 @@ FeatureIndex finalize_with(const Codec& codec, const Input& input,
   // and zeroed (page faults, gigabytes on big inputs) by a thread of its own
   // while the entries are scattered and sorted, and trimmed afterwards.
   std::vector<Location> locations;
-  std::jthread zero_locations([&locations, position] { locations.resize(position); });
+  host::ThreadGroup zero_locations;
+  zero_locations.spawn([&locations, position] { locations.resize(position); });
 
   // 2. Scatter into bucket order.
   std::unique_ptr<Key[]> keys(new Key[position]);
-  parallel_for(parts.size(), threads, [&](std::size_t p) {
+  host::parallel_for(parts.size(), threads, [&](std::size_t p) {
     std::size_t* next = cursor[p].data();
     Key* out = keys.get();
     for (std::size_t piece = 0; piece < parts[p].size(); ++piece) {
@@ -253,18 +213,13 @@ FeatureIndex finalize_with(const Codec& codec, const Input& input,
 
   // 3. Reduce every bucket independently.
   std::vector<BucketResult> results(bucket_count);
-  {
-    std::atomic<std::size_t> next{0};
-    auto worker = [&] {
-      std::vector<Key> scratch;
-      for (std::size_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < bucket_count;)
-        results[b] = reduce_bucket(codec, keys.get() + bucket_begin[b],
-                                   keys.get() + bucket_begin[b + 1], params, scratch);
-    };
-    std::vector<std::jthread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
-  }
+  std::vector<std::vector<Key>> scratch(threads);  // per thread
+  host::parallel_for(bucket_count, threads, [&](std::size_t b, unsigned worker) {
+    results[b] = reduce_bucket(codec, keys.get() + bucket_begin[b],
+                               keys.get() + bucket_begin[b + 1], params.cap_rule(),
+                               scratch[worker]);
+  });
+  scratch.clear();
 
   // 4. Gather into the query layout.
   std::vector<std::size_t> feature_base(bucket_count + 1, 0), location_base(bucket_count + 1, 0);
@@ -280,16 +235,18 @@ FeatureIndex finalize_with(const Codec& codec, const Input& input,
   std::vector<feature_t> features;
   std::vector<std::uint64_t> offsets;
   {
-    std::jthread zero_features([&] { features.resize(feature_base.back()); });
-    std::jthread zero_offsets([&] { offsets.resize(feature_base.back() + 1); });
-    parallel_for(bucket_count, std::max(2u, threads) - 1, [&](std::size_t b) {
+    host::ThreadGroup zeroing;
+    zeroing.spawn([&] { features.resize(feature_base.back()); });
+    zeroing.spawn([&] { offsets.resize(feature_base.back() + 1); });
+    host::parallel_for(bucket_count, std::max(2u, threads) - 1, [&](std::size_t b) {
       const Key* in = keys.get() + bucket_begin[b];
       Location* out = locations.data() + location_base[b];
       for (std::size_t j = 0; j < results[b].locations; ++j) out[j] = codec.location(in[j]);
     });
+    zeroing.join();
   }
   offsets.back() = locations.size();
-  parallel_for(bucket_count, threads, [&](std::size_t b) {
+  host::parallel_for(bucket_count, threads, [&](std::size_t b) {
     const Key* in = keys.get() + bucket_begin[b];
     std::size_t fi = feature_base[b];
     const std::size_t l_begin = location_base[b];
@@ -301,8 +258,9 @@ FeatureIndex finalize_with(const Codec& codec, const Input& input,
       }
     }
   });
-  // Giving gigabytes back takes a while: done while the lookup is built.
-  std::jthread free_keys([k = std::move(keys)]() mutable { k.reset(); });
+  // Giving gigabytes back takes a while: done while the index checks itself.
+  host::ThreadGroup free_keys;
+  free_keys.spawn([k = std::move(keys)]() mutable { k.reset(); });
   return FeatureIndex(std::move(features), std::move(offsets), std::move(locations));
 }
 
@@ -314,7 +272,7 @@ FeatureIndex finalize_input(const Input& input, const DatabaseParams& params, un
 
   // 1. Bucket sizes and value ranges, per part.
   std::vector<PartSummary> summaries(parts.size());
-  parallel_for(parts.size(), threads, [&](std::size_t p) {
+  host::parallel_for(parts.size(), threads, [&](std::size_t p) {
     PartSummary& s = summaries[p];
     std::uint32_t max_target = 0, max_window = 0;
     for (std::span<const Entry> piece : parts[p])

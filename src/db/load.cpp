@@ -14,8 +14,9 @@
 #include "db/checksum.hpp"
 #include "db/database.hpp"
 #include "db/file_format.hpp"
-#include "db/host_memory.hpp"
 #include "db/parallel_read.hpp"
+#include "metawarp/host/large_vector.hpp"
+#include "metawarp/host/parallel_for.hpp"
 #include "metawarp/sketch/sketch.hpp"
 
 namespace metawarp::db {
@@ -96,7 +97,7 @@ std::uint32_t u32_at(const char* p) {
 template <class T>
 void read_section(Reader& in, const SectionEntry& s, std::vector<T>& out) {
   const std::string name(ff::section_name(s.id));
-  out = make_large_vector<T>(sizeof(T) == 1 ? s.bytes : s.count);
+  out = host::make_large_vector<T>(sizeof(T) == 1 ? s.bytes : s.count);
   const std::uint64_t checksum = in.read_checksummed(out.data(), s.bytes, "section '" + name + "'");
   char padding[ff::alignment] = {};
   const std::size_t pad = ff::padded(s.bytes) - s.bytes;
@@ -271,8 +272,9 @@ Database load(const std::filesystem::path& path) {
   for (std::size_t t = 0; t < db.targets.size(); ++t) windows[t] = db.targets[t].windows;
   std::mutex bad_mutex;
   std::size_t bad = locations.size();
-  in_parallel(locations.size(), parts_for(locations.size(), std::size_t(1) << 22),
-              [&](std::size_t begin, std::size_t end) {
+  host::parallel_ranges(locations.size(),
+                        host::parts_for(locations.size(), std::size_t(1) << 22),
+                        [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       const Location l = locations[i];
       if (l.target >= windows.size() || l.window >= windows[l.target]) {

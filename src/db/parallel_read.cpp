@@ -2,12 +2,12 @@
 
 #include <atomic>
 #include <cerrno>
-#include <thread>
 
 #include <unistd.h>
 
 #include "db/checksum.hpp"
-#include "db/host_memory.hpp"
+#include "metawarp/host/parallel_for.hpp"
+#include "metawarp/host/thread_group.hpp"
 
 namespace metawarp::db {
 namespace {
@@ -30,16 +30,17 @@ std::optional<std::uint64_t> read_and_checksum(int fd, std::uint64_t offset, voi
                                                std::size_t n, std::size_t chunk) {
   auto* out = static_cast<char*>(dst);
   Checksum64 sum;
-  std::jthread summing;  // checksums the previous chunk while this one is read
+  host::ThreadGroup summing;  // checksums the previous chunk while this one is read
   for (std::size_t done = 0; done < n; done += chunk) {
     const std::size_t size = std::min(chunk, n - done);
     std::atomic<bool> failed{false};
-    in_parallel(size, parts_for(size, std::size_t(8) << 20), [&](std::size_t b, std::size_t e) {
+    host::parallel_ranges(size, host::parts_for(size, std::size_t(8) << 20),
+                          [&](std::size_t b, std::size_t e) {
       if (!pread_all(fd, out + done + b, e - b, offset + done + b)) failed = true;
     });
-    if (summing.joinable()) summing.join();
+    summing.join();
     if (failed) return std::nullopt;
-    if (done + size < n) summing = std::jthread([&sum, p = out + done, size] { sum.add(p, size); });
+    if (done + size < n) summing.spawn([&sum, p = out + done, size] { sum.add(p, size); });
   }
   const std::size_t last = n == 0 ? 0 : (n - 1) / chunk * chunk;
   return sum.finish(out + last, n - last);

@@ -1,168 +1,114 @@
-// The CPU build executor: records arrive in target-id order from the ordered
-// reader; their windows are sketched by a pool of workers in chunks (so one
-// huge genome is sketched in parallel too); finalize sorts everything, so the
-// database does not depend on which worker sketched what.
+// The one build driver: prepare the inputs, read the references in target-id
+// order, catalog the targets, hand each to the executor, finalize, attach the
+// taxa, save. The executors (build_executor.hpp) only sketch and finalize, so
+// everything else about a database is decided here, once.
 #include "pipeline/build.hpp"
 
 #include <chrono>
-#include <condition_variable>
-#include <deque>
-#include <memory>
-#include <mutex>
-#include <thread>
+#include <cstdio>
+#include <stdexcept>
 
-#include "metawarp/sketch/host.hpp"
-#include "metawarp/sketch/sketch.hpp"
-#include "pipeline/build_steps.hpp"
+#include "metawarp/host/clock.hpp"
+#include "pipeline/build_inputs.hpp"
+#include "pipeline/ordered_reader.hpp"
+#include "pipeline/progress.hpp"
+#include "pipeline/target_catalog.hpp"
 
 namespace metawarp::pipeline {
 namespace {
 
-using sketch::feature_t;
-using sketch::Location;
-
-// Windows [first, first+count) of one target.
-struct SketchTask {
-  std::shared_ptr<const std::string> sequence;
-  sketch::target_id_t target;
-  std::uint64_t first_window;
-  std::uint64_t count;
-};
-
-constexpr std::uint64_t windows_per_task = 1u << 14;
-constexpr std::size_t max_queued_tasks = 256;
-
-// Entries per storage chunk of a worker: large, so that few allocations are
-// made and nothing is ever reallocated and copied.
-constexpr std::size_t entries_per_chunk = std::size_t(1) << 22;
-
-// A worker's output: a list of arrays, each filled up to its reserved
-// capacity and never moved (no reallocation copies, no page-fault churn);
-// reserved pages that are never written are never touched.
-class EntryStore {
- public:
-  // The current chunk, with room for `n` more entries.
-  std::vector<db::Entry>& room_for(std::size_t n) {
-    if (chunks_.empty() || chunks_.back().capacity() - chunks_.back().size() < n) {
-      chunks_.emplace_back();
-      chunks_.back().reserve(std::max(n, entries_per_chunk));
-    }
-    return chunks_.back();
-  }
-  db::EntryChunks take() { return std::move(chunks_); }
-
- private:
-  db::EntryChunks chunks_;
-};
-
-void run_task(const SketchTask& task, const sketch::SketchParams& p, EntryStore& store) {
-  std::vector<db::Entry>& out = store.room_for(task.count * p.sketch_size);
-  feature_t features[sketch::max_sketch_size];
-  const std::string& seq = *task.sequence;
-  for (std::uint64_t w = task.first_window; w < task.first_window + task.count; ++w) {
-    const std::uint32_t n = sketch::host_sketch_window(seq.data(), seq.size(), w, p, features);
-    for (std::uint32_t i = 0; i < n; ++i)
-      out.push_back(db::Entry{features[i], Location{task.target, sketch::window_id_t(w)}});
-  }
+// A progress line "build: files, targets, MB, MB/s" while the inputs are read.
+ProgressReporter build_progress(const BuildOptions& options, const ReadCounters& counters,
+                                std::size_t files) {
+  const auto start = std::chrono::steady_clock::now();
+  return ProgressReporter(options.quiet, [&counters, files, start] {
+    const double s = host::seconds_since(start);
+    const double mb = double(counters.bytes.load()) / 1e6;
+    char line[160];
+    std::snprintf(line, sizeof line, "build: %llu/%zu files, %llu targets, %.0f MB, %.1f MB/s",
+                  (unsigned long long)counters.files_done.load(), files,
+                  (unsigned long long)counters.records.load(), mb, s > 0 ? mb / s : 0.0);
+    return std::string(line);
+  });
 }
 
-// A fixed pool of sketching workers fed through a bounded queue; each worker
-// keeps its own entry store.
-class SketchPool {
- public:
-  SketchPool(unsigned workers, const sketch::SketchParams& params)
-      : params_(params), entries_(workers) {
-    for (unsigned t = 0; t < workers; ++t) threads_.emplace_back([this, t] { work(t); });
-  }
-  ~SketchPool() { close(); }
+db::Database build_from(const BuildOptions& options, const BuildInputs& inputs,
+                        const MakeBuildExecutor& make, BuildSummary& summary) {
+  const sketch::SketchParams& params = options.params.sketch;
+  host::Stopwatch clock;
+  const std::unique_ptr<BuildExecutor> executor = make(options, inputs);
+  summary.seconds_setup = clock.lap();
 
-  void submit(SketchTask task) {
-    std::unique_lock lock(mutex_);
-    space_.wait(lock, [&] { return tasks_.size() < max_queued_tasks; });
-    tasks_.push_back(std::move(task));
-    ready_.notify_one();
-  }
-
-  // Waits for all tasks and returns every worker's entries (one part each).
-  std::vector<db::EntryChunks> finish() {
-    close();
-    std::vector<db::EntryChunks> parts;
-    for (auto& store : entries_) parts.push_back(store.take());
-    return parts;
-  }
-
- private:
-  void close() {
-    {
-      std::lock_guard lock(mutex_);
-      closed_ = true;
-    }
-    ready_.notify_all();
-    for (auto& t : threads_)
-      if (t.joinable()) t.join();
-  }
-
-  void work(unsigned id) {
-    for (;;) {
-      SketchTask task;
-      {
-        std::unique_lock lock(mutex_);
-        ready_.wait(lock, [&] { return closed_ || !tasks_.empty(); });
-        if (tasks_.empty()) return;
-        task = std::move(tasks_.front());
-        tasks_.pop_front();
-        space_.notify_one();
-      }
-      run_task(task, params_, entries_[id]);
-    }
-  }
-
-  const sketch::SketchParams params_;
-  std::vector<EntryStore> entries_;
-  std::vector<std::thread> threads_;
-  std::mutex mutex_;
-  std::condition_variable ready_, space_;
-  std::deque<SketchTask> tasks_;
-  bool closed_ = false;
-};
-
-}  // namespace
-
-db::Database build_database(const BuildOptions& options, BuildSummary* summary) {
-  const BuildInputs inputs = prepare_build(options);
-  const auto& params = options.params.sketch;
-  const unsigned threads = std::max(1u, options.threads);
-
-  const auto start = std::chrono::steady_clock::now();
   ReadCounters counters;
   TargetCatalog catalog;
-  std::vector<db::EntryChunks> entries;
   {
     auto progress = build_progress(options, counters, inputs.files.size());
-    SketchPool pool(threads, params);
-    for_each_record_in_order(inputs.files, threads, counters,
+    for_each_record_in_order(inputs.files, std::max(1u, options.threads), counters,
                              [&](io::SequenceRecord& record, std::size_t file) {
-      const auto target = catalog.add(record, inputs.files[file], params);
-      const std::uint64_t windows = catalog.targets.back().windows;
-      auto sequence = std::make_shared<const std::string>(std::move(record.sequence));
-      for (std::uint64_t w = 0; w < windows; w += windows_per_task)
-        pool.submit(SketchTask{sequence, target, w, std::min(windows_per_task, windows - w)});
+      const sketch::target_id_t target = catalog.add(record, inputs.files[file], params);
+      executor->add(TargetSequence{target, catalog.targets().back().windows,
+                                   std::move(record.sequence)});
     });
-    entries = pool.finish();
+    executor->flush();
   }
-  const double read_seconds = seconds_since(start);
+  summary.seconds_read_sketch = clock.lap();
+  if (catalog.targets().empty() && !options.allow_empty)
+    throw std::runtime_error("the references hold no sequence (" +
+                             std::to_string(inputs.files.size()) +
+                             " files read): give files with FASTA/FASTQ records, or "
+                             "--allow-empty to build an empty database");
 
   db::Database database;
   database.params = options.params;
-  const auto finalize_start = std::chrono::steady_clock::now();
-  database.index = db::finalize_chunks(std::move(entries), options.params, threads);
-  const double finalize_seconds = seconds_since(finalize_start);
-  complete_build(options, inputs, std::move(catalog), database, summary, counters);
-  if (summary) {
-    summary->seconds_read_sketch = read_seconds;
-    summary->seconds_finalize = finalize_seconds;
+  database.index = executor->finalize();
+  summary.seconds_finalize = clock.lap();
+  summary.executor_stages = executor->stages();
+
+  database.targets = catalog.take_with_taxa(options, inputs.taxonomy, summary);
+  if (!inputs.taxonomy.empty()) {
+    std::vector<taxonomy::taxid_t> ids;
+    for (const auto& t : database.targets)
+      if (t.taxid != taxonomy::no_taxon) ids.push_back(t.taxid);
+    database.taxonomy = inputs.taxonomy.subset_with_ancestors(ids);
   }
+  summary.files = inputs.files.size();
+  summary.repeated_files = inputs.repeated_files;
+  summary.unknown_ranks = inputs.taxonomy.unknown_rank_names();
+  summary.input_bytes = counters.bytes.load();
+  summary.targets = database.targets.size();
+  summary.bases = 0;
+  for (const auto& t : database.targets) summary.bases += t.length;
+  summary.features = database.index.feature_count();
+  summary.locations = database.index.location_count();
   return database;
+}
+
+// The database path may be written (a new path or a regular file to replace)
+// and is none of the files the build reads.
+void check_database_output(const std::filesystem::path& database,
+                           const std::vector<std::string>& inputs) {
+  (void)database;  // PLACEHOLDER: the output module's checks come in with its merge
+  (void)inputs;
+}
+
+}  // namespace
+
+db::Database build_database(const BuildOptions& options, BuildSummary* summary,
+                            const MakeBuildExecutor& make) {
+  BuildSummary local;
+  return build_from(options, prepare_build_inputs(options), make, summary ? *summary : local);
+}
+
+BuildSummary run_build(const BuildOptions& options, const std::filesystem::path& database,
+                       const MakeBuildExecutor& make) {
+  const BuildInputs inputs = prepare_build_inputs(options);
+  check_database_output(database, files_read_by_build(options, inputs));
+  BuildSummary summary;
+  const db::Database built = build_from(options, inputs, make, summary);
+  host::Stopwatch clock;
+  db::save(built, database);
+  summary.seconds_write = clock.lap();
+  return summary;
 }
 
 }  // namespace metawarp::pipeline

@@ -1,67 +1,25 @@
 #pragma once
-// `metawarp build` on the CPU: reference files -> sketches -> database.
-// This is the reference the GPU build must reproduce byte for byte.
-#include <cstdint>
+// `metawarp build`: reference files -> sketches -> database, by one driver
+// (build.cpp) whatever executes the sketching: the CPU and the GPU executors
+// (build_executor.hpp) give byte-identical databases.
 #include <filesystem>
-#include <string>
-#include <vector>
 
 #include "db/database.hpp"
+#include "pipeline/build_executor.hpp"
+#include "pipeline/build_options.hpp"
 
 namespace metawarp::pipeline {
 
-enum class BuildTable { multi_value, bucket_list };
+// Reads, sketches and finalizes with the executor `make` makes; throws
+// io::InputError / std::runtime_error with a message naming the file, record
+// and problem (or what to change, for an executor that cannot run).
+db::Database build_database(const BuildOptions& options, BuildSummary* summary = nullptr,
+                            const MakeBuildExecutor& make = make_cpu_build_executor);
 
-// GPU executor settings; the database does not depend on any of them.
-struct GpuBuildOptions {
-  BuildTable table = BuildTable::multi_value;
-  std::uint64_t batch_bases = std::uint64_t(64) << 20;  // bases per host->device batch
-  std::uint64_t memory_limit = 0;    // bytes of GPU memory to use; 0: what is free
-  std::uint64_t table_capacity = 0;  // (feature, location) slots; 0: sized from the input
-  int device = 0;
-};
-
-struct BuildOptions {
-  std::vector<std::string> references;            // files or directories
-  std::filesystem::path taxonomy_dir;             // NCBI dump folder (optional)
-  std::vector<std::string> seqid2taxid_files;     // Kraken2 two-column maps
-  std::vector<std::string> accession2taxid_files; // NCBI accession2taxid
-  db::DatabaseParams params;
-  unsigned threads = 1;
-  bool quiet = false;
-  // Without a taxonomy every read is unclassified, and without sequences the
-  // database is empty: both are errors unless the caller says they are wanted.
-  bool allow_no_taxonomy = false;
-  bool allow_empty = false;
-  GpuBuildOptions gpu;
-};
-
-struct BuildSummary {
-  std::uint64_t files = 0;
-  std::uint64_t bases = 0;          // sequence bytes parsed
-  std::uint64_t input_bytes = 0;    // uncompressed file bytes parsed
-  std::uint64_t unmapped_targets = 0;
-  // What deserves a warning, by name (the CLI prints the first few of each).
-  std::vector<std::string> unmapped_target_names;  // no taxon, or a taxid the taxonomy lacks
-  std::vector<std::string> duplicate_target_names; // names given to more than one target
-  std::vector<std::string> repeated_files;         // named more than once; read once
-  std::vector<std::string> unknown_ranks;          // NCBI rank names metawarp does not know
-  double seconds_read_sketch = 0;
-  double seconds_finalize = 0;
-  // GPU only: host->device copies and kernels overlap with reading, so these
-  // are the times spent waiting for them, plus the export and sort at the end.
-  double seconds_gpu_setup = 0;  // table, batch buffers, streams
-  double seconds_read_overlapped = 0;  // reading with uploads and kernels overlapped
-  double seconds_gpu_wait = 0;
-  double seconds_gpu_export = 0;
-  double seconds_gpu_finalize = 0;   // sort, cap rule, compaction on the GPU
-  double seconds_gpu_download = 0;   // query layout to the host
-  double seconds_index = 0;          // host FeatureIndex construction
-  std::uint64_t gpu_table_bytes = 0;
-};
-
-// Reads, sketches and finalizes; throws io::InputError / std::runtime_error
-// with a message naming the file, record and problem.
-db::Database build_database(const BuildOptions& options, BuildSummary* summary = nullptr);
+// The whole command: checks that the database path may be written and is
+// none of the inputs before any work, builds, and writes the database
+// atomically. Returns the summary.
+BuildSummary run_build(const BuildOptions& options, const std::filesystem::path& database,
+                       const MakeBuildExecutor& make = make_cpu_build_executor);
 
 }  // namespace metawarp::pipeline

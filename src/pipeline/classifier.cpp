@@ -153,9 +153,8 @@ void Classifier::begin_read(std::string_view mate1, std::string_view mate2,
   stage.windows = sketch(mate1, stage.features);
   stage.windows += sketch(mate2, stage.features);
   for (const sketch::feature_t f : stage.features) db_.index.prefetch(f);
-  std::uint64_t fragment = mate1.size() + mate2.size();
-  if (!mate2.empty()) fragment = std::max(fragment, options_.insert_size);
-  stage.span = classify::window_span(fragment, db_.params.sketch.stride());
+  stage.span = classify::read_window_span(mate1.size(), mate2.size(), options_.insert_size,
+                                          db_.params.sketch.stride());
   stage.paired = !mate2.empty();
 }
 
@@ -193,15 +192,6 @@ ReadResult Classifier::classify(std::string_view mate1, std::string_view mate2,
   probe_read(stage);
   resolve_read(stage);
   return finish_read(stage, scratch);
-}
-
-std::optional<taxonomy::CanonicalRank> parse_canonical_rank(std::string_view name) {
-  if (name == "superkingdom") return taxonomy::CanonicalRank::domain;
-  for (std::size_t r = 0; r < taxonomy::canonical_rank_count; ++r) {
-    const auto rank = taxonomy::CanonicalRank(r);
-    if (taxonomy::canonical_rank_name(rank) == name) return rank;
-  }
-  return std::nullopt;
 }
 
 }  // namespace metawarp::pipeline

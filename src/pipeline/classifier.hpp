@@ -132,11 +132,3 @@ class Classifier {
 };
 
 }  // namespace metawarp::pipeline
-
-namespace metawarp::pipeline {
-
-// "sequence", "subspecies", "species", "genus", ..., "domain" (also
-// "superkingdom"), "root"; nullopt for anything else.
-std::optional<taxonomy::CanonicalRank> parse_canonical_rank(std::string_view name);
-
-}  // namespace metawarp::pipeline

@@ -1,8 +1,8 @@
 #pragma once
 // The GPU query engine: the same per-read results as the CPU Classifier, with
 // sketching, lookup, gathering, sorting and candidate scoring on the GPU.
-// Implemented in kernels/ (query_engine.cu) when built with CUDA; without CUDA,
-// src/pipeline/no_gpu/gpu_query_unavailable.cpp says why not.
+// Implemented in src/pipeline/gpu/ (on the kernels of kernels/query_chunk.hpp)
+// when built with CUDA; without CUDA, src/pipeline/no_gpu/ says why not.
 #include <cstdint>
 #include <memory>
 
@@ -18,10 +18,9 @@ struct GpuQueryOptions {
   // (a longer single read is a chunk of its own), bounding device memory.
   std::uint64_t chunk_bases = std::uint64_t(32) << 20;
   // GPU lanes (stream + buffers) the worker threads share: a worker takes an
-  // idle one per batch. Measured on an H100 (2x150 pairs in memory, 16
-  // threads): 8 lanes of 65536 pairs 14.3 M pairs/s, 4 lanes 11.0 M, 2 lanes of
-  // 32768 5.1 M, one lane per thread (16) only 4.7 M: they queue behind one
-  // another's kernels.
+  // idle one per batch. A few lanes overlap one another's copies, kernels and
+  // host work; more only queue behind one another's kernels (measured in
+  // docs/benchmarks.md).
   std::uint32_t lanes = 8;
 };
 

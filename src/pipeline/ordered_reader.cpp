@@ -1,154 +1,107 @@
 #include "pipeline/ordered_reader.hpp"
 
 #include <algorithm>
-#include <condition_variable>
 #include <deque>
-#include <exception>
+#include <memory>
 #include <mutex>
-#include <thread>
+
+#include "metawarp/host/channel.hpp"
+#include "metawarp/host/thread_group.hpp"
 
 namespace metawarp::pipeline {
 namespace {
-
-struct FileQueue {
-  std::deque<io::SequenceRecord> records;
-  std::size_t bytes = 0;
-  bool finished = false;
-};
 
 std::size_t record_bytes(const io::SequenceRecord& r) {
   return r.sequence.size() + r.quality.size() + r.header.size();
 }
 
-class OrderedReads {
- public:
-  OrderedReads(const std::vector<std::string>& files, unsigned readers, ReadCounters& counters,
-               std::size_t buffer_bytes)
-      : files_(files), queues_(files.size()), counters_(counters), buffer_bytes_(buffer_bytes),
-        lookahead_(std::max(1u, readers)) {}
-
-  void run(const std::function<void(io::SequenceRecord&, std::size_t)>& consume) {
-    std::vector<std::jthread> pool;
-    for (unsigned t = 0; t < std::min<std::size_t>(lookahead_, files_.size()); ++t)
-      pool.emplace_back([this] { read_files(); });
-    try {
-      for (std::size_t f = 0; f < files_.size(); ++f) {
-        io::SequenceRecord record;
-        while (pop(f, record)) consume(record, f);
-        finish_file(f);
-      }
-    } catch (...) {
-      fail(std::current_exception());
-    }
-    for (auto& t : pool) t.join();
-    if (error_) std::rethrow_exception(error_);
-  }
-
- private:
-  // Reader thread: claims files in order, never more than `lookahead_` ahead
-  // of the file being consumed.
-  void read_files() {
-    for (;;) {
-      std::size_t f;
-      {
-        std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return failed_ || next_file_ < consumed_files_ + lookahead_; });
-        if (failed_ || next_file_ >= files_.size()) return;
-        f = next_file_++;
-      }
-      try {
-        read_file(f);
-      } catch (...) {
-        fail(std::current_exception());
-        return;
-      }
-    }
-  }
-
-  void read_file(std::size_t f) {
-    io::SequenceReader reader(files_[f]);
-    std::uint64_t reported = 0;
-    io::SequenceRecord record;
-    while (reader.next(record)) {
-      const std::uint64_t consumed = reader.bytes_consumed();
-      counters_.bytes.fetch_add(consumed - reported, std::memory_order_relaxed);
-      reported = consumed;
-      const std::size_t size = record_bytes(record);
-      std::unique_lock lock(mutex_);
-      FileQueue& q = queues_[f];
-      // A record larger than the budget still goes through, alone.
-      changed_.wait(lock, [&] { return failed_ || q.bytes == 0 || q.bytes + size <= buffer_bytes_; });
-      if (failed_) return;
-      q.bytes += size;
-      q.records.push_back(std::move(record));
-      record = io::SequenceRecord{};
-      changed_.notify_all();
-    }
-    std::lock_guard lock(mutex_);
-    queues_[f].finished = true;
-    counters_.files_done.fetch_add(1, std::memory_order_relaxed);
-    changed_.notify_all();
-  }
-
-  bool pop(std::size_t f, io::SequenceRecord& out) {
-    std::unique_lock lock(mutex_);
-    FileQueue& q = queues_[f];
-    changed_.wait(lock, [&] { return failed_ || !q.records.empty() || q.finished; });
-    if (failed_) throw Stopped{};
-    if (q.records.empty()) return false;
-    out = std::move(q.records.front());
-    q.records.pop_front();
-    q.bytes -= record_bytes(out);
-    counters_.records.fetch_add(1, std::memory_order_relaxed);
-    changed_.notify_all();
-    return true;
-  }
-
-  void finish_file(std::size_t f) {
-    std::lock_guard lock(mutex_);
-    queues_[f] = FileQueue{};
-    consumed_files_ = f + 1;
-    changed_.notify_all();
-  }
-
-  // Marker thrown into the consumer loop when a reader failed.
-  struct Stopped {};
-
-  void fail(std::exception_ptr e) {
-    std::lock_guard lock(mutex_);
-    if (!failed_) {
-      failed_ = true;
-      try {
-        std::rethrow_exception(e);
-      } catch (const Stopped&) {
-        // the reader's error is recorded already
-      } catch (...) {
-        error_ = e;
-      }
-    }
-    changed_.notify_all();
-  }
-
-  const std::vector<std::string>& files_;
-  std::vector<FileQueue> queues_;
-  ReadCounters& counters_;
-  const std::size_t buffer_bytes_;
-  const std::size_t lookahead_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::size_t next_file_ = 0;
-  std::size_t consumed_files_ = 0;
-  bool failed_ = false;
-  std::exception_ptr error_;
+// One file to read: its index and the channel its records go through,
+// bounded in bytes.
+struct FileJob {
+  std::size_t file = 0;
+  std::shared_ptr<host::Channel<io::SequenceRecord>> records;
 };
+
+void read_file(const std::string& path, host::Channel<io::SequenceRecord>& out,
+               ReadCounters& counters) {
+  io::SequenceReader reader(path);
+  std::uint64_t reported = 0;
+  io::SequenceRecord record;
+  while (reader.next(record)) {
+    const std::uint64_t consumed = reader.bytes_consumed();
+    counters.bytes.fetch_add(consumed - reported, std::memory_order_relaxed);
+    reported = consumed;
+    const std::size_t size = record_bytes(record);
+    if (!out.push(std::move(record), size)) return;  // stopped: the error is elsewhere
+    record = io::SequenceRecord{};
+  }
+  counters.files_done.fetch_add(1, std::memory_order_relaxed);
+  out.close();
+}
 
 }  // namespace
 
+// Reader threads take the files in order from `jobs`; the consumer, on the
+// calling thread, drains the file channels in order and releases the job of
+// file f + lookahead once file f is done, so reading never runs more than
+// `lookahead` files ahead of the consumer.
 void for_each_record_in_order(
     const std::vector<std::string>& files, unsigned readers, ReadCounters& counters,
     const std::function<void(io::SequenceRecord&, std::size_t file_index)>& consume,
     std::size_t buffer_bytes) {
-  OrderedReads(files, readers, counters, buffer_bytes).run(consume);
+  const std::size_t lookahead = std::min<std::size_t>(std::max(1u, readers), files.size());
+  host::Channel<FileJob> jobs(files.size() + 1);
+  std::mutex open_mutex;     // a failing reader cancels the open jobs' channels
+  std::deque<FileJob> open;  // the jobs released and not consumed, in file order
+  std::size_t released = 0;
+  auto release_next = [&] {
+    if (released == files.size()) {
+      jobs.close();
+      return;
+    }
+    FileJob job{released++, std::make_shared<host::Channel<io::SequenceRecord>>(buffer_bytes)};
+    {
+      std::lock_guard lock(open_mutex);
+      open.push_back(job);
+    }
+    jobs.push(std::move(job));
+  };
+
+  host::ThreadGroup group;
+  group.on_stop([&] {
+    jobs.cancel();
+    std::lock_guard lock(open_mutex);
+    for (auto& job : open) job.records->cancel();
+  });
+  for (std::size_t i = 0; i < lookahead; ++i) release_next();
+  for (std::size_t t = 0; t < lookahead; ++t)
+    group.spawn([&] {
+      FileJob job;
+      while (jobs.pop(job)) read_file(files[job.file], *job.records, counters);
+    });
+  try {
+    for (std::size_t f = 0; f < files.size(); ++f) {
+      FileJob job;
+      {
+        std::lock_guard lock(open_mutex);
+        job = open.front();
+      }
+      io::SequenceRecord record;
+      while (job.records->pop(record)) {
+        counters.records.fetch_add(1, std::memory_order_relaxed);
+        consume(record, f);
+      }
+      if (job.records->cancelled()) break;  // a reader failed: join() says why
+      {
+        std::lock_guard lock(open_mutex);
+        open.pop_front();
+      }
+      release_next();
+    }
+  } catch (...) {
+    group.fail(std::current_exception());
+  }
+  group.join();
 }
 
 }  // namespace metawarp::pipeline

@@ -5,27 +5,28 @@
 namespace metawarp::pipeline {
 
 ProgressReporter::ProgressReporter(bool quiet, std::function<std::string()> line,
-                                   std::chrono::milliseconds interval)
-    : line_(std::move(line)), interval_(interval) {
+                                   std::chrono::milliseconds interval) {
   if (quiet) return;
-  thread_ = std::thread([this] {
-    std::unique_lock lock(mutex_);
-    while (!wake_.wait_for(lock, interval_, [this] { return stop_; })) {
-      std::fprintf(stderr, "\r%s\033[K", line_().c_str());
-      printed_ = true;
+  stop_ = std::make_unique<host::Channel<int>>(1);
+  thread_ = std::make_unique<host::ThreadGroup>();
+  thread_->spawn([stop = stop_.get(), line = std::move(line), interval] {
+    bool printed = false;
+    for (int unused = 0; stop->pop_for(unused, interval) == host::Channel<int>::Got::timeout;) {
+      std::fprintf(stderr, "\r%s\033[K", line().c_str());
+      printed = true;
     }
+    if (printed) std::fprintf(stderr, "\n");
   });
 }
 
 ProgressReporter::~ProgressReporter() {
-  if (!thread_.joinable()) return;
-  {
-    std::lock_guard lock(mutex_);
-    stop_ = true;
+  if (!thread_) return;
+  stop_->close();
+  try {
+    thread_->join();
+  } catch (...) {
+    // A progress line that could not be made is no reason to fail the stage.
   }
-  wake_.notify_all();
-  thread_.join();
-  if (printed_) std::fprintf(stderr, "\n");
 }
 
 }  // namespace metawarp::pipeline

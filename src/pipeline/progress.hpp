@@ -1,14 +1,13 @@
 #pragma once
 // Throttled progress lines on stderr for long-running stages. A background
 // thread prints every `interval` while the stage runs; nothing when quiet.
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <cstdint>
 #include <functional>
-#include <mutex>
+#include <memory>
 #include <string>
-#include <thread>
+
+#include "metawarp/host/channel.hpp"
+#include "metawarp/host/thread_group.hpp"
 
 namespace metawarp::pipeline {
 
@@ -18,22 +17,12 @@ class ProgressReporter {
   ProgressReporter(bool quiet, std::function<std::string()> line,
                    std::chrono::milliseconds interval = std::chrono::seconds(2));
   ~ProgressReporter();  // stops the thread and ends the line
-  ProgressReporter(const ProgressReporter&) = delete;
-  ProgressReporter& operator=(const ProgressReporter&) = delete;
+  ProgressReporter(ProgressReporter&&) = default;
 
  private:
-  std::function<std::string()> line_;
-  std::chrono::milliseconds interval_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stop_ = false;
-  bool printed_ = false;
-  std::thread thread_;
+  // Closed when the stage ends; the thread waits on it between lines.
+  std::unique_ptr<host::Channel<int>> stop_;
+  std::unique_ptr<host::ThreadGroup> thread_;
 };
-
-// Seconds since `start` as a double.
-inline double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 }  // namespace metawarp::pipeline

@@ -1,17 +1,13 @@
 #include "pipeline/query.hpp"
 
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <exception>
-#include <map>
-#include <mutex>
 #include <stdexcept>
-#include <thread>
 
 #include "io/read_blocks.hpp"
 #include "io/sequence_reader.hpp"
-#include "pipeline/progress.hpp"
+#include "metawarp/host/clock.hpp"
+#include "metawarp/host/ordered_pipeline.hpp"
 #include "pipeline/query_output.hpp"
 #include "report/abundance.hpp"
 #include "report/kraken_report.hpp"
@@ -28,22 +24,13 @@ namespace {
 // (FASTQ text is twice its bases; mates 2 are about as long as mates 1).
 constexpr std::size_t max_batch_bytes = std::size_t(64) << 20;
 
-// A batch is raw text: it goes from the reader thread to a worker, which
-// parses it into its own records and classifies it, then back to the reader
-// for reuse, so its buffers keep their capacity and refilling it allocates
-// (nearly) nothing. Batches in flight hold only text, parsed records exist
-// once per worker.
-struct Batch {
-  std::size_t index = 0;
-  io::ReadBlocks blocks;
-};
-
+// A batch's formatted lines and calls, or its bad input: written out, in
+// batch order, instead of its reads.
 struct BatchOutput {
   std::string tsv;
   std::string kraken;
   std::vector<taxonomy::taxid_t> calls;  // taxid per read, for the report
   std::uint64_t bases = 0;
-  // The batch's bad input: written out, in batch order, instead of its reads.
   std::exception_ptr error;
 };
 
@@ -88,6 +75,26 @@ class CpuQueryEngine final : public QueryEngine {
   Classifier classifier_;
 };
 
+// A batch: raw text cut by the source step, parsed and classified by a
+// worker, written by the sink. The pipeline reuses its batches, so their
+// buffers keep their capacity and refilling one allocates (nearly) nothing;
+// parsed records exist once per worker.
+struct Batch {
+  io::ReadBlocks blocks;
+  bool empty = false;  // nothing to classify: mates 2 ended with mates 1
+  BatchOutput out;
+};
+
+// What each worker keeps from batch to batch.
+struct Worker {
+  std::unique_ptr<BatchClassifier> classifier;  // made on the worker's thread
+  std::vector<io::SequenceRecord> mates1;  // parsed; entries past the batch's count are spare
+  std::vector<io::SequenceRecord> mates2;  // unused for single-end reads
+  std::vector<ReadView> reads;
+  std::vector<ReadResult> results;
+  double parse = 0, classify = 0, format = 0;
+};
+
 class QueryRun {
  public:
   QueryRun(const db::Database& db, const QueryOptions& o, const QueryEngine* engine)
@@ -99,31 +106,57 @@ class QueryRun {
         reads_(open_reads(o)),
         tsv_(o.output),
         kraken_(o.kraken_output) {
-    int to_stdout = 0;
-    for (const std::string* path : {&o.output, &o.kraken_output, &o.report, &o.abundance})
-      to_stdout += *path == "-";
-    if (to_stdout > 1)
-      throw std::invalid_argument("only one output can go to standard output ('-')");
     if (o.batch_size == 0) throw std::invalid_argument("--batch-size must be at least 1");
   }
 
   QuerySummary run() {
     const auto start = std::chrono::steady_clock::now();
     tsv_.write(formatter_.tsv_header());
-    const unsigned workers = options_.threads == 0 ? 1 : options_.threads;
-    // Batches read but not yet written: enough to keep every worker busy.
-    max_in_flight_ = 2 * std::size_t(workers) + 2;
-    summary_.stages.workers = workers;
+    const unsigned threads = options_.threads == 0 ? 1 : options_.threads;
+    std::vector<Worker> workers(threads);
+    QuerySummary::Stages& stages = summary_.stages;
+    stages.workers = threads;
 
-    std::vector<std::thread> threads;
-    threads.emplace_back([this] { guarded([this] { read_loop(); }); });
-    if (two_files())
-      threads.emplace_back([this] { guarded([this] { mates2_loop(); }); });
-    for (unsigned i = 0; i < workers; ++i)
-      threads.emplace_back([this] { guarded([this] { work_loop(); }); });
-    guarded([this] { write_loop(); });
-    for (auto& t : threads) t.join();
-    if (error_) std::rethrow_exception(error_);
+    // Cutting is the one serial input stage, so it leaves the parsing to the
+    // workers; with two files, mates 1 and mates 2 are cut (and decompressed)
+    // by two threads at once. Batches in flight: enough to keep every worker busy.
+    host::OrderedPipeline<Batch> pipeline(2 * std::size_t(threads) + 2);
+    pipeline.source([&](Batch& batch) {
+      host::Stopwatch clock;
+      const bool more = reads_.cut_first(batch.blocks, options_.batch_size, max_batch_bytes);
+      batch.empty = false;
+      stages.cut_mates1 += clock.lap();
+      return more;
+    });
+    if (reads_.layout() == io::ReadLayout::two_files)
+      pipeline.serial([&](Batch& batch) {
+        host::Stopwatch clock;
+        batch.empty = !reads_.cut_second(batch.blocks);
+        stages.cut_mates2 += clock.lap();
+      });
+    pipeline.parallel(threads, [&](Batch& batch, unsigned w) {
+      Worker& worker = workers[w];
+      if (!worker.classifier) worker.classifier = engine_.make_classifier();
+      parse_and_classify(batch, worker);
+    });
+    pipeline.run([&](Batch& batch) {
+      if (batch.out.error) std::rethrow_exception(batch.out.error);
+      host::Stopwatch clock;
+      tsv_.write(batch.out.tsv);
+      kraken_.write(batch.out.kraken);
+      for (taxonomy::taxid_t taxid : batch.out.calls) counts_.add(taxid);
+      summary_.reads += batch.out.calls.size();
+      summary_.bases += batch.out.bases;
+      stages.write += clock.lap();
+    });
+    const std::vector<double>& waits = pipeline.wait_seconds();
+    stages.worker_wait = waits[waits.size() - 2];
+    stages.writer_wait = waits.back();
+    for (const Worker& w : workers) {
+      stages.parse += w.parse;
+      stages.classify += w.classify;
+      stages.format += w.format;
+    }
 
     tsv_.close();
     kraken_.close();
@@ -138,167 +171,46 @@ class QueryRun {
       table.close();
     }
     summary_.classified = counts_.total() - counts_.unclassified;
-    summary_.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    summary_.seconds = host::seconds_since(start);
     return summary_;
   }
 
  private:
-  // Runs f; the first exception anywhere stops every thread and is rethrown.
-  template <class F>
-  void guarded(F f) {
-    try {
-      f();
-    } catch (...) {
-      std::lock_guard lock(mutex_);
-      if (!error_) error_ = std::current_exception();
-      changed_.notify_all();
-    }
-  }
-
-  bool two_files() const { return reads_.layout() == io::ReadLayout::two_files; }
-
-  // With the mutex held: no batch follows the first `batches`.
-  void end_input(std::size_t batches) {
-    input_done_ = true;
-    batches_ = batches;
-    changed_.notify_all();
-  }
-
-  // Only cutting: the reader threads are the one serial stage, so they leave
-  // the parsing to the workers. For two files this thread cuts mates 1 and
-  // mates2_loop() mates 2, so the two files are read (and decompressed) at once.
-  void read_loop() {
-    for (std::size_t index = 0;; ++index) {
-      {
-        std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] {
-          return error_ || input_done_ || index - next_write_ < max_in_flight_;
-        });
-        if (error_ || input_done_) return;
-      }
-      Batch batch;
-      {
-        std::lock_guard lock(mutex_);
-        if (!spare_.empty()) {
-          batch = std::move(spare_.back());
-          spare_.pop_back();
-        }
-      }
-      batch.index = index;
-      const auto cut_start = std::chrono::steady_clock::now();
-      const bool more = reads_.cut_first(batch.blocks, options_.batch_size, max_batch_bytes);
-      std::lock_guard lock(mutex_);
-      summary_.stages.cut_mates1 += seconds_since(cut_start);
-      if (!more) {
-        if (!two_files()) end_input(index);
-        mates1_done_ = true;
-        mates1_batches_ = index;
-        changed_.notify_all();
-        return;
-      }
-      (two_files() ? mates2_queue_ : pending_).push_back(std::move(batch));
-      changed_.notify_all();
-    }
-  }
-
-  void mates2_loop() {
-    for (;;) {
-      Batch batch;
-      {
-        std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return error_ || !mates2_queue_.empty() || mates1_done_; });
-        if (error_) return;
-        if (mates2_queue_.empty()) {
-          end_input(mates1_batches_);
-          return;
-        }
-        batch = std::move(mates2_queue_.front());
-        mates2_queue_.pop_front();
-      }
-      const auto cut_start = std::chrono::steady_clock::now();
-      const bool more = reads_.cut_second(batch.blocks);
-      std::lock_guard lock(mutex_);
-      summary_.stages.cut_mates2 += seconds_since(cut_start);
-      if (!more) {  // both files had ended
-        end_input(batch.index);
-        return;
-      }
-      pending_.push_back(std::move(batch));
-      changed_.notify_all();
-    }
-  }
-
-  void work_loop() {
-    const std::unique_ptr<BatchClassifier> classifier = engine_.make_classifier();
-    BatchScratch scratch;
-    for (;;) {
-      Batch batch;
-      {
-        const auto wait_start = std::chrono::steady_clock::now();
-        std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return error_ || !pending_.empty() || input_done_; });
-        summary_.stages.worker_wait += seconds_since(wait_start);
-        if (error_ || pending_.empty()) return;
-        batch = std::move(pending_.front());
-        pending_.pop_front();
-      }
-      QuerySummary::Stages times;
-      BatchOutput out = parse_and_classify(batch, *classifier, scratch, times);
-      std::lock_guard lock(mutex_);
-      summary_.stages.parse += times.parse;
-      summary_.stages.classify += times.classify;
-      summary_.stages.format += times.format;
-      done_.emplace(batch.index, std::move(out));
-      spare_.push_back(std::move(batch));  // back to read_loop for reuse
-      changed_.notify_all();
-    }
-  }
-
-  // Per-worker buffers reused from batch to batch.
-  struct BatchScratch {
-    std::vector<io::SequenceRecord> mates1;  // parsed; entries past the batch's count are spare
-    std::vector<io::SequenceRecord> mates2;  // unused for single-end reads
-    std::vector<ReadView> reads;
-    std::vector<ReadResult> results;
-  };
-
-  // A batch with bad input yields only its error: the writer reports it when
-  // it reaches the batch, so the error reported is the first in input order
+  // A batch with bad input yields only its error: the sink reports it when it
+  // reaches the batch, so the error reported is the first in input order
   // whatever the thread count.
-  BatchOutput parse_and_classify(const Batch& batch, BatchClassifier& classifier,
-                                 BatchScratch& scratch, QuerySummary::Stages& times) const {
-    auto lap = [clock = std::chrono::steady_clock::now()]() mutable {
-      const auto now = std::chrono::steady_clock::now();
-      const double s = std::chrono::duration<double>(now - clock).count();
-      clock = now;
-      return s;
-    };
+  void parse_and_classify(Batch& batch, Worker& worker) const {
+    BatchOutput& out = batch.out;
+    out.tsv.clear();
+    out.kraken.clear();
+    out.calls.clear();
+    out.bases = 0;
+    out.error = nullptr;
+    if (batch.empty) return;
+    host::Stopwatch clock;
     const io::ParsedReads parsed =
-        io::parse_read_blocks(reads_.layout(), batch.blocks, scratch.mates1, scratch.mates2);
-    BatchOutput out;
+        io::parse_read_blocks(reads_.layout(), batch.blocks, worker.mates1, worker.mates2);
     if (parsed.error) {
       out.error = parsed.error;
-      return out;
+      return;
     }
     const std::size_t count = parsed.count;
     const bool paired = reads_.paired();
-    out.calls.reserve(count);
-    scratch.reads.clear();
+    worker.reads.clear();
     for (std::size_t i = 0; i < count; ++i)
-      scratch.reads.push_back(ReadView{scratch.mates1[i].sequence,
-                                       paired ? std::string_view(scratch.mates2[i].sequence)
-                                              : std::string_view()});
-    scratch.results.resize(count);
-    times.parse = lap();
-    classifier.classify(scratch.reads, scratch.results);
-    times.classify = lap();
+      worker.reads.push_back(ReadView{worker.mates1[i].sequence,
+                                      paired ? std::string_view(worker.mates2[i].sequence)
+                                             : std::string_view()});
+    worker.results.resize(count);
+    worker.parse += clock.lap();
+    worker.classifier->classify(worker.reads, worker.results);
+    worker.classify += clock.lap();
     for (std::size_t i = 0; i < count; ++i) {
-      const ReadResult& result = scratch.results[i];
+      const ReadResult& result = worker.results[i];
       report::ReadCall call;
-      call.id = read_id(scratch.mates1[i], paired);
-      call.length1 = scratch.reads[i].mate1.size();
-      call.length2 = scratch.reads[i].mate2.size();
+      call.id = read_id(worker.mates1[i], paired);
+      call.length1 = worker.reads[i].mate1.size();
+      call.length2 = worker.reads[i].mate2.size();
       call.paired = paired;
       call.taxid = result.assignment.taxid;
       call.candidates = result.top;
@@ -308,37 +220,7 @@ class QueryRun {
       out.calls.push_back(call.taxid);
       out.bases += call.length1 + call.length2;
     }
-    times.format = lap();
-    return out;
-  }
-
-  void write_loop() {
-    for (std::size_t index = 0;; ++index) {
-      BatchOutput out;
-      {
-        const auto wait_start = std::chrono::steady_clock::now();
-        std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] {
-          return error_ || done_.count(index) || (input_done_ && index >= batches_);
-        });
-        summary_.stages.writer_wait += seconds_since(wait_start);
-        if (error_ || !done_.count(index)) return;
-        auto it = done_.find(index);
-        out = std::move(it->second);
-        done_.erase(it);
-      }
-      if (out.error) std::rethrow_exception(out.error);
-      const auto write_start = std::chrono::steady_clock::now();
-      tsv_.write(out.tsv);
-      kraken_.write(out.kraken);
-      for (taxonomy::taxid_t taxid : out.calls) counts_.add(taxid);
-      summary_.reads += out.calls.size();
-      summary_.bases += out.bases;
-      std::lock_guard lock(mutex_);
-      summary_.stages.write += seconds_since(write_start);
-      next_write_ = index + 1;
-      changed_.notify_all();
-    }
+    worker.format += clock.lap();
   }
 
   const db::Database& db_;
@@ -351,26 +233,21 @@ class QueryRun {
   io::ReadBlockCutter reads_;
   OutputFile tsv_;
   OutputFile kraken_;
-
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<Batch> mates2_queue_;  // two files: mates 1 cut, mates 2 not yet
-  bool mates1_done_ = false;        // read_loop has cut its last batch
-  std::size_t mates1_batches_ = 0;  // and how many it cut
-  std::deque<Batch> pending_;       // cut, waiting for a worker
-  std::vector<Batch> spare_;  // classified batches, for read_loop to refill
-  std::map<std::size_t, BatchOutput> done_;
-  std::size_t next_write_ = 0;
-  std::size_t max_in_flight_ = 4;
-  std::size_t batches_ = 0;
-  bool input_done_ = false;
-  std::exception_ptr error_;
-
   report::TaxonCounts counts_;
   QuerySummary summary_;
 };
 
 }  // namespace
+
+void check_query_paths(const QueryOptions& options, const std::filesystem::path& database) {
+  (void)database;  // PLACEHOLDER: the output module's checks come in with its merge
+  int to_stdout = 0;
+  for (const std::string* path :
+       {&options.output, &options.kraken_output, &options.report, &options.abundance})
+    to_stdout += *path == "-";
+  if (to_stdout > 1)
+    throw std::invalid_argument("only one output can go to standard output ('-')");
+}
 
 std::unique_ptr<QueryEngine> make_cpu_query_engine(const db::Database& db,
                                                    const ClassifierOptions& options) {
@@ -379,6 +256,7 @@ std::unique_ptr<QueryEngine> make_cpu_query_engine(const db::Database& db,
 
 QuerySummary run_query(const db::Database& db, const QueryOptions& options,
                        const QueryEngine* engine) {
+  check_query_paths(options, {});
   return QueryRun(db, options, engine).run();
 }
 

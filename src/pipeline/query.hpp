@@ -1,13 +1,15 @@
 #pragma once
-// `metawarp query` on the CPU: reads -> per-read calls -> outputs.
+// `metawarp query`: reads -> per-read calls -> outputs, on the engine given
+// (CPU or GPU, behind QueryEngine).
 //
 // One reader thread cuts the input into batches of whole raw records (no
 // parsing: it is the one serial stage), worker threads parse and classify
 // whole batches, and the calling thread writes the batches' output in input
-// order. The output, and the error reported for bad input (the first in input
+// order (host::OrderedPipeline). The output, and the error reported for bad input (the first in input
 // order), are therefore identical for any thread count and batch size. This is
 // the reference the GPU query must reproduce.
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <span>
 #include <string>
@@ -82,6 +84,13 @@ class QueryEngine {
 // The CPU engine: Classifier::classify read by read. `db` must outlive it.
 std::unique_ptr<QueryEngine> make_cpu_query_engine(const db::Database& db,
                                                    const ClassifierOptions& options);
+
+// Checks, before any work, that every output path may be written (a new path
+// or a regular file to replace), that no output is an input, the database or
+// another output, and that standard input and output are each named at most
+// once. `database` may be empty (a database already in memory). Throws
+// std::invalid_argument naming the paths.
+void check_query_paths(const QueryOptions& options, const std::filesystem::path& database);
 
 // Throws io::InputError for bad reads (mismatched pairs included) and
 // std::runtime_error naming the file when an output cannot be written.

@@ -63,6 +63,14 @@ taxid_t require_taxid(TextLines& in, std::string_view field, std::string_view wh
 
 }  // namespace
 
+std::vector<fs::path> Taxonomy::ncbi_files(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const char* name : {"nodes.dmp", "names.dmp"})
+    if (auto p = detail::find_dump(dir, name)) files.push_back(*p);
+  if (auto p = find_merged_dump(dir)) files.push_back(*p);
+  return files;
+}
+
 Taxonomy Taxonomy::load_ncbi(const fs::path& dir) {
   const fs::path nodes_path = require_dump(dir, "nodes.dmp");
   const fs::path names_path = require_dump(dir, "names.dmp");

@@ -86,4 +86,11 @@ std::string_view canonical_rank_name(CanonicalRank r) {
   return i < canonical_names.size() ? canonical_names[i] : std::string_view{"unknown rank"};
 }
 
+std::optional<CanonicalRank> parse_canonical_rank(std::string_view name) {
+  if (name == "superkingdom") return CanonicalRank::domain;
+  for (std::size_t r = 0; r < canonical_rank_count; ++r)
+    if (canonical_rank_name(CanonicalRank(r)) == name) return CanonicalRank(r);
+  return std::nullopt;
+}
+
 }  // namespace metawarp::taxonomy

@@ -43,5 +43,8 @@ inline constexpr std::size_t canonical_rank_count = 11;
 // (none, clade, and intermediate ranks such as subgenus or superfamily).
 std::optional<CanonicalRank> canonical_rank_of(Rank r);
 std::string_view canonical_rank_name(CanonicalRank r);  // "species", "genus", ...
+// The canonical rank named "sequence", "subspecies", "species", "genus", ...,
+// "domain" (also "superkingdom"), "root"; nullopt for anything else.
+std::optional<CanonicalRank> parse_canonical_rank(std::string_view name);
 
 }  // namespace metawarp::taxonomy

@@ -47,6 +47,8 @@ class Taxonomy {
   // malformed input, a parent that is not in nodes.dmp, a duplicate id or a
   // cycle.
   static Taxonomy load_ncbi(const std::filesystem::path& dir);
+  // The files load_ncbi(dir) reads (those that exist).
+  static std::vector<std::filesystem::path> ncbi_files(const std::filesystem::path& dir);
   // Nodes in any order; a root is a node that is its own parent. Throws on
   // duplicate ids, id 0, missing parents and cycles.
   static Taxonomy from_nodes(std::vector<Node> nodes,

@@ -90,6 +90,17 @@ TEST_CASE("window span covers every window a fragment can touch") {
   }
 }
 
+TEST_CASE("a pair spans at least the insert size, a single read only itself") {
+  using metawarp::classify::read_window_span;
+  // Single reads: their own length, whatever the insert size.
+  CHECK(read_window_span(150, 0, 500, 112) == window_span(150, 112));
+  CHECK(read_window_span(0, 0, 500, 112) == window_span(0, 112));
+  // Pairs: max(insert size, len1 + len2).
+  CHECK(read_window_span(150, 150, 500, 112) == window_span(500, 112));
+  CHECK(read_window_span(400, 300, 500, 112) == window_span(700, 112));
+  CHECK(read_window_span(150, 150, 0, 112) == window_span(300, 112));
+}
+
 TEST_CASE("best range of one target, hand-worked") {
   // Windows 1,2,2,3 then 10,11: with span 3 the range [1,4) holds 4 hits.
   std::vector<Location> hits{{7, 1}, {7, 2}, {7, 2}, {7, 3}, {7, 10}, {7, 11}};

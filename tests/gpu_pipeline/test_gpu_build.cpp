@@ -9,7 +9,6 @@
 #include "catch.hpp"
 #include "db/database.hpp"
 #include "pipeline/build.hpp"
-#include "pipeline/gpu_backend.hpp"
 
 namespace fs = std::filesystem;
 using namespace metawarp;
@@ -42,7 +41,8 @@ void require_identical_builds(pipeline::BuildOptions options, const fs::path& di
       options.gpu.table = table;
       options.gpu.batch_bases = batch;
       CAPTURE(int(table), batch);
-      db::save(pipeline::build_database_gpu(options), dir / "gpu.mwdb");
+      db::save(pipeline::build_database(options, nullptr, pipeline::make_gpu_build_executor),
+               dir / "gpu.mwdb");
       REQUIRE(read_file(dir / "gpu.mwdb") == cpu);
     }
   }
@@ -97,6 +97,7 @@ TEST_CASE("GPU build of random sequences with N runs matches the CPU, for severa
   const fs::path dir = scratch_dir("random");
   pipeline::BuildOptions options;
   options.references = {write_random_references(dir, 7).string()};
+  options.allow_no_taxonomy = true;  // the taxids in the headers are not looked up
   for (auto [k, w, s] : {std::tuple{16u, 127u, 16u}, {32u, 64u, 64u}, {5u, 20u, 3u}}) {
     options.params.sketch = {k, w, s};
     options.params.max_locations_per_feature = 3;  // the cap is exercised too
@@ -110,8 +111,10 @@ TEST_CASE("GPU build with too little GPU memory stops before reading, saying wha
   pipeline::BuildOptions options;
   options.quiet = true;
   options.references = {(data / "genomes").string()};
+  options.allow_no_taxonomy = true;
   options.gpu.memory_limit = 1 << 20;
-  const std::string message = error_of([&] { pipeline::build_database_gpu(options); });
+  const std::string message = error_of(
+      [&] { pipeline::build_database(options, nullptr, pipeline::make_gpu_build_executor); });
   CHECK(message.find("needs about") != std::string::npos);
   CHECK(message.find("--device cpu") != std::string::npos);
 }
@@ -121,7 +124,9 @@ TEST_CASE("GPU build with a table too small reports it instead of truncating") {
   pipeline::BuildOptions options;
   options.quiet = true;
   options.references = {(data / "genomes").string()};
+  options.allow_no_taxonomy = true;
   options.gpu.table_capacity = 1000;  // far fewer pairs than test_data has
-  const std::string message = error_of([&] { pipeline::build_database_gpu(options); });
+  const std::string message = error_of(
+      [&] { pipeline::build_database(options, nullptr, pipeline::make_gpu_build_executor); });
   CHECK(message.find("--table-capacity") != std::string::npos);
 }

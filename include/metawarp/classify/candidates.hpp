@@ -47,6 +47,16 @@ METAWARP_HD_INLINE std::uint32_t window_span(std::uint64_t fragment_length,
   return span > 0xffffffffull ? 0xffffffffu : std::uint32_t(span);
 }
 
+// The window span of a read: a single read (length2 == 0) spans its own
+// length; a pair spans the larger of `insert_size` and its mates' summed
+// lengths, since the mates can sit that far apart on the target.
+METAWARP_HD_INLINE std::uint32_t read_window_span(std::uint64_t length1, std::uint64_t length2,
+                                                  std::uint64_t insert_size, std::uint32_t stride) {
+  std::uint64_t fragment = length1 + length2;
+  if (length2 != 0 && insert_size > fragment) fragment = insert_size;
+  return window_span(fragment, stride);
+}
+
 // Inserts c into top[0..n) (sorted by ranks_before, capacity `capacity`),
 // dropping the last when full. Returns the new size.
 METAWARP_HD_INLINE std::uint32_t insert_candidate(const Candidate& c, Candidate* top,

@@ -5,28 +5,13 @@
 #include <cstdint>
 
 #include "metawarp/config.hpp"
+#include "metawarp/hash/fmix.hpp"
 
 namespace metawarp::tables {
 
-// MurmurHash3's 32-bit finaliser: a bijection on 32 bits with full avalanche.
-METAWARP_HD_INLINE constexpr std::uint32_t fmix32(std::uint32_t h) {
-  h ^= h >> 16;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35u;
-  h ^= h >> 16;
-  return h;
-}
-
-// MurmurHash3's 64-bit finaliser: a bijection on 64 bits.
-METAWARP_HD_INLINE constexpr std::uint64_t fmix64(std::uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return h;
-}
+// MurmurHash3's finalizers (metawarp/hash/fmix.hpp), also the tables' own.
+using hash::fmix32;
+using hash::fmix64;
 
 // xxHash64-style avalanche after a multiply by a large odd constant:
 // a different family from Murmur, useful as an independent second hasher.

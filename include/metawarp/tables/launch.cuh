@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "metawarp/cuda/error.hpp"
+#include "metawarp/cuda/grid.hpp"
 
 namespace metawarp::tables {
 
@@ -33,11 +34,9 @@ template <int GroupSize, class Op>
 void launch_group_per_item(std::uint64_t n, cudaStream_t stream, const Op& op,
                            const char* what = "table operation") {
   if (n == 0) return;
-  const std::uint64_t groups_per_block = launch_block_size / GroupSize;
-  // 2^20 blocks of 256 threads saturate any current GPU; beyond, grid-stride.
-  const std::uint64_t blocks =
-      std::min<std::uint64_t>((n + groups_per_block - 1) / groups_per_block, 1u << 20);
-  detail::group_per_item_kernel<GroupSize><<<unsigned(blocks), launch_block_size, 0, stream>>>(n, op);
+  const unsigned groups_per_block = launch_block_size / GroupSize;
+  detail::group_per_item_kernel<GroupSize>
+      <<<cuda::blocks_for(n, groups_per_block), launch_block_size, 0, stream>>>(n, op);
   cuda::check_launch(what);
 }
 

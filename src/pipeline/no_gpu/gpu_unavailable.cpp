@@ -1,15 +1,31 @@
-// Linked instead of kernels/ when metawarp is built without CUDA.
+// Linked instead of src/pipeline/gpu/ when metawarp is built without CUDA:
+// every GPU entry point says why there is no GPU.
 #include <stdexcept>
 
-#include "pipeline/gpu_backend.hpp"
+#include "pipeline/build_executor.hpp"
+#include "pipeline/gpu_available.hpp"
+#include "pipeline/gpu_query.hpp"
 
 namespace metawarp::pipeline {
+namespace {
+
+[[noreturn]] void unavailable(const char* what) {
+  throw std::runtime_error(std::string(what) + " requested, but " + gpu_unavailable_reason() +
+                           "; use --device cpu");
+}
+
+}  // namespace
 
 std::string gpu_unavailable_reason() { return "this metawarp was built without CUDA"; }
 
-db::Database build_database_gpu(const BuildOptions&, BuildSummary*) {
-  throw std::runtime_error("GPU build requested, but " + gpu_unavailable_reason() +
-                           "; use --device cpu");
+std::unique_ptr<BuildExecutor> make_gpu_build_executor(const BuildOptions&, const BuildInputs&) {
+  unavailable("GPU build");
+}
+
+std::unique_ptr<GpuQueryEngine> make_gpu_query_engine(const db::Database&,
+                                                      const ClassifierOptions&,
+                                                      const GpuQueryOptions&) {
+  unavailable("GPU query");
 }
 
 }  // namespace metawarp::pipeline

@@ -1,0 +1,57 @@
+#include "kernels/query_chunk.hpp"
+
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+
+#include "kernels/query_kernels.cuh"
+#include "metawarp/cuda/error.hpp"
+#include "metawarp/cuda/grid.hpp"
+
+namespace metawarp::kernels {
+
+void count_hits(const QueryChunkView& chunk, const sketch::SketchParams& params,
+                const DeviceIndexView& index, CubScratch& scratch, cudaStream_t stream) {
+  const unsigned block = 256;
+  cuda::check(cudaMemsetAsync(chunk.window_hits + chunk.windows, 0, sizeof(std::uint64_t), stream),
+              "clearing the last window count");
+  if (chunk.windows > 0) {
+    lookup_count_kernel<<<cuda::blocks_for(chunk.windows, block), block, 0, stream>>>(
+        chunk, params, index);
+    cuda::check_launch("lookup_count_kernel");
+  }
+  scratch.run([&](void* temp, std::size_t& bytes) {
+    return cub::DeviceScan::ExclusiveSum(temp, bytes, chunk.window_hits, chunk.window_offsets,
+                                         chunk.windows + 1, stream);
+  }, "scanning the window hit counts");
+  read_offsets_kernel<<<cuda::blocks_for(std::uint64_t(chunk.reads) + 1, block), block, 0,
+                        stream>>>(chunk);
+  cuda::check_launch("read_offsets_kernel");
+}
+
+void gather_sorted_hits(const QueryChunkView& chunk, std::uint32_t sketch_size,
+                        const DeviceIndexView& index, std::uint64_t total, std::uint64_t* keys,
+                        std::uint64_t* sorted, CubScratch& scratch, cudaStream_t stream) {
+  if (total == 0) return;
+  const unsigned block = 256;
+  gather_kernel<<<cuda::blocks_for(chunk.windows * 32, block), block, 0, stream>>>(
+      chunk, sketch_size, index, keys);
+  cuda::check_launch("gather_kernel");
+  scratch.run([&](void* temp, std::size_t& bytes) {
+    return cub::DeviceSegmentedSort::SortKeys(temp, bytes, keys, sorted, total, chunk.reads,
+                                              chunk.read_offsets, chunk.read_offsets + 1, stream);
+  }, "sorting each read's hits");
+  unpack_locations_kernel<<<cuda::blocks_for(total, block), block, 0, stream>>>(sorted, total);
+  cuda::check_launch("unpack_locations_kernel");
+}
+
+void score_candidates(const QueryChunkView& chunk, const sketch::Location* hits,
+                      const CandidateParams& params, classify::Candidate* top,
+                      std::uint32_t* top_counts, std::uint32_t* hit_counts, cudaStream_t stream) {
+  if (chunk.reads == 0) return;
+  const unsigned block = 128;
+  top_candidates_kernel<<<cuda::blocks_for(chunk.reads, block), block, 0, stream>>>(
+      chunk, hits, params, top, top_counts, hit_counts);
+  cuda::check_launch("top_candidates_kernel");
+}
+
+}  // namespace metawarp::kernels

@@ -1,0 +1,68 @@
+#pragma once
+// The GPU query's kernels for one chunk of reads, behind three launch
+// functions with plain-data arguments (host-side interface: the query engine
+// in src/pipeline/gpu/ owns the buffers, streams and lanes):
+//  count_hits:         sketch every read window, look its features up, count
+//                      and place the hits (window and read offsets);
+//  gather_sorted_hits: gather the hits' locations, sort each read's;
+//  score_candidates:   the shared classify::top_candidates per read.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "kernels/cub_scratch.hpp"
+#include "kernels/device_index.hpp"
+#include "metawarp/classify/candidates.hpp"
+#include "metawarp/sketch/sketch.hpp"
+
+namespace metawarp::kernels {
+
+// One mate in a chunk's base buffer. Read r owns sequences 2r (mate 1) and
+// 2r+1 (mate 2, length 0 for single-end); a last entry 2n holds only
+// window_prefix = the chunk's window count.
+struct QuerySequence {
+  std::uint64_t base_offset;
+  std::uint64_t length;
+  std::uint64_t window_prefix;  // windows of all earlier sequences
+};
+
+// A looked-up feature's location list.
+struct ListRange {
+  std::uint64_t begin;
+  std::uint32_t count;
+};
+
+// A chunk's device arrays.
+struct QueryChunkView {
+  const char* bases;
+  const QuerySequence* sequences;  // 2 * reads + 1
+  std::uint32_t reads;
+  std::uint64_t windows;
+  ListRange* ranges;             // windows * sketch size
+  std::uint64_t* window_hits;    // windows + 1
+  std::uint64_t* window_offsets; // windows + 1: the last is the chunk's hit count
+  std::uint64_t* read_offsets;   // reads + 1
+};
+
+struct CandidateParams {
+  std::uint32_t stride;          // sketch stride
+  std::uint64_t insert_size;     // ClassifierOptions::insert_size
+  std::uint32_t max_candidates;  // ClassifierOptions::max_candidates
+};
+
+void count_hits(const QueryChunkView& chunk, const sketch::SketchParams& params,
+                const DeviceIndexView& index, CubScratch& scratch, cudaStream_t stream);
+
+// `total` hits (window_offsets[windows]) into `keys`, each read's sorted into
+// `sorted` (as sketch::Location).
+void gather_sorted_hits(const QueryChunkView& chunk, std::uint32_t sketch_size,
+                        const DeviceIndexView& index, std::uint64_t total, std::uint64_t* keys,
+                        std::uint64_t* sorted, CubScratch& scratch, cudaStream_t stream);
+
+// Per read: top[r * max_candidates ...] its best candidates, top_counts[r]
+// how many, hit_counts[r] its hits.
+void score_candidates(const QueryChunkView& chunk, const sketch::Location* hits,
+                      const CandidateParams& params, classify::Candidate* top,
+                      std::uint32_t* top_counts, std::uint32_t* hit_counts, cudaStream_t stream);
+
+}  // namespace metawarp::kernels

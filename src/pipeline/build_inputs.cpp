@@ -1,0 +1,75 @@
+#include "pipeline/build_inputs.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include "io/sequence_reader.hpp"
+#include "metawarp/sketch/sketch.hpp"
+
+namespace metawarp::pipeline {
+namespace {
+
+// Sorted by path, each file once: a file named twice (also through another
+// path: a link) would add every one of its targets twice.
+std::vector<std::string> sorted_unique_files(std::vector<std::string> files,
+                                             std::vector<std::string>& repeated) {
+  std::sort(files.begin(), files.end());
+  std::vector<std::string> unique;
+  std::set<std::pair<dev_t, ino_t>> seen;
+  for (std::string& file : files) {
+    struct stat st {};
+    const bool known = file != "-" && ::stat(file.c_str(), &st) == 0;
+    const bool again = known ? !seen.emplace(st.st_dev, st.st_ino).second
+                             : !unique.empty() && unique.back() == file;
+    if (again) {
+      repeated.push_back(std::move(file));
+      continue;
+    }
+    unique.push_back(std::move(file));
+  }
+  return unique;
+}
+
+}  // namespace
+
+BuildInputs prepare_build_inputs(const BuildOptions& options) {
+  std::string why;
+  if (!sketch::valid(options.params.sketch, &why)) throw std::runtime_error(why);
+  if (options.params.max_locations_per_feature < 1)
+    throw std::runtime_error("--max-locations-per-feature must be at least 1");
+  BuildInputs inputs;
+  inputs.files = sorted_unique_files(io::expand_inputs(options.references), inputs.repeated_files);
+  if (inputs.files.empty()) throw std::runtime_error("no reference sequence files found");
+  if (options.taxonomy_dir.empty()) {
+    if (!options.allow_no_taxonomy)
+      throw std::runtime_error(
+          "no taxonomy given: without one every read would be unclassified; give --taxonomy DIR "
+          "(NCBI nodes.dmp and names.dmp), or --no-taxonomy to build a database that reports "
+          "reference targets only (query --top-hits)");
+    return inputs;
+  }
+  inputs.taxonomy = taxonomy::Taxonomy::load_ncbi(options.taxonomy_dir);
+  if (inputs.taxonomy.empty() && !options.allow_no_taxonomy)
+    throw std::runtime_error("taxonomy '" + options.taxonomy_dir.string() +
+                             "' holds no taxa (empty nodes.dmp): every read would be "
+                             "unclassified; give a complete NCBI taxonomy, or --no-taxonomy");
+  return inputs;
+}
+
+std::vector<std::string> files_read_by_build(const BuildOptions& options,
+                                             const BuildInputs& inputs) {
+  std::vector<std::string> files = inputs.files;
+  if (!options.taxonomy_dir.empty())
+    for (const auto& path : taxonomy::Taxonomy::ncbi_files(options.taxonomy_dir))
+      files.push_back(path.string());
+  files.insert(files.end(), options.seqid2taxid_files.begin(), options.seqid2taxid_files.end());
+  files.insert(files.end(), options.accession2taxid_files.begin(),
+               options.accession2taxid_files.end());
+  return files;
+}
+
+}  // namespace metawarp::pipeline

@@ -1,0 +1,29 @@
+#pragma once
+// What a build reads, settled before any sketching: the parameters checked,
+// the reference files expanded, sorted and each named once, the taxonomy
+// loaded. A bad taxonomy or a missing file fails here, not minutes later.
+#include <string>
+#include <vector>
+
+#include "pipeline/build_options.hpp"
+#include "taxonomy/taxonomy.hpp"
+
+namespace metawarp::pipeline {
+
+struct BuildInputs {
+  // Sorted by path, each file once, so the database does not depend on the
+  // order of the command line.
+  std::vector<std::string> files;
+  std::vector<std::string> repeated_files;  // named more than once (read once)
+  taxonomy::Taxonomy taxonomy;              // empty only with allow_no_taxonomy
+};
+
+// Throws std::runtime_error / io::InputError naming the option or file.
+BuildInputs prepare_build_inputs(const BuildOptions& options);
+
+// Every file the build reads (references, taxonomy dumps, id maps), for the
+// check that the database is none of them.
+std::vector<std::string> files_read_by_build(const BuildOptions& options,
+                                             const BuildInputs& inputs);
+
+}  // namespace metawarp::pipeline

@@ -1,0 +1,61 @@
+#pragma once
+// What `metawarp build` is asked to do, and what it reports.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "db/database.hpp"
+
+namespace metawarp::pipeline {
+
+enum class BuildTable { multi_value, bucket_list };
+
+// GPU executor settings; the database does not depend on any of them.
+struct GpuBuildOptions {
+  BuildTable table = BuildTable::multi_value;
+  std::uint64_t batch_bases = std::uint64_t(64) << 20;  // bases per host->device batch
+  std::uint64_t memory_limit = 0;    // bytes of GPU memory to use; 0: what is free
+  std::uint64_t table_capacity = 0;  // (feature, location) slots; 0: sized from the input
+  int device = 0;
+};
+
+struct BuildOptions {
+  std::vector<std::string> references;            // files or directories
+  std::filesystem::path taxonomy_dir;             // NCBI dump folder
+  std::vector<std::string> seqid2taxid_files;     // Kraken2 two-column maps
+  std::vector<std::string> accession2taxid_files; // NCBI accession2taxid
+  db::DatabaseParams params;
+  unsigned threads = 1;
+  bool quiet = false;
+  // Without a taxonomy every read is unclassified, and without sequences the
+  // database is empty: both are errors unless the caller says they are wanted.
+  bool allow_no_taxonomy = false;
+  bool allow_empty = false;
+  GpuBuildOptions gpu;
+};
+
+struct BuildSummary {
+  std::uint64_t files = 0;
+  std::uint64_t targets = 0;
+  std::uint64_t bases = 0;          // sequence bytes parsed
+  std::uint64_t input_bytes = 0;    // uncompressed file bytes parsed
+  std::uint64_t features = 0;
+  std::uint64_t locations = 0;
+  std::uint64_t unmapped_targets = 0;
+  // What deserves a warning, by name (the CLI prints the first few of each).
+  std::vector<std::string> unmapped_target_names;  // no taxon, or a taxid the taxonomy lacks
+  std::vector<std::string> duplicate_target_names; // names given to more than one target
+  std::vector<std::string> repeated_files;         // named more than once; read once
+  std::vector<std::string> unknown_ranks;          // NCBI rank names metawarp does not know
+  // Wall time of the driver's stages.
+  double seconds_setup = 0;        // the executor made ready (GPU: table, buffers, streams)
+  double seconds_read_sketch = 0;  // reading, with the executor's work overlapped
+  double seconds_finalize = 0;     // sort, dedupe, cap: the query layout
+  double seconds_write = 0;        // the database file (run_build)
+  // The executor's own account of where its time went, one line, e.g.
+  // "GPU: table 2.10 GiB; ... download 0.52 s" (empty: nothing to add).
+  std::string executor_stages;
+};
+
+}  // namespace metawarp::pipeline

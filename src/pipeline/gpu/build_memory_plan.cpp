@@ -1,0 +1,82 @@
+#include "pipeline/gpu/build_memory_plan.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "metawarp/cuda/error.hpp"
+
+namespace metawarp::pipeline::gpu {
+namespace {
+
+constexpr double gib = 1024.0 * 1024.0 * 1024.0;
+
+bool is_gzip(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char magic[2] = {0, 0};
+  in.read(reinterpret_cast<char*>(magic), 2);
+  return in.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+}
+
+// With the default growth (s_0 = 1, lambda = 1.1) short lists, the common
+// case in a database, take up to two pool words per value.
+std::uint64_t bucket_pool_words(std::uint64_t pairs) { return pairs * 5 / 2 + (1u << 20); }
+
+}  // namespace
+
+// Every window holds at most s features; compressed files are assumed to
+// expand 5x (genomes compress about 3.5x with gzip). The user can override
+// the result (--table-capacity).
+std::uint64_t estimate_pairs(const std::vector<std::string>& files, const sketch::SketchParams& p) {
+  std::uint64_t bases = 0;
+  for (const auto& f : files) {
+    if (f == "-") continue;
+    const std::uint64_t size = std::filesystem::file_size(f);
+    bases += is_gzip(f) ? size * 5 : size;
+  }
+  const std::uint64_t windows = bases / p.stride() + files.size() * 64 + 1024;
+  return windows * p.sketch_size;
+}
+
+// Phase 1 holds the table, the batch buffers and, at its end, the exported
+// pairs (12 bytes each). Phase 2 (the table is freed) is the finalize: about
+// 20 bytes per pair plus 29 per distinct feature (kernels/finalize.hpp);
+// features are assumed to occur 4/3 times on average (measured: 1.7 on
+// refs138, 2.4 on the synthetic sets), i.e. 0.75 distinct features per pair.
+MemoryPlan plan_memory(const GpuBuildOptions& gpu, std::uint64_t pairs) {
+  MemoryPlan plan;
+  plan.pairs = pairs;
+  plan.slots = std::uint64_t(double(pairs) / max_load_factor) + 1024;
+  plan.table_bytes = plan.slots * (sizeof(sketch::feature_t) + sizeof(std::uint64_t));
+  if (gpu.table == BuildTable::bucket_list) {
+    plan.pool_words = bucket_pool_words(pairs);
+    plan.table_bytes += plan.pool_words * 8;
+  }
+  const std::uint64_t batches = 2 * gpu.batch_bases + (std::uint64_t(64) << 20);
+  const std::uint64_t exported = pairs * (sizeof(sketch::feature_t) + sizeof(std::uint64_t));
+  const std::uint64_t finalize = pairs * 20 + pairs * 3 / 4 * 29;
+  plan.peak_bytes = std::max(plan.table_bytes + batches + exported, finalize);
+  return plan;
+}
+
+void check_fits(const MemoryPlan& plan, const GpuBuildOptions& gpu) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  cuda::check(cudaMemGetInfo(&free_bytes, &total_bytes), "querying free GPU memory");
+  std::uint64_t available = std::uint64_t(double(free_bytes) * 0.95);
+  if (gpu.memory_limit != 0) available = std::min<std::uint64_t>(available, gpu.memory_limit);
+  if (plan.peak_bytes <= available) return;
+  char msg[512];
+  std::snprintf(msg, sizeof msg,
+                "the GPU build needs about %.2f GiB of GPU memory for up to %llu (feature, "
+                "location) pairs, but only %.2f GiB are available%s. Use --device cpu, split "
+                "the references into several databases, or a GPU with more memory",
+                double(plan.peak_bytes) / gib, (unsigned long long)plan.pairs,
+                double(available) / gib, gpu.memory_limit ? " (--gpu-memory-limit)" : "");
+  throw std::runtime_error(msg);
+}
+
+}  // namespace metawarp::pipeline::gpu

@@ -1,0 +1,34 @@
+#pragma once
+// How much GPU memory a GPU build needs, worked out from the input files
+// before any work, so that a build that cannot fit says so at once.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "metawarp/sketch/types.hpp"
+#include "pipeline/build.hpp"
+
+namespace metawarp::pipeline::gpu {
+
+// The table's load factor at its planned capacity.
+inline constexpr double max_load_factor = 0.8;
+
+struct MemoryPlan {
+  std::uint64_t pairs = 0;        // table capacity in (feature, location) pairs
+  std::uint64_t slots = 0;        // table key slots
+  std::uint64_t pool_words = 0;   // bucket-list value storage (0 for multi-value)
+  std::uint64_t table_bytes = 0;
+  std::uint64_t peak_bytes = 0;   // the larger of the table phase and the finalize
+};
+
+// Upper estimate of the (feature, location) pairs the files produce.
+std::uint64_t estimate_pairs(const std::vector<std::string>& files, const sketch::SketchParams& p);
+
+// The plan for `pairs` pairs (gpu.table_capacity when set, else the estimate).
+MemoryPlan plan_memory(const GpuBuildOptions& gpu, std::uint64_t pairs);
+
+// Throws std::runtime_error saying what to change when the plan does not fit
+// in the free GPU memory (or gpu.memory_limit).
+void check_fits(const MemoryPlan& plan, const GpuBuildOptions& gpu);
+
+}  // namespace metawarp::pipeline::gpu
