@@ -24,7 +24,7 @@ run_build() {  # device
   # shellcheck disable=SC2086
   "$mw" build "$work/$1.mwdb" "$refs" ${BUILD_ARGS:-} --device "$1" --threads "$threads" 2>"$work/$1.build.log"
   t1=$(date +%s.%N)
-  grep -E "^build: (read|GPU|[0-9])" "$work/$1.build.log" | sed "s/^/  [$1] /"
+  grep -E "^build: (setup|read|GPU|[0-9])" "$work/$1.build.log" | sed "s/^/  [$1] /"
   echo "  [$1] wall $(awk "BEGIN{printf \"%.2f\", $t1 - $t0}") s (whole process: start-up, build, write)"
 }
 

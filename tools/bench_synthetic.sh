@@ -46,7 +46,7 @@ if [ "$step" = all ] || [ "$step" = build ]; then
     "$bin/metawarp" build "$work/$device.mwdb" "$syn/genomes" --taxonomy "$syn/taxonomy" \
       --seqid2taxid "$syn/seqid2taxid.map" --device "$device" --threads "$threads" \
       2>"$work/$device.build.log"
-    grep -E "^build: (read|GPU|[0-9]+ files)" "$work/$device.build.log" | sed "s/^/  [$device] /"
+    grep -E "^build: (setup|read|GPU|[0-9]+ files)" "$work/$device.build.log" | sed "s/^/  [$device] /"
     echo "  [$device] wall $(elapsed "$t0") s"
   done
   if [ -f "$work/gpu.mwdb" ] && [ -f "$work/cpu.mwdb" ]; then
