@@ -77,8 +77,8 @@ void check_distinct(const std::vector<NamedPath>& outputs, const std::vector<Nam
     }
     for (const auto& [input, input_id] : seen_inputs)
       if (same_file(id, input_id))
-        throw std::runtime_error(quoted(output) + " is the same file as the " + quoted(*input) +
-                                 "; an output must not replace an input");
+        throw std::runtime_error(quoted(output) + " would replace an input: it is the same file as " +
+                                 quoted(*input));
     seen_outputs.emplace_back(&output, std::move(id));
   }
 }
