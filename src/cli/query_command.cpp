@@ -2,13 +2,17 @@
 // at the edge, the database loaded once, then the query pipeline.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
-#include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/device_choice.hpp"
+#include "cli/output_checks.hpp"
+#include "cli/thread_limit.hpp"
 #include "db/database.hpp"
+#include "output/output_path.hpp"
+#include "output/remove_on_failure.hpp"
 #include "pipeline/classifier.hpp"
 #include "pipeline/gpu_query.hpp"
 #include "pipeline/progress.hpp"
@@ -27,6 +31,7 @@ struct QueryCommand {
   std::string device = "auto";
   pipeline::GpuQueryOptions gpu;
   bool batch_size_given = false;
+  bool gpu_lanes_given = false;
 };
 
 // Reads (pairs) per batch on the GPU when --batch-size is not given: large
@@ -46,6 +51,15 @@ void print_gpu_stats(const pipeline::GpuQueryStats& g) {
                g.candidates_seconds, g.copy_out_seconds, g.assign_seconds);
 }
 
+// Reads may come from stdin ("-"); anything else must be an existing file.
+CLI::Validator existing_file_or_stdin() {
+  return CLI::Validator(
+      [](const std::string& path) {
+        return path == "-" ? std::string() : CLI::ExistingFile(path);
+      },
+      "FILE or -");
+}
+
 taxonomy::CanonicalRank rank_option(const std::string& option, const std::string& value) {
   const auto rank = pipeline::parse_canonical_rank(value);
   if (!rank)
@@ -55,23 +69,71 @@ taxonomy::CanonicalRank rank_option(const std::string& option, const std::string
   return *rank;
 }
 
-void run_query(QueryCommand& cmd) {
+std::vector<output::NamedPath> query_outputs(const pipeline::QueryOptions& opt) {
+  return {{"--output", opt.output},
+          {"--kraken-output", opt.kraken_output},
+          {"--report", opt.report},
+          {"--abundance", opt.abundance}};
+}
+
+// Everything that can be refused is refused here, before the database is
+// loaded and before any output is touched.
+void check_before_work(QueryCommand& cmd) {
   auto& opt = cmd.options;
   opt.classifier.lowest = rank_option("--lowest", cmd.lowest);
   opt.classifier.highest = rank_option("--highest", cmd.highest);
   opt.abundance_rank = rank_option("--abundance-rank", cmd.abundance_rank);
+  if (opt.batch_size == 0) throw std::invalid_argument("--batch-size must be at least 1");
+  if (opt.interleaved && opt.reads.size() == 2)
+    throw std::invalid_argument("--interleaved takes one reads file, not two");
+  const Bounded threads = bound_threads("query", opt.threads, available_cores());
+  print_notice(threads, cmd.quiet);
+  opt.threads = threads.value;
+  const Bounded lanes = bound_gpu_lanes(cmd.gpu.lanes, opt.threads, cmd.gpu_lanes_given);
+  print_notice(lanes, cmd.quiet);
+  cmd.gpu.lanes = lanes.value;
 
+  std::vector<output::NamedPath> inputs{{"database", cmd.database}};
+  for (std::size_t i = 0; i < opt.reads.size(); ++i)
+    inputs.push_back({opt.reads.size() == 2 ? "reads " + std::to_string(i + 1) : "reads",
+                      opt.reads[i]});
+  check_outputs(query_outputs(opt), inputs);
+}
+
+// From here until the query succeeded, a failure or an interrupt removes
+// every output file, new or old: a failed query leaves none of its outputs
+// (pipeline::OutputFile does the same for the outputs it has open; this also
+// covers those it opens only at the end, and those it already committed).
+std::vector<output::RemoveOnFailure> outputs_of_a_failed_query(const pipeline::QueryOptions& opt) {
+  std::vector<output::RemoveOnFailure> outputs;
+  for (const output::NamedPath& out : query_outputs(opt))
+    if (!out.path.empty() && out.path != "-")
+      outputs.emplace_back(output::resolve_output(out.path, {}).path);
+  return outputs;
+}
+
+void run_query(QueryCommand& cmd) {
+  check_before_work(cmd);
+  auto& opt = cmd.options;
   const bool gpu = use_gpu(cmd.device, "query", cmd.quiet);
   const auto start = std::chrono::steady_clock::now();
   const db::Database database = db::load(cmd.database);
   if (!gpu) database.index.prepare_lookup();  // part of loading for the CPU path
   const double load_seconds = pipeline::seconds_since(start);
-  std::unique_ptr<pipeline::GpuQueryEngine> engine;
+  // Made here, not by run_query, so that classifier options out of range are
+  // refused before any output is touched.
+  std::unique_ptr<pipeline::QueryEngine> engine;
+  std::unique_ptr<pipeline::GpuQueryEngine> gpu_engine;
   if (gpu) {
     if (!cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;
-    engine = pipeline::make_gpu_query_engine(database, opt.classifier, cmd.gpu);
+    gpu_engine = pipeline::make_gpu_query_engine(database, opt.classifier, cmd.gpu);
+  } else {
+    engine = pipeline::make_cpu_query_engine(database, opt.classifier);
   }
-  const pipeline::QuerySummary summary = pipeline::run_query(database, opt, engine.get());
+  std::vector<output::RemoveOnFailure> outputs = outputs_of_a_failed_query(opt);
+  const pipeline::QuerySummary summary =
+      pipeline::run_query(database, opt, gpu ? gpu_engine.get() : engine.get());
+  for (output::RemoveOnFailure& out : outputs) out.keep();
   if (cmd.quiet) return;
   const double percent =
       summary.reads == 0 ? 0.0 : 100.0 * double(summary.classified) / double(summary.reads);
@@ -92,7 +154,7 @@ void run_query(QueryCommand& cmd) {
                "idle waiting for input %.2f s; writer: write %.2f s, idle %.2f s\n",
                st.cut_mates1, st.cut_mates2, st.workers, st.parse, st.classify, st.format,
                st.worker_wait, st.write, st.writer_wait);
-  if (engine) print_gpu_stats(engine->stats());
+  if (gpu_engine) print_gpu_stats(gpu_engine->stats());
 }
 
 }  // namespace
@@ -101,7 +163,7 @@ void add_query_command(CLI::App& app) {
   auto cmd = std::make_shared<QueryCommand>();
   auto& opt = cmd->options;
   auto& cls = opt.classifier;
-  opt.threads = std::max(1u, std::thread::hardware_concurrency());
+  opt.threads = available_cores();
   CLI::App* sub = app.add_subcommand("query", "Classify reads against a database");
   sub->alias("classify");
   sub->add_option("database", cmd->database, "Database file written by `metawarp build`")
@@ -110,7 +172,8 @@ void add_query_command(CLI::App& app) {
   sub->add_option("reads", opt.reads,
                   "Reads (FASTA/FASTQ, .gz ok, '-' for stdin); two files for paired mates")
       ->required()
-      ->expected(1, 2);
+      ->expected(1, 2)
+      ->check(existing_file_or_stdin());
   sub->add_flag("--interleaved", opt.interleaved, "The one reads file holds pairs, mate by mate");
   sub->add_option("-o,--output", opt.output,
                   "Per-read TSV ('-': stdout; '' to skip)")
@@ -137,7 +200,8 @@ void add_query_command(CLI::App& app) {
   sub->add_option("--insert-size", cls.insert_size,
                   "Largest fragment a pair spans (0: the sum of the mates' lengths)")
       ->capture_default_str();
-  sub->add_option("-t,--threads", opt.threads, "Worker threads")->capture_default_str();
+  sub->add_option("-t,--threads", opt.threads, "Worker threads (at most 4 x the cores, 1024)")
+      ->capture_default_str();
   sub->add_option("--batch-size", opt.batch_size,
                   "Reads (pairs) per batch (GPU default: " +
                       std::to_string(default_gpu_batch_size) + ")")
@@ -147,11 +211,13 @@ void add_query_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--gpu", cmd->gpu.device, "GPU: CUDA device number")->capture_default_str();
   sub->add_option("--gpu-lanes", cmd->gpu.lanes,
-                  "GPU: streams the worker threads share (each with its own buffers)")
+                  "GPU: streams the worker threads share (each with its own buffers; at most "
+                  "the threads, 64)")
       ->capture_default_str();
   sub->add_flag("-q,--quiet", cmd->quiet, "No summary on stderr");
   sub->callback([cmd, sub] {
     cmd->batch_size_given = sub->count("--batch-size") > 0;
+    cmd->gpu_lanes_given = sub->count("--gpu-lanes") > 0;
     run_query(*cmd);
   });
 }
