@@ -7,15 +7,21 @@
 namespace metawarp::cli {
 namespace {
 
-std::string count_of(std::size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
+// One kind of problem: its names, and how to say how many there are
+// ("1 name is" / "3 names are") and what is wrong with them.
+struct Problem {
+  const std::vector<std::string>& names;
+  std::size_t count;  // may exceed names.size() when only some names were kept
+  const char* one;
+  const char* many;
+  const char* what;
+};
 
-// One warning line: "<count> <what>: <names>".
-std::string warning(const std::string& what, const std::vector<std::string>& names,
-                    std::size_t total) {
-  std::string line = "build: warning: " + what;
-  if (!names.empty()) line += ": " + name_list(names, total);
+// "build: warning: <count> <what>: <names>" (no names: no colon).
+std::string warning(const Problem& p) {
+  std::string line = "build: warning: " + std::to_string(p.count) + " " +
+                     (p.count == 1 ? p.one : p.many) + " " + p.what;
+  if (!p.names.empty()) line += ": " + name_list(p.names, p.count);
   return line;
 }
 
@@ -23,31 +29,22 @@ std::string warning(const std::string& what, const std::vector<std::string>& nam
 
 std::string build_warnings(const pipeline::BuildSummary& summary, const std::string& database) {
   std::string text;
-  const std::size_t unmapped =
-      std::max<std::size_t>(summary.unmapped_targets, summary.unmapped_target_names.size());
-  if (unmapped > 0)
-    text += warning(count_of(unmapped, "target has", "targets have") +
-                        " no taxon (no taxid, or one the taxonomy lacks)",
-                    summary.unmapped_target_names, unmapped) +
-            "; `metawarp info " + database + " --unranked` lists them all\n";
-  const auto& duplicates = summary.duplicate_target_names;
-  if (!duplicates.empty())
-    text += warning(count_of(duplicates.size(), "name is", "names are") +
-                        " given to more than one target",
-                    duplicates, duplicates.size()) +
-            "\n";
-  const auto& repeated = summary.repeated_files;
-  if (!repeated.empty())
-    text += warning(count_of(repeated.size(), "file was", "files were") +
-                        " named more than once and read once",
-                    repeated, repeated.size()) +
-            "\n";
-  const auto& ranks = summary.unknown_ranks;
-  if (!ranks.empty())
-    text += warning(count_of(ranks.size(), "unknown rank name", "unknown rank names") +
-                        " in the taxonomy",
-                    ranks, ranks.size()) +
-            "\n";
+  const Problem unmapped{
+      summary.unmapped_target_names,
+      std::max<std::size_t>(summary.unmapped_targets, summary.unmapped_target_names.size()),
+      "target has", "targets have", "no taxon (no taxid, or one the taxonomy lacks)"};
+  if (unmapped.count > 0)
+    text += warning(unmapped) + "; `metawarp info " + database + " --unranked` lists them all\n";
+  const Problem named[] = {
+      {summary.duplicate_target_names, summary.duplicate_target_names.size(), "name is",
+       "names are", "given to more than one target"},
+      {summary.repeated_files, summary.repeated_files.size(), "file was", "files were",
+       "named more than once and read once"},
+      {summary.unknown_ranks, summary.unknown_ranks.size(), "unknown rank name",
+       "unknown rank names", "in the taxonomy"},
+  };
+  for (const Problem& p : named)
+    if (p.count > 0) text += warning(p) + "\n";
   return text;
 }
 
