@@ -72,6 +72,7 @@ void AtomicFile::flush_buffer() {
 
 void AtomicFile::write(const void* data, std::size_t bytes) {
   if (!file_.is_open()) fail("write after commit", 0);
+  if (bytes == 0) return;  // data may be null then (an empty vector's data())
   const char* bytes_in = static_cast<const char*>(data);
   if (buffered_ + bytes > buffer_.size()) flush_buffer();
   if (bytes >= buffer_.size()) return write_through(bytes_in, bytes);

@@ -1,5 +1,6 @@
 #include "output/signals.hpp"
 
+#include <pthread.h>
 #include <signal.h>
 
 #include "output/remove_on_failure.hpp"
@@ -9,7 +10,7 @@ namespace {
 
 constexpr int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
-// Async-signal-safe only: unlink, sigaction, sigprocmask, raise.
+// Async-signal-safe only: unlink, sigaction, pthread_sigmask, raise.
 extern "C" void remove_outputs_and_die(int sig) {
   remove_registered_paths();
   struct sigaction default_action {};
@@ -22,7 +23,7 @@ extern "C" void remove_outputs_and_die(int sig) {
   sigset_t just_this;
   sigemptyset(&just_this);
   sigaddset(&just_this, sig);
-  sigprocmask(SIG_UNBLOCK, &just_this, nullptr);
+  pthread_sigmask(SIG_UNBLOCK, &just_this, nullptr);
   raise(sig);
 }
 

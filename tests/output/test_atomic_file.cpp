@@ -22,6 +22,7 @@ TEST_CASE("atomic file: the content appears only on commit, in one piece") {
   {
     AtomicFile file(path, OnFailure::remove_existing);
     file.write("head\n");
+    file.write(nullptr, 0);  // an empty section: no bytes, maybe no data pointer
     file.write(big);
     file.write("tail\n");
     CHECK_FALSE(std::filesystem::exists(path));
