@@ -2,7 +2,6 @@
 // at the edge, the database loaded once, then the query pipeline.
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <stdexcept>
 
