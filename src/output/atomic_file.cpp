@@ -22,21 +22,27 @@ constexpr mode_t new_file_mode = 0666;
 // the content is never readable by more users than the old file allowed.
 constexpr mode_t replacement_start_mode = 0600;
 
+// This process's temporary for `target`, after the stale ones were removed
+// (before the new one is registered, so that a leftover with this pid goes).
+std::filesystem::path fresh_temporary_path(const std::filesystem::path& target) {
+  remove_stale_temporaries(target);
+  return temporary_path(target, ::getpid());
+}
+
 }  // namespace
 
 AtomicFile::AtomicFile(const std::string& path, OnFailure on_failure, std::string noun)
     : path_(path),
       noun_(std::move(noun)),
       target_(resolve_output(path, noun_)),
-      temporary_(temporary_path(target_.path, ::getpid())),
+      temporary_(fresh_temporary_path(target_.path)),
       remove_temporary_(temporary_) {
   buffer_.resize(buffer_bytes);
-  remove_stale_temporaries(target_.path);
   file_ = FileDescriptor(::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
                                 target_.exists ? replacement_start_mode : new_file_mode));
   if (!file_.is_open()) {
     const int error = errno;
-    remove_temporary_.keep();  // not ours: if it exists, someone else made it
+    remove_temporary_.keep();  // not ours: this process is writing the same target already
     fail("cannot create the temporary file '" + temporary_.string() + "'", error);
   }
   // Only now: a path that cannot even be created leaves the old file alone.

@@ -59,6 +59,14 @@ void RemoveOnFailure::keep() noexcept {
   slot_ = -1;
 }
 
+bool is_registered(const std::filesystem::path& path) noexcept {
+  for (const Slot& slot : registry)
+    if (slot.state.load(std::memory_order_acquire) == live &&
+        std::strcmp(slot.path, path.c_str()) == 0)
+      return true;
+  return false;
+}
+
 void remove_registered_paths() noexcept {
   for (Slot& slot : registry)
     if (slot.state.load(std::memory_order_acquire) == live) ::unlink(slot.path);

@@ -33,6 +33,9 @@ class RemoveOnFailure {
 // Unlinks every registered path. Async-signal-safe: for the signal handler.
 void remove_registered_paths() noexcept;
 
+// Whether this process has `path` (absolute) registered now.
+bool is_registered(const std::filesystem::path& path) noexcept;
+
 // How many paths the registry can hold at once, and how long each may be.
 inline constexpr int registry_slots = 64;
 inline constexpr std::size_t registry_path_bytes = 4096;  // PATH_MAX, with the NUL

@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "output/remove_on_failure.hpp"
+
 namespace metawarp::output {
 namespace {
 
@@ -52,8 +54,9 @@ void remove_stale_temporaries(const std::filesystem::path& target) {
   const pid_t self = ::getpid();
   while (const dirent* entry = ::readdir(dir)) {
     const std::optional<pid_t> pid = temporary_pid(entry->d_name, target_name);
-    if (!pid || *pid == self || !process_gone(*pid)) continue;
+    if (!pid) continue;
     const std::filesystem::path stale = folder / entry->d_name;
+    if (*pid == self ? is_registered(stale) : !process_gone(*pid)) continue;
     struct stat st {};
     if (::lstat(stale.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(stale.c_str());
   }

@@ -1,10 +1,12 @@
 #pragma once
 // Temporary files of atomic outputs: `<target>.tmp-<pid>` next to the target.
 //
-// A process killed by SIGKILL (or a power cut) cannot remove its temporary.
-// The next atomic write to the same target removes the temporaries whose
-// process is gone (kill(pid, 0) fails with ESRCH); those of running
-// processes are kept. A process in another PID namespace (another container)
+// A process killed by SIGKILL (the OOM killer, say) or a power cut cannot
+// remove its temporary. The next atomic write to the same target removes the
+// temporaries whose process is gone (kill(pid, 0) fails with ESRCH) and
+// those with this process's own pid that it is not writing (an earlier
+// process had the same pid, as happens in containers); the temporaries of
+// running processes are kept. A process in another PID namespace (another container)
 // writing to the same target at the same time looks gone: metawarp does not
 // support two hosts writing one output at once.
 #include <sys/types.h>

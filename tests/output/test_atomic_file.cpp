@@ -121,13 +121,3 @@ TEST_CASE("atomic file: a refused path removes nothing, whatever the policy") {
   CHECK(read_text(path) == "old results");
   CHECK(temporaries_in(dir.path()).empty());
 }
-
-TEST_CASE("atomic file: a temporary that already exists is not ours and stays") {
-  ScratchDir dir("exists");
-  const std::string path = dir / "out.tsv";
-  const std::string ours = path + ".tmp-" + std::to_string(::getpid());
-  write_text(ours, "someone else's");
-  CHECK(contains(error_of([&] { AtomicFile(path, OnFailure::remove_existing); }),
-                 "cannot create the temporary file"));
-  CHECK(read_text(ours) == "someone else's");
-}

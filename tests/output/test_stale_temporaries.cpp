@@ -48,3 +48,30 @@ TEST_CASE("stale temporaries: those of gone processes are removed, the others ke
   CHECK(std::filesystem::exists(not_a_pid));
   CHECK(std::filesystem::exists(group_zero));
 }
+
+TEST_CASE("stale temporaries: one with this process's pid, left by an earlier process, goes") {
+  // Containers often give a program the same small pid each run: a
+  // temporary left by a killed run must not block every later one.
+  ScratchDir dir("own_pid");
+  const std::string target = dir / "db.mwdb";
+  write_text(output::temporary_path(target, ::getpid()).string(), "left by a killed run");
+  {
+    output::AtomicFile file(target, output::OnFailure::keep_existing, "database");
+    file.write("complete");
+    file.commit();
+  }
+  CHECK(read_text(target) == "complete");
+  CHECK(temporaries_in(dir.path()).empty());
+}
+
+TEST_CASE("stale temporaries: this process writing one target twice at once is refused") {
+  ScratchDir dir("twice");
+  const std::string target = dir / "out.tsv";
+  output::AtomicFile first(target, output::OnFailure::remove_existing);
+  first.write("first");
+  const std::string message =
+      error_of([&] { output::AtomicFile(target, output::OnFailure::remove_existing); });
+  CHECK(contains(message, "cannot create the temporary file"));
+  first.commit();
+  CHECK(read_text(target) == "first");
+}
