@@ -10,6 +10,7 @@
 #include "cli/output_checks.hpp"
 #include "cli/thread_limit.hpp"
 #include "db/database.hpp"
+#include "io/sequence_reader.hpp"
 #include "pipeline/build.hpp"
 #include "pipeline/gpu_backend.hpp"
 #include "pipeline/progress.hpp"
@@ -25,11 +26,13 @@ struct BuildCommand {
   std::string table = "multi-value";
 };
 
-// What the build reads, as named on the command line, for the distinctness
-// check (the build driver checks the files it finds in directories too).
+// What the build reads, for the distinctness check: the reference files
+// (those found in directories too, as the build will find them), the maps,
+// and every file in the taxonomy folder.
 std::vector<output::NamedPath> build_inputs(const BuildCommand& cmd) {
   std::vector<output::NamedPath> inputs;
-  for (const std::string& path : cmd.options.references) inputs.push_back({"reference", path});
+  for (const std::string& path : io::expand_inputs(cmd.options.references))
+    inputs.push_back({"reference", path});
   for (const std::string& path : cmd.options.seqid2taxid_files)
     inputs.push_back({"--seqid2taxid", path});
   for (const std::string& path : cmd.options.accession2taxid_files)

@@ -26,6 +26,12 @@ expect_error "--seqid2taxid 'map.copy'" "$metawarp" build map.copy "$data/genome
   --seqid2taxid map.copy
 same_bytes map.copy "$data/seqid2taxid.map"
 
+# A reference found in a folder: rebuilding over it is refused too.
+mkdir refs
+cp ref.fa refs/old.fa
+expect_error "reference 'refs/old.fa'" "$metawarp" build refs/old.fa refs -q
+same_bytes refs/old.fa ref.fa
+
 # Other spellings of the same file: ./x, a symbolic link, a hard link.
 expect_error "reads 'r1.fq'" "$metawarp" query db r1.fq -o ./r1.fq
 ln -s r1.fq link.fq
