@@ -1,10 +1,12 @@
 // `metawarp build DB REF...`: options, validation at the edge, then the pipeline.
 #include <chrono>
 #include <cstdio>
-#include <thread>
+#include <stdexcept>
 
+#include "cli/build_warnings.hpp"
 #include "cli/commands.hpp"
 #include "cli/device_choice.hpp"
+#include "cli/thread_limit.hpp"
 #include "metawarp/host/clock.hpp"
 #include "pipeline/build.hpp"
 
@@ -19,12 +21,25 @@ struct BuildCommand {
   std::string table = "multi-value";
 };
 
-void run_build(const BuildCommand& cmd) {
+// Refused here, before the build starts: an unbounded thread count and a
+// database on standard output. The database path itself is checked by the
+// build driver against every file the build reads, before any work.
+void check_before_work(BuildCommand& cmd) {
+  auto& opt = cmd.options;
+  const Bounded threads = bound_threads("build", opt.threads, available_cores());
+  print_notice(threads, opt.quiet);
+  opt.threads = threads.value;
+  if (cmd.database == "-")
+    throw std::invalid_argument("the database cannot go to standard output ('-'); give a file");
+}
+
+void run_build(BuildCommand& cmd) {
+  check_before_work(cmd);
   const auto start = std::chrono::steady_clock::now();
   const bool gpu = use_gpu(cmd.device, "build", cmd.options.quiet);
-  const pipeline::BuildSummary summary =
-      pipeline::run_build(cmd.options, cmd.database,
-                          gpu ? pipeline::make_gpu_build_executor : pipeline::make_cpu_build_executor);
+  const pipeline::BuildSummary summary = pipeline::run_build(
+      cmd.options, cmd.database,
+      gpu ? pipeline::make_gpu_build_executor : pipeline::make_cpu_build_executor);
   const double total = host::seconds_since(start);
   if (cmd.options.quiet) return;
   std::fprintf(stderr,
@@ -40,11 +55,7 @@ void run_build(const BuildCommand& cmd) {
                double(summary.input_bytes) / 1e6 / (total - summary.seconds_write));
   if (!summary.executor_stages.empty())
     std::fprintf(stderr, "build: %s\n", summary.executor_stages.c_str());
-  if (summary.unmapped_targets > 0)
-    std::fprintf(stderr,
-                 "build: warning: %llu targets have no taxon; `metawarp info %s --unranked` "
-                 "lists them\n",
-                 (unsigned long long)summary.unmapped_targets, cmd.database.c_str());
+  std::fputs(build_warnings(summary, cmd.database).c_str(), stderr);
 }
 
 }  // namespace
@@ -52,15 +63,22 @@ void run_build(const BuildCommand& cmd) {
 void add_build_command(CLI::App& app) {
   auto cmd = std::make_shared<BuildCommand>();
   auto& opt = cmd->options;
-  opt.threads = std::max(1u, std::thread::hardware_concurrency());
+  opt.threads = available_cores();
   CLI::App* sub = app.add_subcommand("build", "Build a database from reference genomes");
   sub->add_option("database", cmd->database, "Database file to write")->required();
   sub->add_option("references", opt.references,
                   "Reference FASTA/FASTQ files (.gz ok) or directories")
       ->required();
-  sub->add_option("--taxonomy", cmd->taxonomy_dir,
-                  "NCBI taxonomy folder (nodes.dmp, names.dmp, merged.dmp)")
-      ->check(CLI::ExistingDirectory);
+  CLI::Option* taxonomy =
+      sub->add_option("--taxonomy", cmd->taxonomy_dir,
+                      "NCBI taxonomy folder (nodes.dmp, names.dmp, merged.dmp)")
+          ->check(CLI::ExistingDirectory);
+  sub->add_flag("--no-taxonomy", opt.allow_no_taxonomy,
+                "Build without a taxonomy on purpose: reads can then only be reported by "
+                "target (query --top-hits)")
+      ->excludes(taxonomy);
+  sub->add_flag("--allow-empty", opt.allow_empty,
+                "Accept references without any sequence (an empty database)");
   sub->add_option("--seqid2taxid", opt.seqid2taxid_files,
                   "Sequence id to taxid map (Kraken2 two-column format)")
       ->check(CLI::ExistingFile);
@@ -79,7 +97,9 @@ void add_build_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--remove-overpopulated-features", opt.params.remove_overpopulated_features,
                 "Drop features whose location list reached the cap");
-  sub->add_option("-t,--threads", opt.threads, "Worker threads")->capture_default_str();
+  sub->add_option("-t,--threads", opt.threads,
+                  "Worker threads (at most 4 x the cores, 1024)")
+      ->capture_default_str();
   sub->add_flag("-q,--quiet", opt.quiet, "No progress or summary on stderr");
   sub->add_option("--device", cmd->device, "Where to build: auto (GPU if present), cpu or gpu")
       ->check(CLI::IsMember({"auto", "cpu", "gpu"}))

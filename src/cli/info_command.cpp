@@ -3,6 +3,8 @@
 #include <filesystem>
 
 #include "cli/commands.hpp"
+#include "cli/name_list.hpp"
+#include "cli/target_problems.hpp"
 #include "db/database.hpp"
 #include "db/stats.hpp"
 #include "pipeline/gpu_query.hpp"
@@ -30,7 +32,7 @@ std::string bucket_label(const db::LengthBucket& b) {
 
 // A target is ranked when its taxon is known and has a species above or at it.
 bool is_ranked(const db::Database& database, const db::Target& t) {
-  if (t.taxid == taxonomy::no_taxon || database.taxonomy.empty()) return false;
+  if (!has_taxon(database, t)) return false;
   return database.taxonomy.ranked_lineage(t.taxid).at(taxonomy::CanonicalRank::species) !=
          taxonomy::no_taxon;
 }
@@ -51,6 +53,33 @@ void print_targets(const db::Database& database, bool only_unranked) {
   }
 }
 
+// Targets without a taxon and names given to several targets, by name, so a
+// problem can be found without listing every target.
+void print_problems(const InfoCommand& cmd, const db::Database& database,
+                    const TargetProblems& problems) {
+  if (!problems.without_taxon.empty()) {
+    std::vector<std::string> names;
+    for (std::size_t id : problems.without_taxon) {
+      if (names.size() == listed_names) break;
+      names.push_back(database.targets[id].name);
+    }
+    std::printf("without taxon         %zu: %s (`metawarp info %s --unranked` lists them all)\n",
+                problems.without_taxon.size(),
+                name_list(names, problems.without_taxon.size()).c_str(), cmd.database.c_str());
+  }
+  if (!problems.duplicate_names.empty()) {
+    std::vector<std::string> names;
+    for (const DuplicateName& duplicate : problems.duplicate_names) {
+      if (names.size() == listed_names) break;
+      std::string ids;
+      for (std::size_t id : duplicate.targets) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+      names.push_back(duplicate.name + " (targets " + ids + ")");
+    }
+    std::printf("duplicate names       %zu: %s\n", problems.duplicate_names.size(),
+                name_list(names, problems.duplicate_names.size()).c_str());
+  }
+}
+
 void run_info(const InfoCommand& cmd) {
   const db::Database database = db::load(cmd.database);
   if (cmd.targets || cmd.unranked) {
@@ -61,6 +90,7 @@ void run_info(const InfoCommand& cmd) {
   const auto& p = database.params;
   std::uint64_t unranked = 0;
   for (const auto& t : database.targets) unranked += !is_ranked(database, t);
+  const TargetProblems problems = find_target_problems(database);
   std::printf("database              %s\n", cmd.database.c_str());
   std::printf("file size             %s\n", mib(std::filesystem::file_size(cmd.database)).c_str());
   std::printf("k-mer length          %u\n", p.sketch.k);
@@ -69,8 +99,9 @@ void run_info(const InfoCommand& cmd) {
   std::printf("max locations/feature %u%s\n", p.max_locations_per_feature,
               p.remove_overpopulated_features ? " (overpopulated features removed)" : "");
   std::printf("targets               %llu (%llu without taxon, %llu without species)\n",
-              (unsigned long long)st.targets, (unsigned long long)st.unmapped_targets,
+              (unsigned long long)st.targets, (unsigned long long)problems.without_taxon.size(),
               (unsigned long long)unranked);
+  print_problems(cmd, database, problems);
   std::printf("bases                 %llu\n", (unsigned long long)st.total_bases);
   std::printf("windows               %llu\n", (unsigned long long)st.total_windows);
   std::printf("features              %llu\n", (unsigned long long)st.features);

@@ -4,14 +4,14 @@
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
-#include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/device_choice.hpp"
+#include "cli/thread_limit.hpp"
 #include "db/database.hpp"
+#include "metawarp/host/clock.hpp"
 #include "pipeline/classifier.hpp"
 #include "pipeline/gpu_query.hpp"
-#include "metawarp/host/clock.hpp"
 #include "pipeline/query.hpp"
 
 namespace metawarp::cli {
@@ -27,6 +27,7 @@ struct QueryCommand {
   std::string device = "auto";
   pipeline::GpuQueryOptions gpu;
   bool batch_size_given = false;
+  bool gpu_lanes_given = false;
 };
 
 // Reads (pairs) per batch on the GPU when --batch-size is not given: large
@@ -46,6 +47,15 @@ void print_gpu_stats(const pipeline::GpuQueryStats& g) {
                g.candidates_seconds, g.copy_out_seconds, g.assign_seconds);
 }
 
+// Reads may come from stdin ("-"); anything else must be an existing file.
+CLI::Validator existing_file_or_stdin() {
+  return CLI::Validator(
+      [](const std::string& path) {
+        return path == "-" ? std::string() : CLI::ExistingFile(path);
+      },
+      "FILE or -");
+}
+
 taxonomy::CanonicalRank rank_option(const std::string& option, const std::string& value) {
   const auto rank = taxonomy::parse_canonical_rank(value);
   if (!rank)
@@ -55,24 +65,46 @@ taxonomy::CanonicalRank rank_option(const std::string& option, const std::string
   return *rank;
 }
 
-void run_query(QueryCommand& cmd) {
+// Everything that can be refused is refused here, before the database is
+// loaded and before any output is touched.
+void check_before_work(QueryCommand& cmd) {
   auto& opt = cmd.options;
   opt.classifier.lowest = rank_option("--lowest", cmd.lowest);
   opt.classifier.highest = rank_option("--highest", cmd.highest);
   opt.abundance_rank = rank_option("--abundance-rank", cmd.abundance_rank);
+  if (opt.batch_size == 0) throw std::invalid_argument("--batch-size must be at least 1");
+  if (opt.interleaved && opt.reads.size() == 2)
+    throw std::invalid_argument("--interleaved takes one reads file, not two");
+  const Bounded threads = bound_threads("query", opt.threads, available_cores());
+  print_notice(threads, cmd.quiet);
+  opt.threads = threads.value;
+  const Bounded lanes = bound_gpu_lanes(cmd.gpu.lanes, opt.threads, cmd.gpu_lanes_given);
+  print_notice(lanes, cmd.quiet);
+  cmd.gpu.lanes = lanes.value;
 
+  pipeline::check_query_paths(opt, cmd.database);
+}
+
+void run_query(QueryCommand& cmd) {
+  check_before_work(cmd);
+  auto& opt = cmd.options;
   const bool gpu = use_gpu(cmd.device, "query", cmd.quiet);
   const auto start = std::chrono::steady_clock::now();
-  pipeline::check_query_paths(opt, cmd.database);
   const db::Database database = db::load(cmd.database);
   if (!gpu) database.index.prepare_lookup();  // part of loading for the CPU path
   const double load_seconds = host::seconds_since(start);
-  std::unique_ptr<pipeline::GpuQueryEngine> engine;
+  // Made here, not by run_query, so that classifier options out of range are
+  // refused before any output is touched.
+  std::unique_ptr<pipeline::QueryEngine> engine;
+  std::unique_ptr<pipeline::GpuQueryEngine> gpu_engine;
   if (gpu) {
     if (!cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;
-    engine = pipeline::make_gpu_query_engine(database, opt.classifier, cmd.gpu);
+    gpu_engine = pipeline::make_gpu_query_engine(database, opt.classifier, cmd.gpu);
+  } else {
+    engine = pipeline::make_cpu_query_engine(database, opt.classifier);
   }
-  const pipeline::QuerySummary summary = pipeline::run_query(database, opt, engine.get());
+  const pipeline::QuerySummary summary =
+      pipeline::run_query(database, opt, gpu ? gpu_engine.get() : engine.get());
   if (cmd.quiet) return;
   const double percent =
       summary.reads == 0 ? 0.0 : 100.0 * double(summary.classified) / double(summary.reads);
@@ -93,7 +125,7 @@ void run_query(QueryCommand& cmd) {
                "idle waiting for input %.2f s; writer: write %.2f s, idle %.2f s\n",
                st.cut_mates1, st.cut_mates2, st.workers, st.parse, st.classify, st.format,
                st.worker_wait, st.write, st.writer_wait);
-  if (engine) print_gpu_stats(engine->stats());
+  if (gpu_engine) print_gpu_stats(gpu_engine->stats());
 }
 
 }  // namespace
@@ -102,7 +134,7 @@ void add_query_command(CLI::App& app) {
   auto cmd = std::make_shared<QueryCommand>();
   auto& opt = cmd->options;
   auto& cls = opt.classifier;
-  opt.threads = std::max(1u, std::thread::hardware_concurrency());
+  opt.threads = available_cores();
   CLI::App* sub = app.add_subcommand("query", "Classify reads against a database");
   sub->alias("classify");
   sub->add_option("database", cmd->database, "Database file written by `metawarp build`")
@@ -111,7 +143,8 @@ void add_query_command(CLI::App& app) {
   sub->add_option("reads", opt.reads,
                   "Reads (FASTA/FASTQ, .gz ok, '-' for stdin); two files for paired mates")
       ->required()
-      ->expected(1, 2);
+      ->expected(1, 2)
+      ->check(existing_file_or_stdin());
   sub->add_flag("--interleaved", opt.interleaved, "The one reads file holds pairs, mate by mate");
   sub->add_option("-o,--output", opt.output,
                   "Per-read TSV ('-': stdout; '' to skip)")
@@ -138,7 +171,8 @@ void add_query_command(CLI::App& app) {
   sub->add_option("--insert-size", cls.insert_size,
                   "Largest fragment a pair spans (0: the sum of the mates' lengths)")
       ->capture_default_str();
-  sub->add_option("-t,--threads", opt.threads, "Worker threads")->capture_default_str();
+  sub->add_option("-t,--threads", opt.threads, "Worker threads (at most 4 x the cores, 1024)")
+      ->capture_default_str();
   sub->add_option("--batch-size", opt.batch_size,
                   "Reads (pairs) per batch (GPU default: " +
                       std::to_string(default_gpu_batch_size) + ")")
@@ -148,11 +182,13 @@ void add_query_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--gpu", cmd->gpu.device, "GPU: CUDA device number")->capture_default_str();
   sub->add_option("--gpu-lanes", cmd->gpu.lanes,
-                  "GPU: streams the worker threads share (each with its own buffers)")
+                  "GPU: streams the worker threads share (each with its own buffers; at most "
+                  "the threads, 64)")
       ->capture_default_str();
   sub->add_flag("-q,--quiet", cmd->quiet, "No summary on stderr");
   sub->callback([cmd, sub] {
     cmd->batch_size_given = sub->count("--batch-size") > 0;
+    cmd->gpu_lanes_given = sub->count("--gpu-lanes") > 0;
     run_query(*cmd);
   });
 }

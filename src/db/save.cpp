@@ -1,10 +1,6 @@
-// save(): serialise a Database (docs/database-format.md) to a temporary file
-// next to the destination and rename it into place only once fully written.
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
+// save(): serialise a Database (docs/database-format.md) through an atomic
+// output (output/atomic_file.hpp): a temporary next to the destination,
+// renamed into place only once fully written and synced.
 #include <stdexcept>
 #include <string>
 
@@ -12,6 +8,7 @@
 #include "db/checksum.hpp"
 #include "db/database.hpp"
 #include "db/file_format.hpp"
+#include "output/atomic_file.hpp"
 
 namespace metawarp::db {
 namespace {
@@ -58,59 +55,13 @@ std::vector<char> serialise_merged(const std::vector<std::pair<taxid_t, taxid_t>
   return std::move(w.bytes());
 }
 
-// Deletes the temporary file unless the rename succeeded.
-class TempFile {
- public:
-  explicit TempFile(std::filesystem::path p) : path_(std::move(p)) {}
-  ~TempFile() {
-    if (file_) std::fclose(file_);
-    if (!committed_) {
-      std::error_code ec;
-      std::filesystem::remove(path_, ec);
-    }
-  }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-
-  void open(const std::filesystem::path& final_path) {
-    file_ = std::fopen(path_.c_str(), "wb");
-    if (!file_) fail(final_path, "cannot create temporary file " + path_.string());
-  }
-  void write(const void* data, std::size_t n, const std::filesystem::path& final_path) {
-    if (n && std::fwrite(data, 1, n, file_) != n) fail(final_path, "write failed");
-  }
-  void close(const std::filesystem::path& final_path) {
-    const bool flushed = std::fflush(file_) == 0 && !std::ferror(file_);
-    const int saved = errno;
-    const bool closed = std::fclose(file_) == 0;
-    file_ = nullptr;
-    if (!flushed || !closed) {
-      errno = flushed ? errno : saved;
-      fail(final_path, "write failed");
-    }
-  }
-  void commit(const std::filesystem::path& final_path) {
-    std::error_code ec;
-    std::filesystem::rename(path_, final_path, ec);
-    if (ec)
-      throw std::runtime_error("cannot write database '" + final_path.string() +
-                               "': renaming " + path_.string() + " failed: " + ec.message());
-    committed_ = true;
-  }
-
- private:
-  [[noreturn]] static void fail(const std::filesystem::path& final_path, const std::string& what) {
-    throw std::runtime_error("cannot write database '" + final_path.string() + "': " + what +
-                             ": " + std::strerror(errno));
-  }
-  std::filesystem::path path_;
-  std::FILE* file_ = nullptr;
-  bool committed_ = false;
-};
-
 }  // namespace
 
 void save(const Database& db, const std::filesystem::path& path) {
+  // First, so that a path that cannot be written fails before any work. A
+  // failed save keeps the database that was there: a failed rebuild must not
+  // destroy a working one.
+  output::AtomicFile file(path.string(), output::OnFailure::keep_existing, "database");
   const std::vector<char> targets = serialise_targets(db.targets);
   const std::vector<char> nodes = serialise_nodes(db.taxonomy.nodes());
   const std::vector<char> merged = serialise_merged(db.taxonomy.merged());
@@ -159,18 +110,13 @@ void save(const Database& db, const std::filesystem::path& path) {
   if (header.bytes().size() != ff::header_bytes)
     throw std::logic_error("database header layout does not match file_format.hpp");
 
-  std::filesystem::path temp = path;
-  temp += ".tmp-" + std::to_string(::getpid());
-  TempFile file(temp);
-  file.open(path);
-  file.write(header.bytes().data(), header.bytes().size(), path);
+  file.write(header.bytes().data(), header.bytes().size());
   const char zeros[ff::alignment] = {};
   for (const SectionData& s : sections) {
-    file.write(s.data, s.bytes, path);
-    file.write(zeros, ff::padded(s.bytes) - s.bytes, path);
+    file.write(s.data, s.bytes);
+    file.write(zeros, ff::padded(s.bytes) - s.bytes);
   }
-  file.close(path);
-  file.commit(path);
+  file.commit();
 }
 
 }  // namespace metawarp::db

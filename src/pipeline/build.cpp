@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "metawarp/host/clock.hpp"
+#include "output/output_check.hpp"
 #include "pipeline/build_inputs.hpp"
 #include "pipeline/ordered_reader.hpp"
 #include "pipeline/progress.hpp"
@@ -83,26 +84,24 @@ db::Database build_from(const BuildOptions& options, const BuildInputs& inputs,
   return database;
 }
 
-// The database path may be written (a new path or a regular file to replace)
-// and is none of the files the build reads.
-void check_database_output(const std::filesystem::path& database,
-                           const std::vector<std::string>& inputs) {
-  (void)database;  // PLACEHOLDER: the output module's checks come in with its merge
-  (void)inputs;
-}
-
 }  // namespace
 
 db::Database build_database(const BuildOptions& options, BuildSummary* summary,
                             const MakeBuildExecutor& make) {
   BuildSummary local;
-  return build_from(options, prepare_build_inputs(options), make, summary ? *summary : local);
+  BuildInputs inputs = find_build_inputs(options);
+  load_build_taxonomy(options, inputs);
+  return build_from(options, inputs, make, summary ? *summary : local);
 }
 
 BuildSummary run_build(const BuildOptions& options, const std::filesystem::path& database,
                        const MakeBuildExecutor& make) {
-  const BuildInputs inputs = prepare_build_inputs(options);
-  check_database_output(database, files_read_by_build(options, inputs));
+  BuildInputs inputs = find_build_inputs(options);
+  // The database path may be written (a new path or a regular file to
+  // replace) and is none of the files the build reads: refused before work.
+  output::check_outputs({{"database", database.string()}}, files_read_by_build(options, inputs),
+                        "database");
+  load_build_taxonomy(options, inputs);
   BuildSummary summary;
   const db::Database built = build_from(options, inputs, make, summary);
   host::Stopwatch clock;

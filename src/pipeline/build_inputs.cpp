@@ -36,39 +36,41 @@ std::vector<std::string> sorted_unique_files(std::vector<std::string> files,
 
 }  // namespace
 
-BuildInputs prepare_build_inputs(const BuildOptions& options) {
+BuildInputs find_build_inputs(const BuildOptions& options) {
   std::string why;
   if (!sketch::valid(options.params.sketch, &why)) throw std::runtime_error(why);
   if (options.params.max_locations_per_feature < 1)
     throw std::runtime_error("--max-locations-per-feature must be at least 1");
+  if (options.taxonomy_dir.empty() && !options.allow_no_taxonomy)
+    throw std::runtime_error(
+        "no taxonomy given: without one every read would be unclassified; give --taxonomy DIR "
+        "(NCBI nodes.dmp and names.dmp), or --no-taxonomy to build a database that reports "
+        "reference targets only (query --top-hits)");
   BuildInputs inputs;
   inputs.files = sorted_unique_files(io::expand_inputs(options.references), inputs.repeated_files);
   if (inputs.files.empty()) throw std::runtime_error("no reference sequence files found");
-  if (options.taxonomy_dir.empty()) {
-    if (!options.allow_no_taxonomy)
-      throw std::runtime_error(
-          "no taxonomy given: without one every read would be unclassified; give --taxonomy DIR "
-          "(NCBI nodes.dmp and names.dmp), or --no-taxonomy to build a database that reports "
-          "reference targets only (query --top-hits)");
-    return inputs;
-  }
+  return inputs;
+}
+
+void load_build_taxonomy(const BuildOptions& options, BuildInputs& inputs) {
+  if (options.taxonomy_dir.empty()) return;
   inputs.taxonomy = taxonomy::Taxonomy::load_ncbi(options.taxonomy_dir);
   if (inputs.taxonomy.empty() && !options.allow_no_taxonomy)
     throw std::runtime_error("taxonomy '" + options.taxonomy_dir.string() +
                              "' holds no taxa (empty nodes.dmp): every read would be "
                              "unclassified; give a complete NCBI taxonomy, or --no-taxonomy");
-  return inputs;
 }
 
-std::vector<std::string> files_read_by_build(const BuildOptions& options,
-                                             const BuildInputs& inputs) {
-  std::vector<std::string> files = inputs.files;
+std::vector<output::NamedPath> files_read_by_build(const BuildOptions& options,
+                                                   const BuildInputs& inputs) {
+  std::vector<output::NamedPath> files;
+  for (const std::string& file : inputs.files) files.push_back({"reference", file});
   if (!options.taxonomy_dir.empty())
     for (const auto& path : taxonomy::Taxonomy::ncbi_files(options.taxonomy_dir))
-      files.push_back(path.string());
-  files.insert(files.end(), options.seqid2taxid_files.begin(), options.seqid2taxid_files.end());
-  files.insert(files.end(), options.accession2taxid_files.begin(),
-               options.accession2taxid_files.end());
+      files.push_back({"--taxonomy", path.string()});
+  for (const std::string& file : options.seqid2taxid_files) files.push_back({"--seqid2taxid", file});
+  for (const std::string& file : options.accession2taxid_files)
+    files.push_back({"--accession2taxid", file});
   return files;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "output/output_check.hpp"
 #include "pipeline/build_options.hpp"
 #include "taxonomy/taxonomy.hpp"
 
@@ -18,12 +19,17 @@ struct BuildInputs {
   taxonomy::Taxonomy taxonomy;              // empty only with allow_no_taxonomy
 };
 
-// Throws std::runtime_error / io::InputError naming the option or file.
-BuildInputs prepare_build_inputs(const BuildOptions& options);
+// The parameters checked and the files found; the taxonomy not yet loaded,
+// so that whatever must be refused before any work (the database path) can
+// be. Throws std::runtime_error / io::InputError naming the option or file.
+BuildInputs find_build_inputs(const BuildOptions& options);
+// Loads inputs.taxonomy; a build without one (or with an empty one) is an
+// error unless options.allow_no_taxonomy.
+void load_build_taxonomy(const BuildOptions& options, BuildInputs& inputs);
 
-// Every file the build reads (references, taxonomy dumps, id maps), for the
-// check that the database is none of them.
-std::vector<std::string> files_read_by_build(const BuildOptions& options,
-                                             const BuildInputs& inputs);
+// Every file the build reads (references, taxonomy dumps, id maps), each with
+// what it is, for the check that the database is none of them.
+std::vector<output::NamedPath> files_read_by_build(const BuildOptions& options,
+                                                   const BuildInputs& inputs);
 
 }  // namespace metawarp::pipeline

@@ -8,6 +8,9 @@
 #include "io/sequence_reader.hpp"
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/ordered_pipeline.hpp"
+#include "output/output_check.hpp"
+#include "output/output_path.hpp"
+#include "output/remove_on_failure.hpp"
 #include "pipeline/query_output.hpp"
 #include "report/abundance.hpp"
 #include "report/kraken_report.hpp"
@@ -105,9 +108,9 @@ class QueryRun {
         formatter_(db, o.top_hits),
         reads_(open_reads(o)),
         tsv_(o.output),
-        kraken_(o.kraken_output) {
-    if (o.batch_size == 0) throw std::invalid_argument("--batch-size must be at least 1");
-  }
+        kraken_(o.kraken_output),
+        report_(o.report),
+        abundance_(o.abundance) {}
 
   QuerySummary run() {
     const auto start = std::chrono::steady_clock::now();
@@ -158,18 +161,10 @@ class QueryRun {
       stages.format += w.format;
     }
 
-    tsv_.close();
-    kraken_.close();
-    if (!options_.report.empty()) {
-      OutputFile report(options_.report);
-      report.write(report::kraken_report(db_.taxonomy, counts_));
-      report.close();
-    }
-    if (!options_.abundance.empty()) {
-      OutputFile table(options_.abundance);
-      table.write(report::abundance_table(db_.taxonomy, counts_, options_.abundance_rank));
-      table.close();
-    }
+    if (report_.enabled()) report_.write(report::kraken_report(db_.taxonomy, counts_));
+    if (abundance_.enabled())
+      abundance_.write(report::abundance_table(db_.taxonomy, counts_, options_.abundance_rank));
+    for (OutputFile* out : {&tsv_, &kraken_, &report_, &abundance_}) out->close();
     summary_.classified = counts_.total() - counts_.unclassified;
     summary_.seconds = host::seconds_since(start);
     return summary_;
@@ -231,22 +226,32 @@ class QueryRun {
   const QueryEngine& engine_;
   report::ReadFormatter formatter_;
   io::ReadBlockCutter reads_;
+  // Open from the start (as temporaries), so that a failed query removes
+  // older files at every output path, not only at those written so far.
   OutputFile tsv_;
   OutputFile kraken_;
+  OutputFile report_;
+  OutputFile abundance_;
   report::TaxonCounts counts_;
   QuerySummary summary_;
 };
 
 }  // namespace
 
+std::vector<output::NamedPath> query_outputs(const QueryOptions& options) {
+  return {{"--output", options.output},
+          {"--kraken-output", options.kraken_output},
+          {"--report", options.report},
+          {"--abundance", options.abundance}};
+}
+
 void check_query_paths(const QueryOptions& options, const std::filesystem::path& database) {
-  (void)database;  // PLACEHOLDER: the output module's checks come in with its merge
-  int to_stdout = 0;
-  for (const std::string* path :
-       {&options.output, &options.kraken_output, &options.report, &options.abundance})
-    to_stdout += *path == "-";
-  if (to_stdout > 1)
-    throw std::invalid_argument("only one output can go to standard output ('-')");
+  std::vector<output::NamedPath> inputs;
+  if (!database.empty()) inputs.push_back({"database", database.string()});
+  for (std::size_t i = 0; i < options.reads.size(); ++i)
+    inputs.push_back(
+        {options.reads.size() == 2 ? "reads " + std::to_string(i + 1) : "reads", options.reads[i]});
+  output::check_outputs(query_outputs(options), inputs);
 }
 
 std::unique_ptr<QueryEngine> make_cpu_query_engine(const db::Database& db,
@@ -256,8 +261,18 @@ std::unique_ptr<QueryEngine> make_cpu_query_engine(const db::Database& db,
 
 QuerySummary run_query(const db::Database& db, const QueryOptions& options,
                        const QueryEngine* engine) {
+  if (options.batch_size == 0) throw std::invalid_argument("--batch-size must be at least 1");
   check_query_paths(options, {});
-  return QueryRun(db, options, engine).run();
+  // Until the query has succeeded, a failure or an interrupt removes every
+  // output file, new or old, also one already committed: a failed query
+  // leaves none of its outputs behind, stale ones included.
+  std::vector<output::RemoveOnFailure> outputs;
+  for (const output::NamedPath& out : query_outputs(options))
+    if (!out.path.empty() && out.path != "-")
+      outputs.emplace_back(output::resolve_output(out.path, {}).path);
+  const QuerySummary summary = QueryRun(db, options, engine).run();
+  for (output::RemoveOnFailure& out : outputs) out.keep();
+  return summary;
 }
 
 }  // namespace metawarp::pipeline

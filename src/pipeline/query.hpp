@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "db/database.hpp"
+#include "output/output_check.hpp"
 #include "pipeline/classifier.hpp"
 #include "taxonomy/rank.hpp"
 
@@ -89,11 +90,15 @@ std::unique_ptr<QueryEngine> make_cpu_query_engine(const db::Database& db,
 // or a regular file to replace), that no output is an input, the database or
 // another output, and that standard input and output are each named at most
 // once. `database` may be empty (a database already in memory). Throws
-// std::invalid_argument naming the paths.
+// std::runtime_error naming the paths.
 void check_query_paths(const QueryOptions& options, const std::filesystem::path& database);
+// The outputs, each with its option name.
+std::vector<output::NamedPath> query_outputs(const QueryOptions& options);
 
 // Throws io::InputError for bad reads (mismatched pairs included) and
-// std::runtime_error naming the file when an output cannot be written.
+// std::runtime_error naming the file when an output cannot be written. The
+// outputs are written atomically; when the query fails, none of them is left
+// at its path (an older file there is removed too).
 // `engine` classifies the batches (nullptr: the CPU engine); it must have been
 // made for the same database and classifier options.
 QuerySummary run_query(const db::Database& db, const QueryOptions& options,

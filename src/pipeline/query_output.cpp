@@ -2,47 +2,45 @@
 
 #include <cerrno>
 #include <cstring>
-#include <stdexcept>
+#include <utility>
+
+#include "output/write_error.hpp"
 
 namespace metawarp::pipeline {
 
 namespace {
-[[noreturn]] void fail(const std::string& path, const char* what) {
-  throw std::runtime_error("cannot " + std::string(what) + " '" + path +
-                           "': " + std::strerror(errno));
+constexpr const char* standard_output = "-";
+
+[[noreturn]] void stream_failed(const std::string& name) {
+  throw output::write_error({}, name, std::strerror(errno));
 }
 }  // namespace
 
 OutputFile::OutputFile(const std::string& path) : path_(path) {
   if (path.empty()) return;
-  if (path == "-") {
-    file_ = stdout;
+  if (path == standard_output) {
+    stream_ = stdout;
     path_ = "standard output";
     return;
   }
-  file_ = std::fopen(path.c_str(), "wb");
-  if (!file_) fail(path, "create");
-  owned_ = true;
-}
-
-OutputFile::~OutputFile() {
-  if (owned_ && file_) std::fclose(file_);
+  file_ = std::make_unique<output::AtomicFile>(path, output::OnFailure::remove_existing);
 }
 
 void OutputFile::write(std::string_view text) {
-  if (!file_ || text.empty()) return;
-  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) fail(path_, "write to");
+  if (file_) return file_->write(text);
+  if (!stream_ || text.empty()) return;
+  if (std::fwrite(text.data(), 1, text.size(), stream_) != text.size()) stream_failed(path_);
 }
 
 void OutputFile::close() {
-  if (!file_) return;
-  std::FILE* f = file_;
-  file_ = nullptr;
-  if (std::fflush(f) != 0) {
-    if (owned_) std::fclose(f);
-    fail(path_, "write to");
+  if (file_) {
+    file_->commit();
+    file_.reset();
   }
-  if (owned_ && std::fclose(f) != 0) fail(path_, "close");
+  if (stream_) {
+    std::FILE* stream = std::exchange(stream_, nullptr);
+    if (std::fflush(stream) != 0) stream_failed(path_);
+  }
 }
 
 }  // namespace metawarp::pipeline

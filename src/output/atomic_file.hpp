@@ -1,0 +1,70 @@
+#pragma once
+// A file written completely or not at all.
+//
+// The content goes to `<target>.tmp-<pid>` next to the target (the path after
+// following symbolic links, output_path.hpp); commit() flushes it, fsyncs it,
+// gives it the replaced file's permission bits (and owner and group, where
+// the process may set them; a new file gets 0666 & ~umask), renames it over
+// the target and fsyncs the folder, so that even a power cut leaves either
+// the old file or the complete new one. Every write, the flush, the sync and
+// the close are checked. Until commit() succeeds the temporary is removed by
+// the destructor and by an interrupt (signals.hpp).
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "output/file_descriptor.hpp"
+#include "output/output_path.hpp"
+#include "output/remove_on_failure.hpp"
+
+namespace metawarp::output {
+
+// What a failed (uncommitted) write does to the file already at the target.
+enum class OnFailure {
+  // It stays: a failed rebuild must not destroy a working database.
+  keep_existing,
+  // It is removed too, once the temporary was created (and on an interrupt):
+  // a failed query must not leave an old output that looks current.
+  remove_existing,
+};
+
+class AtomicFile {
+ public:
+  // Applies the output path rule (throws before creating anything), removes
+  // stale temporaries of the same target, creates the temporary. Errors are
+  // write_error(noun, path, ...): noun "database" or empty.
+  AtomicFile(const std::string& path, OnFailure on_failure, std::string noun = {});
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  void write(const void* data, std::size_t bytes);
+  void write(std::string_view text) { write(text.data(), text.size()); }
+  // Makes the file the target (see above). Throws when any step fails; the
+  // temporary is then removed and, with keep_existing, the old file kept.
+  void commit();
+
+  const OutputTarget& target() const { return target_; }
+  const std::filesystem::path& temporary() const { return temporary_; }
+
+ private:
+  [[noreturn]] void fail(std::string_view what, int error) const;
+  void write_through(const char* data, std::size_t bytes);
+  void flush_buffer();
+  void copy_owner_and_mode();
+  void sync_folder();
+
+  std::string path_;  // as given, for messages
+  std::string noun_;
+  OutputTarget target_;
+  std::filesystem::path temporary_;
+  RemoveOnFailure remove_temporary_;
+  std::optional<RemoveOnFailure> remove_existing_;
+  FileDescriptor file_;
+  std::vector<char> buffer_;
+  std::size_t buffered_ = 0;
+};
+
+}  // namespace metawarp::output

@@ -1,0 +1,123 @@
+// AtomicFile: complete or nothing, the replaced file's mode and owner kept,
+// the temporary removed on every failure, and the two policies for the file
+// that was there before.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <stdexcept>
+
+#include "catch.hpp"
+#include "output/atomic_file.hpp"
+#include "output_test_support.hpp"
+
+using namespace metawarp;
+using namespace metawarp::test;
+using output::AtomicFile;
+using output::OnFailure;
+
+TEST_CASE("atomic file: the content appears only on commit, in one piece") {
+  ScratchDir dir("commit");
+  const std::string path = dir / "out.tsv";
+  const std::string big(3 << 20, 'x');  // larger than the buffer: written through
+  {
+    AtomicFile file(path, OnFailure::remove_existing);
+    file.write("head\n");
+    file.write(nullptr, 0);  // an empty section: no bytes, maybe no data pointer
+    file.write(big);
+    file.write("tail\n");
+    CHECK_FALSE(std::filesystem::exists(path));
+    CHECK(std::filesystem::exists(file.temporary()));
+    CHECK(file.temporary().filename() == "out.tsv.tmp-" + std::to_string(::getpid()));
+    file.commit();
+    CHECK_THROWS(file.write("more"));
+  }
+  CHECK(read_text(path) == "head\n" + big + "tail\n");
+  CHECK(temporaries_in(dir.path()).empty());
+}
+
+TEST_CASE("atomic file: a new file gets 0666 & ~umask, a replaced one keeps its mode") {
+  ScratchDir dir("mode");
+  const mode_t old_umask = ::umask(027);
+  {
+    AtomicFile file(dir / "new", OnFailure::keep_existing);
+    file.commit();
+  }
+  ::umask(old_umask);
+  CHECK((lstat_of(dir / "new").st_mode & 07777) == 0640);
+
+  write_text(dir / "old", "old");
+  ::chmod((dir / "old").c_str(), 0604);
+  {
+    AtomicFile file(dir / "old", OnFailure::keep_existing);
+    // Until commit the content is private, whatever the old mode allowed.
+    CHECK((lstat_of(file.temporary()).st_mode & 07777) == 0600);
+    file.write("new");
+    file.commit();
+  }
+  CHECK((lstat_of(dir / "old").st_mode & 07777) == 0604);
+  CHECK(read_text(dir / "old") == "new");
+}
+
+TEST_CASE("atomic file: a replaced file keeps its owner and group where the process may set them") {
+  if (::geteuid() != 0) {
+    WARN("not root: the owner cannot be given away, nothing to check");
+    return;
+  }
+  ScratchDir dir("owner");
+  write_text(dir / "db", "old");
+  REQUIRE(::chown((dir / "db").c_str(), 1234, 2345) == 0);
+  {
+    AtomicFile file(dir / "db", OnFailure::keep_existing, "database");
+    file.write("new");
+    file.commit();
+  }
+  const struct stat st = lstat_of(dir / "db");
+  CHECK(st.st_uid == 1234u);
+  CHECK(st.st_gid == 2345u);
+}
+
+TEST_CASE("atomic file: an exception before commit removes the temporary; the policies differ") {
+  ScratchDir dir("failure");
+  const std::string db = dir / "db.mwdb", tsv = dir / "out.tsv";
+  write_text(db, "working database");
+  write_text(tsv, "old results");
+  try {
+    AtomicFile database(db, OnFailure::keep_existing, "database");
+    AtomicFile results(tsv, OnFailure::remove_existing);
+    database.write("half a datab");
+    results.write("half the res");
+    REQUIRE(temporaries_in(dir.path()).size() == 2);
+    throw std::runtime_error("the build failed");
+  } catch (const std::runtime_error&) {
+  }
+  CHECK(temporaries_in(dir.path()).empty());
+  CHECK(read_text(db) == "working database");  // a failed rebuild keeps the database
+  CHECK_FALSE(std::filesystem::exists(tsv));   // no stale result that looks current
+}
+
+TEST_CASE("atomic file: a failed commit removes the temporary and keeps what is there") {
+  ScratchDir dir("failed_commit");
+  const std::string path = dir / "db.mwdb";
+  {
+    AtomicFile file(path, OnFailure::keep_existing, "database");
+    file.write("content");
+    // Something else takes the path meanwhile: a non-empty folder, which the
+    // rename cannot replace.
+    std::filesystem::create_directories(dir / "db.mwdb/inside");
+    const std::string message = error_of([&] { file.commit(); });
+    CHECK(contains(message, "cannot write database '" + path + "'"));
+    CHECK(contains(message, "renaming"));
+  }
+  CHECK(std::filesystem::is_directory(dir / "db.mwdb/inside"));
+  CHECK(temporaries_in(dir.path()).empty());
+}
+
+TEST_CASE("atomic file: a refused path removes nothing, whatever the policy") {
+  ScratchDir dir("refused");
+  const std::string path = dir / "out.tsv";
+  write_text(path, "old results");
+  REQUIRE(::link(path.c_str(), (dir / "other_name").c_str()) == 0);
+  CHECK_THROWS(AtomicFile(path, OnFailure::remove_existing));
+  CHECK(read_text(path) == "old results");
+  CHECK(temporaries_in(dir.path()).empty());
+}
