@@ -7,7 +7,8 @@ namespace metawarp::io {
 LineReader::LineReader(std::unique_ptr<ByteSource> source, std::size_t buffer_size)
     : source_(std::move(source)), buffer_(buffer_size), data_(buffer_.data()) {}
 
-LineReader::LineReader(std::string_view block, std::uint64_t lines_before, std::string read_error)
+LineReader::LineReader(std::string_view block, std::uint64_t lines_before,
+                       std::optional<SourceError> read_error)
     : data_(block.data()),
       read_error_(std::move(read_error)),
       end_(block.size()),
@@ -15,7 +16,7 @@ LineReader::LineReader(std::string_view block, std::uint64_t lines_before, std::
 
 bool LineReader::refill() {
   if (!source_) {
-    if (!read_error_.empty()) throw SourceError(read_error_);
+    if (read_error_) throw *read_error_;
     return false;
   }
   if (at_end_) return false;

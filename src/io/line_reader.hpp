@@ -5,6 +5,7 @@
 // so single-line FASTA of any length works.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,10 +21,11 @@ class LineReader {
   explicit LineReader(std::unique_ptr<ByteSource> source,
                       std::size_t buffer_size = default_buffer_size);
   // The lines of `block` (not copied: it must outlive the reader), numbered
-  // from lines_before + 1. A non-empty `read_error` is thrown as SourceError
-  // when more bytes are needed past the block, as the source that the block
-  // was cut from did at that point.
-  LineReader(std::string_view block, std::uint64_t lines_before, std::string read_error = {});
+  // from lines_before + 1. `read_error`, when set, is thrown when more bytes
+  // are needed past the block, as the source that the block was cut from
+  // did at that point.
+  LineReader(std::string_view block, std::uint64_t lines_before,
+             std::optional<SourceError> read_error = std::nullopt);
 
   // False at the end of input. `line` stays valid until the next call.
   bool next(std::string_view& line);
@@ -38,7 +40,7 @@ class LineReader {
   std::unique_ptr<ByteSource> source_;  // null: reading a block in memory
   std::vector<char> buffer_;            // the source's bytes (unused for a block)
   const char* data_ = nullptr;          // buffer_.data() or the block
-  std::string read_error_;              // a block's: thrown once its bytes are used up
+  std::optional<SourceError> read_error_;  // a block's: thrown once its bytes are used up
   std::size_t begin_ = 0;    // first unread byte
   std::size_t end_ = 0;      // one past the last valid byte
   std::size_t scanned_ = 0;  // bytes after begin_ known to hold no '\n'

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "io/byte_sources.hpp"
+
 namespace metawarp::io {
 namespace {
 
@@ -42,7 +44,7 @@ void RecordBlockSplitter::next_block(RecordBlock& block, std::size_t max_records
   block.first_line = lines_done_ + 1;
   block.records = 0;
   block.bytes.clear();
-  block.read_error.clear();
+  block.read_error.reset();
   fill(block, max_records, max_bytes);
 }
 
@@ -106,7 +108,7 @@ bool RecordBlockSplitter::read_more(RecordBlock& block) {
   try {
     got = source_->read(block.bytes.data() + size, want);
   } catch (const SourceError& error) {
-    block.read_error = error.what();
+    block.read_error = error;
     at_end_ = true;
     return false;
   }

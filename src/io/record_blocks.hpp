@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "io/byte_buffer.hpp"
@@ -28,12 +29,14 @@ struct RecordBlock {
   std::uint64_t first_line = 1;     // 1-based number of its first line in the file
   std::size_t records = 0;          // records starting in it (the last may be truncated)
   ByteBuffer bytes;
-  // Not empty: reading the input failed right after these bytes (the
-  // SourceError text); parsing the block ends with that error.
-  std::string read_error;
+  // Reading the input failed right after these bytes; parsing the block
+  // ends with that error.
+  std::optional<SourceError> read_error;
 
   // Nothing to parse: the input had ended (blank lines at most).
-  bool empty() const { return records == 0 && read_error.empty(); }
+  bool empty() const { return records == 0 && !read_error; }
+  // Parsing the block surely ends in an error, and no block follows it.
+  bool ends_input_early() const { return read_error.has_value(); }
 };
 
 class RecordBlockSplitter {

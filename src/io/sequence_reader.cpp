@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-#include "io/byte_source.hpp"
+#include "io/byte_sources.hpp"
 #include "io/line_reader.hpp"
 #include "io/record_blocks.hpp"
 #include "io/text_checks.hpp"
@@ -207,7 +207,7 @@ struct SequenceReader::Impl {
       }
       return false;
     } catch (const SourceError& error) {
-      fail(records_read + 1, error.what());
+      fail(error.after_data() ? 0 : records_read + 1, error.what());
     }
   }
 };

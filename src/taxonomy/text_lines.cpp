@@ -1,24 +1,19 @@
 #include "taxonomy/text_lines.hpp"
 
-#include <zlib.h>
-
-#include <cerrno>
 #include <cstring>
 #include <stdexcept>
+
+#include "io/byte_sources.hpp"
 
 namespace metawarp::taxonomy::detail {
 
 TextLines::TextLines(const std::filesystem::path& path)
     : name_(path.string()), buffer_(buffer_size) {
-  gzFile f = gzopen(name_.c_str(), "rb");
-  if (!f) throw std::runtime_error(name_ + ": cannot open: " + std::strerror(errno));
-  // zlib's own input buffer; the default 8 KiB costs many small reads.
-  gzbuffer(f, 1u << 20);
-  file_ = f;
-}
-
-TextLines::~TextLines() {
-  if (file_) gzclose(static_cast<gzFile>(file_));
+  try {
+    source_ = io::open_byte_source(name_);
+  } catch (const io::SourceError& error) {
+    throw std::runtime_error(name_ + ": " + error.what());
+  }
 }
 
 void TextLines::fail(std::string_view problem) const {
@@ -34,22 +29,19 @@ bool TextLines::refill() {
     begin_ = 0;
   }
   if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);  // a very long line
-  auto f = static_cast<gzFile>(file_);
-  const auto want = static_cast<unsigned>(buffer_.size() - end_);
-  const int got = gzread(f, buffer_.data() + end_, want);
-  int err = Z_OK;
-  const char* message = gzerror(f, &err);
-  if (got < 0 || (err != Z_OK && err != Z_STREAM_END)) {
-    // Z_BUF_ERROR here means the gzip stream ended early (truncated file).
-    throw std::runtime_error(name_ + ": read error after line " +
-                             std::to_string(line_number_) + ": " +
-                             (err == Z_BUF_ERROR ? "truncated gzip stream" : message));
+  std::size_t got = 0;
+  try {
+    got = source_->read(buffer_.data() + end_, buffer_.size() - end_);
+  } catch (const io::SourceError& error) {
+    if (error.after_data()) throw std::runtime_error(name_ + ": " + error.what());
+    throw std::runtime_error(name_ + ": read error after line " + std::to_string(line_number_) +
+                             ": " + error.what());
   }
   if (got == 0) {
     at_end_ = true;
     return false;
   }
-  end_ += std::size_t(got);
+  end_ += got;
   return true;
 }
 
