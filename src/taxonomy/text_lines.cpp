@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "io/byte_sources.hpp"
+#include "io/line_limits.hpp"
 
 namespace metawarp::taxonomy::detail {
 
@@ -21,6 +22,10 @@ void TextLines::fail(std::string_view problem) const {
                            std::string(problem));
 }
 
+void TextLines::fail_too_long() const {
+  fail("line longer than " + std::to_string(max_line_bytes) + " bytes");
+}
+
 bool TextLines::refill() {
   if (at_end_) return false;
   if (begin_ > 0) {
@@ -28,7 +33,6 @@ bool TextLines::refill() {
     end_ -= begin_;
     begin_ = 0;
   }
-  if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);  // a very long line
   std::size_t got = 0;
   try {
     got = source_->read(buffer_.data() + end_, buffer_.size() - end_);
@@ -55,6 +59,11 @@ bool TextLines::next(std::string_view& line) {
       begin_ = pos + 1;
       break;
     }
+    const std::string_view so_far(buffer_.data() + begin_, end_ - begin_);
+    if (io::known_content(so_far).size() > max_line_bytes) {
+      ++line_number_;
+      fail_too_long();
+    }
     const std::size_t unscanned_offset = end_ - begin_;
     if (!refill()) {
       if (begin_ == end_) return false;
@@ -66,6 +75,7 @@ bool TextLines::next(std::string_view& line) {
   }
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   ++line_number_;
+  if (line.size() > max_line_bytes) fail_too_long();
   return true;
 }
 

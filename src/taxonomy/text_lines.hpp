@@ -20,13 +20,18 @@ namespace metawarp::taxonomy::detail {
 class TextLines {
  public:
   static constexpr std::size_t buffer_size = std::size_t{4} << 20;
+  // Lines of dumps and maps hold a few ids and names (a few hundred bytes
+  // at most); a longer line is an error, so a file without line ends is
+  // never buffered whole. Below buffer_size, so the buffer never grows.
+  static constexpr std::size_t max_line_bytes = std::size_t{1} << 20;
 
   // Throws std::runtime_error if the file cannot be opened.
   explicit TextLines(const std::filesystem::path& path);
 
   // The next line without '\n' and without a trailing '\r'; false at the end.
   // Throws std::runtime_error on read errors, corrupt or truncated gzip
-  // streams and data after the end of a gzip stream.
+  // streams, data after the end of a gzip stream and lines longer than
+  // max_line_bytes.
   bool next(std::string_view& line);
 
   std::uint64_t line_number() const { return line_number_; }  // of the last line returned
@@ -36,6 +41,7 @@ class TextLines {
   [[noreturn]] void fail(std::string_view problem) const;
 
  private:
+  [[noreturn]] void fail_too_long() const;
   bool refill();
 
   std::unique_ptr<io::ByteSource> source_;

@@ -200,7 +200,7 @@ TEST_CASE("resolver with a taxonomy: merged ids, unknown ids fall through", "[id
   CHECK(resolver.resolve(">D1.1 taxid|77777") == std::nullopt);
 }
 
-TEST_CASE("maps: trailing data after gzip is an error", "[id_mapping]") {
+TEST_CASE("maps: trailing data after gzip is an error, binary data is bounded", "[id_mapping]") {
   TempDir dir;
   const auto path = dir / "map.gz";
   const std::string good = gz_member("a\t1\n") + gz_member("b\t2\n");
@@ -216,4 +216,7 @@ TEST_CASE("maps: trailing data after gzip is an error", "[id_mapping]") {
   CHECK(error_of([&] { AccessionMap::load_accession2taxid({table}, {"A1"}); }) ==
         table.string() + ": unexpected data after the end of the gzip stream (at compressed byte " +
             std::to_string(good_table.size()) + ")");
+  // No line end for ever: an error after a few MiB.
+  CHECK(error_of([] { SeqIdMap::load_seqid2taxid("/dev/zero"); }) ==
+        "/dev/zero:1: line longer than 1048576 bytes");
 }

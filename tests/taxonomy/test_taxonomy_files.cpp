@@ -211,3 +211,13 @@ TEST_CASE("gzip dumps: members, padding and trailing data as in the sequence rea
                                  std::to_string(at) + ")");
   }
 }
+
+TEST_CASE("a line longer than 1 MiB is an error, not a buffer that grows", "[taxonomy][files]") {
+  TempDir dir;
+  write_text(dir / "nodes.dmp", nodes_line(1, 1, "no rank") + std::string(3 << 20, 'x') + "\n");
+  write_text(dir / "names.dmp", hand_names_dmp());
+  CHECK(load_error(dir) == (dir / "nodes.dmp").string() + ":2: line longer than 1048576 bytes");
+  // A line at the limit is only too long for its content.
+  write_text(dir / "nodes.dmp", nodes_line(1, 1, "no rank") + std::string(1 << 20, '7') + "\r\n");
+  CHECK(contains(load_error(dir), (dir / "nodes.dmp").string() + ":2: expected at least 3 fields"));
+}
