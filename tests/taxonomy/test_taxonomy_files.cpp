@@ -221,3 +221,21 @@ TEST_CASE("a line longer than 1 MiB is an error, not a buffer that grows", "[tax
   write_text(dir / "nodes.dmp", nodes_line(1, 1, "no rank") + std::string(1 << 20, '7') + "\r\n");
   CHECK(contains(load_error(dir), (dir / "nodes.dmp").string() + ":2: expected at least 3 fields"));
 }
+
+TEST_CASE("a duplicate taxid names both of its lines", "[taxonomy][files]") {
+  TempDir dir;
+  write_text(dir / "names.dmp", "");
+  const std::string nodes = (dir / "nodes.dmp").string();
+  // In order, and out of order (the first copy is the earlier line either way).
+  write_text(dir / "nodes.dmp", nodes_line(1, 1, "no rank") + nodes_line(5, 1, "genus") +
+                                    nodes_line(5, 1, "species"));
+  CHECK(load_error(dir) == nodes + ":3: taxid 5 appears twice (also at " + nodes + ":2)");
+  write_text(dir / "nodes.dmp", nodes_line(1, 1, "no rank") + nodes_line(7, 1, "genus") +
+                                    nodes_line(5, 1, "genus") + "\n" + nodes_line(3, 1, "genus") +
+                                    nodes_line(5, 7, "species"));
+  CHECK(load_error(dir) == nodes + ":6: taxid 5 appears twice (also at " + nodes + ":3)");
+  // Nodes given in memory have no lines to name.
+  const auto node = [](taxid_t id) { return Node{id, 1, Rank::none, ""}; };
+  REQUIRE_THROWS_WITH(Taxonomy::from_nodes({node(1), node(5), node(5)}),
+                      "taxonomy: taxid 5 appears twice");
+}
