@@ -1,6 +1,7 @@
 // load(): read and validate a database file (docs/database-format.md). Every
-// check names the file and the problem; the big arrays are read straight into
-// their vectors, by all cores (Reader::read_checksummed).
+// check names the problem, and load() puts the file's name in front of it, in
+// that one place; the big arrays are read straight into their vectors, by all
+// cores (Reader::read_checksummed).
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -35,7 +36,7 @@ struct SectionEntry {
 
 class Reader {
  public:
-  explicit Reader(const std::filesystem::path& path) : path_(path) {
+  explicit Reader(const std::filesystem::path& path) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) fail("no such file");
     if (std::filesystem::is_directory(path, ec)) fail("is a directory, not a database file");
@@ -45,9 +46,8 @@ class Reader {
     if (ec) fail("cannot determine file size: " + ec.message());
   }
 
-  [[noreturn]] void fail(const std::string& problem) const {
-    throw std::runtime_error("database '" + path_.string() + "': " + problem);
-  }
+  // The file's name is added by load(), for this and every other error.
+  [[noreturn]] void fail(const std::string& problem) const { throw std::runtime_error(problem); }
 
   std::uint64_t size() const { return size_; }
 
@@ -81,7 +81,6 @@ class Reader {
     void operator()(std::FILE* f) const { std::fclose(f); }
   };
 
-  std::filesystem::path path_;
   std::unique_ptr<std::FILE, Closer> file_;
   std::uint64_t size_ = 0;
 };
@@ -209,9 +208,7 @@ taxonomy::Taxonomy parse_taxonomy(Reader& in, const std::vector<char>& node_byte
   }
 }
 
-}  // namespace
-
-Database load(const std::filesystem::path& path) {
+Database read_database(const std::filesystem::path& path) {
   Reader in(path);
   char h[ff::header_bytes];
   const std::size_t got = in.read_some(h, sizeof h);
@@ -294,6 +291,16 @@ Database load(const std::filesystem::path& path) {
     in.fail(std::string("corrupted ") + e.what());
   }
   return db;
+}
+
+}  // namespace
+
+Database load(const std::filesystem::path& path) {
+  try {
+    return read_database(path);
+  } catch (const std::runtime_error& problem) {
+    throw std::runtime_error("database '" + path.string() + "': " + problem.what());
+  }
 }
 
 }  // namespace metawarp::db

@@ -2,14 +2,18 @@
 // Splits a ByteSource, or a block already in memory, into lines with memchr
 // over a large buffer. A line is returned without its '\n' and without a
 // trailing '\r' (CRLF files). A line longer than the buffer grows the buffer,
-// so single-line FASTA of any length works.
+// so single-line FASTA of any length works, but only as far as the line's
+// kind allows (io/line_limits.hpp): input without line ends is never
+// buffered whole.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "io/byte_source.hpp"
+#include "io/line_limits.hpp"
 
 namespace metawarp::io {
 
@@ -20,29 +24,46 @@ class LineReader {
   explicit LineReader(std::unique_ptr<ByteSource> source,
                       std::size_t buffer_size = default_buffer_size);
   // The lines of `block` (not copied: it must outlive the reader), numbered
-  // from lines_before + 1. A non-empty `read_error` is thrown as SourceError
-  // when more bytes are needed past the block, as the source that the block
-  // was cut from did at that point.
-  LineReader(std::string_view block, std::uint64_t lines_before, std::string read_error = {});
+  // from lines_before + 1. Past the block's end, `read_error` is thrown when
+  // set, as the source that the block was cut from did at that point;
+  // `cut_inside_line`: the block ends inside a line that judge_partial_line()
+  // rejects.
+  LineReader(std::string_view block, std::uint64_t lines_before,
+             std::optional<SourceError> read_error = std::nullopt, bool cut_inside_line = false);
 
-  // False at the end of input. `line` stays valid until the next call.
-  bool next(std::string_view& line);
+  // False at the end of input. `line` stays valid until the next call. A
+  // line that judge_partial_line() rejects before its end is read is
+  // returned as read so far (longer than its limit, or holding the bad byte,
+  // which the caller's checks then report), and no line follows it.
+  bool next(std::string_view& line, LineKind kind);
 
   std::uint64_t line_number() const { return line_number_; }  // of the last line returned
+  // How many bytes at the start of the last line returned judge_partial_line()
+  // already found to be sequence characters (a FASTA sequence line that
+  // spanned reads): its caller need not check them again.
+  std::size_t checked_bytes() const { return last_checked_; }
   std::uint64_t bytes_consumed() const { return bytes_consumed_; }
 
  private:
-  // Moves the unread tail to the front and reads more; false at end of input.
-  bool refill();
+  // Moves the unread tail to the front and reads more (growing the buffer
+  // when the line fills it, up to what `limit` needs); false at end of input.
+  bool refill(std::size_t limit);
+  // Returns the `length` bytes from begin_ as the next line and moves past
+  // them and `terminator` more bytes (the '\n').
+  std::string_view take(std::size_t length, std::size_t terminator, bool strip_cr);
 
   std::unique_ptr<ByteSource> source_;  // null: reading a block in memory
   std::vector<char> buffer_;            // the source's bytes (unused for a block)
   const char* data_ = nullptr;          // buffer_.data() or the block
-  std::string read_error_;              // a block's: thrown once its bytes are used up
+  std::optional<SourceError> read_error_;  // a block's: thrown once its bytes are used up
+  bool cut_inside_line_ = false;           // a block's: it ends inside a rejected line
   std::size_t begin_ = 0;    // first unread byte
   std::size_t end_ = 0;      // one past the last valid byte
   std::size_t scanned_ = 0;  // bytes after begin_ known to hold no '\n'
+  std::size_t checked_ = 0;  // bytes after begin_ that judge_partial_line() accepted
+  std::size_t last_checked_ = 0;  // checked_ of the last line returned
   bool at_end_ = false;
+  bool stopped_ = false;     // a rejected line was returned
   std::uint64_t line_number_ = 0;
   std::uint64_t bytes_consumed_ = 0;
 };

@@ -165,12 +165,12 @@ bool ReadBlockCutter::cut_first(ReadBlocks& blocks, std::size_t max_reads, std::
   RecordBlock& first = blocks.first;
   if (layout_ == ReadLayout::interleaved) {
     first_.next_block(first, saturating_double(max_reads), max_bytes);
-    if (first.records % 2 == 1 && first.read_error.empty()) first_.extend_block(first, 1);
+    if (first.records % 2 == 1 && !first.ends_input_early()) first_.extend_block(first, 1);
   } else {
     first_.next_block(first, max_reads, max_bytes);
   }
   // A batch that surely ends in an error is the last one cut.
-  first_done_ = !first.read_error.empty() || first.format == Format::unknown;
+  first_done_ = first.ends_input_early() || first.format == Format::unknown;
   if (layout_ != ReadLayout::two_files) {
     first_done_ = first_done_ || first_.exhausted();
     return !first.empty();
@@ -198,7 +198,7 @@ bool ReadBlockCutter::next(ReadBlocks& blocks, std::size_t max_reads, std::size_
   }
   if (layout_ == ReadLayout::two_files) {
     // Mates 2 ending early (or failing) end the input as well.
-    done_ = !blocks.second.read_error.empty() || blocks.second.records < blocks.first.records;
+    done_ = blocks.second.ends_input_early() || blocks.second.records < blocks.first.records;
   }
   return true;
 }

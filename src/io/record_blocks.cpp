@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "io/byte_sources.hpp"
+
 namespace metawarp::io {
 namespace {
 
@@ -42,7 +44,8 @@ void RecordBlockSplitter::next_block(RecordBlock& block, std::size_t max_records
   block.first_line = lines_done_ + 1;
   block.records = 0;
   block.bytes.clear();
-  block.read_error.clear();
+  block.read_error.reset();
+  block.cut_inside_line = false;
   fill(block, max_records, max_bytes);
 }
 
@@ -88,10 +91,11 @@ void RecordBlockSplitter::detect_format(RecordBlock& block, std::size_t& pos) {
   } else if (first == '@') {
     format_ = Format::fastq;
   } else {
-    // Neither: the block is this one line, which SequenceReader reports as
-    // bad data in record 1; nothing after it is read.
+    // Neither: the block is this one line (as much of it as a header may
+    // hold), which SequenceReader reports as bad data in record 1; nothing
+    // after it is read.
     block.records = 1;
-    skip_line(block, pos);
+    skip_line(block, pos, LineKind::header);
     block.bytes.resize(pos);
     at_end_ = true;
   }
@@ -106,7 +110,7 @@ bool RecordBlockSplitter::read_more(RecordBlock& block) {
   try {
     got = source_->read(block.bytes.data() + size, want);
   } catch (const SourceError& error) {
-    block.read_error = error.what();
+    block.read_error = error;
     at_end_ = true;
     return false;
   }
@@ -145,8 +149,9 @@ bool RecordBlockSplitter::ensure(RecordBlock& block, std::size_t pos, std::size_
   return true;
 }
 
-bool RecordBlockSplitter::skip_line(RecordBlock& block, std::size_t& pos) {
+bool RecordBlockSplitter::skip_line(RecordBlock& block, std::size_t& pos, LineKind kind) {
   std::size_t from = pos;
+  std::size_t checked = 0;  // of the line's bytes, by judge_partial_line()
   while (true) {
     const char* data = block.bytes.data();
     const std::size_t size = block.bytes.size();
@@ -158,6 +163,13 @@ bool RecordBlockSplitter::skip_line(RecordBlock& block, std::size_t& pos) {
       }
     }
     from = size;  // no '\n' up to here: search only the new bytes
+    // The line's end is not here yet: judge it before reading more of it.
+    if (judge_partial_line({data + pos, size - pos}, kind, checked) != PartialLine::acceptable) {
+      block.cut_inside_line = true;
+      at_end_ = true;
+      pos = size;
+      return false;
+    }
     if (!read_more(block)) {
       pos = block.bytes.size();  // a last line without '\n'
       return false;
@@ -188,17 +200,18 @@ bool RecordBlockSplitter::skip_blank_lines(RecordBlock& block, std::size_t& pos)
 
 bool RecordBlockSplitter::skip_record(RecordBlock& block, std::size_t& pos) {
   if (format_ == Format::fastq) {
-    for (int line = 0; line < 4; ++line) {
-      if (!skip_line(block, pos)) return false;
+    if (!skip_line(block, pos, LineKind::header)) return false;
+    for (int line = 1; line < 4; ++line) {
+      if (!skip_line(block, pos, LineKind::fastq_body)) return false;
     }
     return true;
   }
   // FASTA: the header line, then every line up to one starting with '>'.
-  if (!skip_line(block, pos)) return false;
+  if (!skip_line(block, pos, LineKind::header)) return false;
   while (true) {
     if (!ensure(block, pos, 1)) return false;
     if (block.bytes.data()[pos] == '>') return true;
-    if (!skip_line(block, pos)) return false;
+    if (!skip_line(block, pos, LineKind::fasta_body)) return false;
   }
 }
 

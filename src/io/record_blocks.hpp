@@ -5,17 +5,21 @@
 // to SequenceReader, which parses a block with the file's record and line
 // numbers, so its messages are those of a serial read of the whole file.
 //
-// Record boundaries are those of SequenceReader: the first non-blank line
+// Record boundaries are those of SequenceReader: the first non-blank byte
 // decides the format; a FASTQ record is the 4 lines after any blank lines, a
-// FASTA record runs until the next line starting with '>'.
+// FASTA record runs until the next line starting with '>'. Lines are held to
+// the limits of io/line_limits.hpp, as SequenceReader holds them: a line
+// that it would reject before reading its end ends the cutting there.
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "io/byte_buffer.hpp"
 #include "io/byte_source.hpp"
+#include "io/line_limits.hpp"
 #include "io/sequence_reader.hpp"
 
 namespace metawarp::io {
@@ -28,12 +32,18 @@ struct RecordBlock {
   std::uint64_t first_line = 1;     // 1-based number of its first line in the file
   std::size_t records = 0;          // records starting in it (the last may be truncated)
   ByteBuffer bytes;
-  // Not empty: reading the input failed right after these bytes (the
-  // SourceError text); parsing the block ends with that error.
-  std::string read_error;
+  // Reading the input failed right after these bytes; parsing the block
+  // ends with that error.
+  std::optional<SourceError> read_error;
+  // The block ends inside a line that judge_partial_line() rejects (too
+  // long, or garbage): parsing it ends with the error SequenceReader gives
+  // that line, and nothing after it is cut.
+  bool cut_inside_line = false;
 
   // Nothing to parse: the input had ended (blank lines at most).
-  bool empty() const { return records == 0 && read_error.empty(); }
+  bool empty() const { return records == 0 && !read_error; }
+  // Parsing the block surely ends in an error, and no block follows it.
+  bool ends_input_early() const { return read_error.has_value() || cut_inside_line; }
 };
 
 class RecordBlockSplitter {
@@ -46,8 +56,9 @@ class RecordBlockSplitter {
 
   // Cuts the next block: at most `max_records` records, and no record starts
   // once the block holds `max_bytes` bytes (one record at least, if any is
-  // left). An empty() block means the input has ended. After a read error the
-  // block carries it in read_error and later blocks are empty.
+  // left). An empty() block means the input has ended. After a read error or
+  // a rejected line the block says so (ends_input_early()) and later blocks
+  // are empty.
   void next_block(RecordBlock& block, std::size_t max_records,
                   std::size_t max_bytes = no_byte_limit);
   // Appends up to `more_records` records to `block`, which must be the block
@@ -67,9 +78,10 @@ class RecordBlockSplitter {
   bool read_more(RecordBlock& block);
   // Makes `count` bytes from `pos` available; false when the input ends first.
   bool ensure(RecordBlock& block, std::size_t pos, std::size_t count);
-  // Moves `pos` past the end of the line it is in; false when the input ends
-  // inside the line (`pos` is then the end of the block).
-  bool skip_line(RecordBlock& block, std::size_t& pos);
+  // Moves `pos` past the end of the line of `kind` starting there; false
+  // when the input ends inside the line, or the line is rejected before its
+  // end (then the block is cut there): `pos` is then the end of the block.
+  bool skip_line(RecordBlock& block, std::size_t& pos, LineKind kind);
   // Moves `pos` past blank lines (empty, or a lone '\r'); false at the end of input.
   bool skip_blank_lines(RecordBlock& block, std::size_t& pos);
   // Moves `pos` past the record starting there; false when the input ends in or right after it.

@@ -3,7 +3,8 @@
 #include <string>
 #include <utility>
 
-#include "io/byte_source.hpp"
+#include "io/byte_sources.hpp"
+#include "io/line_limits.hpp"
 #include "io/line_reader.hpp"
 #include "io/record_blocks.hpp"
 #include "io/text_checks.hpp"
@@ -55,11 +56,16 @@ struct SequenceReader::Impl {
     }
   }
 
+  Impl(std::unique_ptr<ByteSource> source, std::string name)
+      : path(name),
+        display_name(std::move(name)),
+        lines(std::make_unique<LineReader>(std::move(source))) {}
+
   explicit Impl(const RecordBlock& block)
       : path(block.display_name),
         display_name(block.display_name),
         lines(std::make_unique<LineReader>(block.bytes.view(), block.first_line - 1,
-                                           block.read_error)),
+                                           block.read_error, block.cut_inside_line)),
         format(block.format),
         records_read(block.first_record - 1) {}
 
@@ -70,14 +76,14 @@ struct SequenceReader::Impl {
   static std::string at_line(std::uint64_t line) { return " (line " + std::to_string(line) + ")"; }
   std::string at_line() const { return at_line(lines->line_number()); }
 
-  // Reads up to the first header. The first non-empty line decides the format
-  // of a whole input; a block knows its format, and a FASTA block starts with
-  // its first record's header (a FASTQ record reads its own header).
+  // Reads up to the first header. The first non-blank byte decides the
+  // format of a whole input; a block knows its format, and a FASTA block
+  // starts with its first record's header (a FASTQ record reads its own header).
   bool read_first_header() {
     if (format == Format::fastq) return true;
     std::string_view line;
     do {
-      if (!lines->next(line)) return false;  // empty input: zero records
+      if (!lines->next(line, LineKind::header)) return false;  // empty input: zero records
     } while (line.empty());
     const std::uint64_t record = records_read + 1;
     if (format == Format::unknown) {
@@ -86,9 +92,12 @@ struct SequenceReader::Impl {
     }
     const char header_start = format == Format::fasta ? '>' : '@';
     if (format == Format::unknown || line[0] != header_start) {
-      const std::size_t bad = first_byte_outside(line, 0x20, 0x7e);
-      if (bad < line.size() && line[bad] != '\t') {
-        fail(record, "binary data, not FASTA or FASTQ: " + describe_byte(line[bad]) + at_line());
+      // Only as much as a header may hold is looked at: a reader stops
+      // reading a longer line there.
+      const std::string_view start = line.substr(0, max_header_line_bytes + 1);
+      const std::size_t bad = first_byte_outside(start, 0x20, 0x7e);
+      if (bad < start.size() && start[bad] != '\t') {
+        fail(record, "binary data, not FASTA or FASTQ: " + describe_byte(start[bad]) + at_line());
       }
       fail(record, "missing header: data before the first '>' or '@'" + at_line());
     }
@@ -96,7 +105,12 @@ struct SequenceReader::Impl {
     return true;
   }
 
+  // `header`: the header line without its '>' or '@'.
   void check_header(std::string_view header, std::uint64_t record, std::uint64_t line) const {
+    if (header.size() >= max_header_line_bytes) {
+      fail(record, "header longer than " + std::to_string(max_header_line_bytes) + " bytes" +
+                       at_line(line));
+    }
     // Tabs and non-ASCII (UTF-8) text are fine in a description; control bytes are not.
     if (all_bytes_in(header, 0x20, 0xff)) return;
     for (const char c : header) {
@@ -130,6 +144,13 @@ struct SequenceReader::Impl {
     fail(record, "invalid " + describe_byte(bad) + " in sequence" + at_line());
   }
 
+  // `what`: "sequence", "'+'" or "quality". Apart from the check, so that
+  // the check inlines into the loop.
+  [[noreturn]] void fail_long_fastq_line(const char* what, std::uint64_t record) const {
+    fail(record, std::string(what) + " line longer than " + std::to_string(max_fastq_line_bytes) +
+                     " bytes" + at_line());
+  }
+
   bool next_fasta(SequenceRecord& record) {
     if (!has_pending_header) return false;
     record.number = records_read + 1;
@@ -137,13 +158,13 @@ struct SequenceReader::Impl {
     record.sequence.clear();
     record.quality.clear();
     std::string_view line;
-    while (lines->next(line)) {
+    while (lines->next(line, LineKind::fasta_body)) {
       if (line.empty()) continue;
       if (line[0] == '>') {
         set_pending_header(line.substr(1));
         break;
       }
-      check_bases(line, record.number);
+      check_bases(line.substr(lines->checked_bytes()), record.number);
       record.sequence.append(line);
     }
     ++records_read;
@@ -157,7 +178,7 @@ struct SequenceReader::Impl {
       take_pending_header(record);
     } else {
       do {
-        if (!lines->next(line)) return false;
+        if (!lines->next(line, LineKind::header)) return false;
       } while (line.empty());
       if (line[0] != '@') {
         fail(record.number, "expected '@' at the start of a FASTQ record, found " +
@@ -167,11 +188,15 @@ struct SequenceReader::Impl {
       record.header.assign(line.substr(1));
     }
 
-    if (!lines->next(line)) fail(record.number, "truncated record: sequence line missing");
+    if (!lines->next(line, LineKind::fastq_body))
+      fail(record.number, "truncated record: sequence line missing");
+    if (line.size() > max_fastq_line_bytes) fail_long_fastq_line("sequence", record.number);
     check_bases(line, record.number);
     record.sequence.assign(line);
 
-    if (!lines->next(line)) fail(record.number, "truncated record: '+' line missing");
+    if (!lines->next(line, LineKind::fastq_body))
+      fail(record.number, "truncated record: '+' line missing");
+    if (line.size() > max_fastq_line_bytes) fail_long_fastq_line("'+'", record.number);
     if (line.empty() || line[0] != '+') {
       fail(record.number, "expected '+' line, found " +
                               (line.empty() ? std::string("an empty line") : describe_byte(line[0])) +
@@ -182,7 +207,9 @@ struct SequenceReader::Impl {
       fail(record.number, "'+' line does not repeat the header" + at_line());
     }
 
-    if (!lines->next(line)) fail(record.number, "truncated record: quality line missing");
+    if (!lines->next(line, LineKind::fastq_body))
+      fail(record.number, "truncated record: quality line missing");
+    if (line.size() > max_fastq_line_bytes) fail_long_fastq_line("quality", record.number);
     check_letters(line, "quality", record.number);
     if (line.size() != record.sequence.size()) {
       fail(record.number, "quality length " + std::to_string(line.size()) +
@@ -207,12 +234,14 @@ struct SequenceReader::Impl {
       }
       return false;
     } catch (const SourceError& error) {
-      fail(records_read + 1, error.what());
+      fail(error.after_data() ? 0 : records_read + 1, error.what());
     }
   }
 };
 
 SequenceReader::SequenceReader(const std::string& path) : impl_(std::make_unique<Impl>(path)) {}
+SequenceReader::SequenceReader(std::unique_ptr<ByteSource> source, std::string display_name)
+    : impl_(std::make_unique<Impl>(std::move(source), std::move(display_name))) {}
 SequenceReader::SequenceReader(const RecordBlock& block) : impl_(std::make_unique<Impl>(block)) {}
 SequenceReader::~SequenceReader() = default;
 SequenceReader::SequenceReader(SequenceReader&&) noexcept = default;

@@ -3,7 +3,10 @@
 // stdin ("-"). Every problem is an InputError naming file, record and problem:
 //   "reads.fq: record 3: quality length 98 differs from sequence length 100 (line 12)"
 // stdin is called "<stdin>" in messages. Blank lines are not data; an empty
-// input is zero records, not an error. FASTQ records are 4 lines.
+// input is zero records, not an error. FASTQ records are 4 lines. Lines
+// are held to the limits of io/line_limits.hpp. A problem after the last
+// record (bytes after the end of a gzip stream) names no record:
+//   "reads.fq.gz: unexpected data after the end of the gzip stream (at compressed byte 5012)"
 // A reader can also parse one block cut by RecordBlockSplitter (record_blocks.hpp);
 // its records, and its messages, carry their numbers in the whole file.
 #include <cstdint>
@@ -44,9 +47,13 @@ struct SequenceRecord {
   std::string_view id() const;
 };
 
+class ByteSource;
+
 class SequenceReader {
  public:
   explicit SequenceReader(const std::string& path);  // "-" reads stdin
+  // Reads `source` (tests, fuzzing); messages call it `display_name`.
+  SequenceReader(std::unique_ptr<ByteSource> source, std::string display_name);
   // Parses `block` in place (it must outlive the reader); path() is the
   // block's display name.
   explicit SequenceReader(const RecordBlock& block);

@@ -40,15 +40,16 @@ Taxonomy Taxonomy::build(std::vector<Node> nodes,
     for (const auto i : input_of) sorted.push_back(std::move(nodes[i]));
     nodes = std::move(sorted);
   }
-  const auto where = [&](std::size_t pos) {
-    return origin.where(input_of.empty() ? pos : input_of[pos]);
-  };
+  const auto input_index = [&](std::size_t pos) { return input_of.empty() ? pos : input_of[pos]; };
+  const auto where = [&](std::size_t pos) { return origin.where(input_index(pos)); };
 
   for (std::size_t pos = 0; pos < n; ++pos) {
     if (nodes[pos].id == no_taxon) throw std::runtime_error(where(pos) + "taxid 0 is not allowed");
-    if (pos > 0 && nodes[pos - 1].id == nodes[pos].id)
-      throw std::runtime_error(where(pos) + "taxid " + std::to_string(nodes[pos].id) +
-                               " appears twice (also " + where(pos - 1) + ")");
+    if (pos > 0 && nodes[pos - 1].id == nodes[pos].id) {
+      const std::string first = origin.location(input_index(pos - 1));
+      throw std::runtime_error(where(pos) + "taxid " + std::to_string(nodes[pos].id) + " appears twice" +
+                               (first.empty() ? "" : " (also at " + first + ")"));
+    }
   }
 
   Taxonomy t;

@@ -1,29 +1,29 @@
 #include "taxonomy/text_lines.hpp"
 
-#include <zlib.h>
-
-#include <cerrno>
 #include <cstring>
 #include <stdexcept>
+
+#include "io/byte_sources.hpp"
+#include "io/line_limits.hpp"
 
 namespace metawarp::taxonomy::detail {
 
 TextLines::TextLines(const std::filesystem::path& path)
     : name_(path.string()), buffer_(buffer_size) {
-  gzFile f = gzopen(name_.c_str(), "rb");
-  if (!f) throw std::runtime_error(name_ + ": cannot open: " + std::strerror(errno));
-  // zlib's own input buffer; the default 8 KiB costs many small reads.
-  gzbuffer(f, 1u << 20);
-  file_ = f;
-}
-
-TextLines::~TextLines() {
-  if (file_) gzclose(static_cast<gzFile>(file_));
+  try {
+    source_ = io::open_byte_source(name_);
+  } catch (const io::SourceError& error) {
+    throw std::runtime_error(name_ + ": " + error.what());
+  }
 }
 
 void TextLines::fail(std::string_view problem) const {
   throw std::runtime_error(name_ + ":" + std::to_string(line_number_) + ": " +
                            std::string(problem));
+}
+
+void TextLines::fail_too_long() const {
+  fail("line longer than " + std::to_string(max_line_bytes) + " bytes");
 }
 
 bool TextLines::refill() {
@@ -33,23 +33,19 @@ bool TextLines::refill() {
     end_ -= begin_;
     begin_ = 0;
   }
-  if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);  // a very long line
-  auto f = static_cast<gzFile>(file_);
-  const auto want = static_cast<unsigned>(buffer_.size() - end_);
-  const int got = gzread(f, buffer_.data() + end_, want);
-  int err = Z_OK;
-  const char* message = gzerror(f, &err);
-  if (got < 0 || (err != Z_OK && err != Z_STREAM_END)) {
-    // Z_BUF_ERROR here means the gzip stream ended early (truncated file).
-    throw std::runtime_error(name_ + ": read error after line " +
-                             std::to_string(line_number_) + ": " +
-                             (err == Z_BUF_ERROR ? "truncated gzip stream" : message));
+  std::size_t got = 0;
+  try {
+    got = source_->read(buffer_.data() + end_, buffer_.size() - end_);
+  } catch (const io::SourceError& error) {
+    if (error.after_data()) throw std::runtime_error(name_ + ": " + error.what());
+    throw std::runtime_error(name_ + ": read error after line " + std::to_string(line_number_) +
+                             ": " + error.what());
   }
   if (got == 0) {
     at_end_ = true;
     return false;
   }
-  end_ += std::size_t(got);
+  end_ += got;
   return true;
 }
 
@@ -63,6 +59,11 @@ bool TextLines::next(std::string_view& line) {
       begin_ = pos + 1;
       break;
     }
+    const std::string_view so_far(buffer_.data() + begin_, end_ - begin_);
+    if (io::known_content(so_far).size() > max_line_bytes) {
+      ++line_number_;
+      fail_too_long();
+    }
     const std::size_t unscanned_offset = end_ - begin_;
     if (!refill()) {
       if (begin_ == end_) return false;
@@ -74,6 +75,7 @@ bool TextLines::next(std::string_view& line) {
   }
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   ++line_number_;
+  if (line.size() > max_line_bytes) fail_too_long();
   return true;
 }
 

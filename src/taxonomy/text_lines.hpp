@@ -1,30 +1,37 @@
 #pragma once
-// Internal to the taxonomy module: reads a text file, plain or gzip (zlib's
-// gzread passes plain files through unchanged), line by line over a large
-// buffer, and small hand-written parsers for the fields of NCBI dumps and
-// mapping files. No iostreams per line: taxonomy dumps have millions of lines.
+// Internal to the taxonomy module: reads a text file, plain or gzip (the
+// byte sources of io/byte_sources.hpp, so gzip files are handled as the
+// sequence readers handle them), line by line over a large buffer, and small
+// hand-written parsers for the fields of NCBI dumps and mapping files. No
+// iostreams per line: taxonomy dumps have millions of lines.
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "io/byte_source.hpp"
+
 namespace metawarp::taxonomy::detail {
 
 class TextLines {
  public:
   static constexpr std::size_t buffer_size = std::size_t{4} << 20;
+  // Lines of dumps and maps hold a few ids and names (a few hundred bytes
+  // at most); a longer line is an error, so a file without line ends is
+  // never buffered whole. Below buffer_size, so the buffer never grows.
+  static constexpr std::size_t max_line_bytes = std::size_t{1} << 20;
 
   // Throws std::runtime_error if the file cannot be opened.
   explicit TextLines(const std::filesystem::path& path);
-  ~TextLines();
-  TextLines(const TextLines&) = delete;
-  TextLines& operator=(const TextLines&) = delete;
 
   // The next line without '\n' and without a trailing '\r'; false at the end.
-  // Throws on read errors and corrupt or truncated gzip streams.
+  // Throws std::runtime_error on read errors, corrupt or truncated gzip
+  // streams, data after the end of a gzip stream and lines longer than
+  // max_line_bytes.
   bool next(std::string_view& line);
 
   std::uint64_t line_number() const { return line_number_; }  // of the last line returned
@@ -34,9 +41,10 @@ class TextLines {
   [[noreturn]] void fail(std::string_view problem) const;
 
  private:
+  [[noreturn]] void fail_too_long() const;
   bool refill();
 
-  void* file_ = nullptr;  // gzFile; kept opaque so zlib.h stays out of headers
+  std::unique_ptr<io::ByteSource> source_;
   std::string name_;
   std::vector<char> buffer_;
   std::size_t begin_ = 0;

@@ -131,6 +131,27 @@ T read_at(const std::vector<char>& bytes, std::size_t offset) {
   return v;
 }
 
+void set_u64(std::vector<char>& bytes, std::size_t at, std::uint64_t v) {
+  std::memcpy(bytes.data() + at, &v, 8);
+}
+
+// Re-seals the header after an edit, so that only the plausibility checks can object.
+void reseal_header(std::vector<char>& bytes) {
+  set_u64(bytes, 296, checksum64(bytes.data(), 296));
+}
+
+// Section table per docs/database-format.md: 6 entries of 40 bytes from byte 56.
+std::size_t section_entry(std::size_t section) { return 56 + 40 * section; }
+
+// Re-seals a section (and the header) after an edit of its payload.
+void reseal_section(std::vector<char>& bytes, std::size_t section) {
+  const std::size_t entry = section_entry(section);
+  const auto offset = read_at<std::uint64_t>(bytes, entry + 8);
+  const auto size = read_at<std::uint64_t>(bytes, entry + 16);
+  set_u64(bytes, entry + 32, checksum64(bytes.data() + offset, size));
+  reseal_header(bytes);
+}
+
 bool temp_files_in(const fs::path& dir) {
   for (const auto& e : fs::directory_iterator(dir))
     if (contains(e.path().filename().string(), ".tmp-")) return true;
@@ -260,36 +281,70 @@ TEST_CASE("load rejects implausible content even with matching checksums") {
   const fs::path path = dir.path / "db.mwdb";
   save(make_database(6), path);
   const std::vector<char> good = read_bytes(path);
-  // Re-seal the header after an edit so only the plausibility checks can object.
-  auto reseal = [](std::vector<char>& bytes) {
-    const std::uint64_t sum = checksum64(bytes.data(), 296);
-    std::memcpy(bytes.data() + 296, &sum, 8);
-  };
-  auto set_u64 = [](std::vector<char>& bytes, std::size_t at, std::uint64_t v) {
-    std::memcpy(bytes.data() + at, &v, 8);
-  };
-  const std::size_t features_entry = 56 + 40 * 3, locations_entry = 56 + 40 * 5;
+  const std::size_t features_entry = section_entry(3), locations_entry = section_entry(5);
 
   std::vector<char> bad = good;
   set_u64(bad, features_entry + 24, read_at<std::uint64_t>(good, features_entry + 24) * 1000);
-  reseal(bad);
+  reseal_header(bad);
   write_bytes(path, bad);
   CHECK(contains(load_error(path), "implausible element count"));
 
   bad = good;
   std::memcpy(bad.data() + 20, "\x00\x00\x00\x00", 4);  // k = 0
-  reseal(bad);
+  reseal_header(bad);
   write_bytes(path, bad);
   CHECK(contains(load_error(path), "implausible sketch parameters"));
 
   // A location naming a target that does not exist, with a valid section checksum.
   bad = good;
   const auto offset = read_at<std::uint64_t>(good, locations_entry + 8);
-  const auto size = read_at<std::uint64_t>(good, locations_entry + 16);
   const std::uint32_t no_such_target = 99;
   std::memcpy(bad.data() + offset, &no_such_target, 4);
-  set_u64(bad, locations_entry + 32, checksum64(bad.data() + offset, size));
-  reseal(bad);
+  reseal_section(bad, 5);
   write_bytes(path, bad);
   CHECK(contains(load_error(path), "outside the targets' windows"));
+}
+
+TEST_CASE("every load error names the database once, in front") {
+  ScratchDir dir("prefix");
+  const fs::path path = dir.path / "db.mwdb";
+  save(make_database(7), path);
+  const std::vector<char> good = read_bytes(path);
+  const std::string prefix = "database '" + path.string() + "': ";
+  const auto offset_of = [&](std::size_t section) {
+    return std::size_t(read_at<std::uint64_t>(good, section_entry(section) + 8));
+  };
+
+  std::vector<std::string> errors;
+  // The first node's rank code (after its id and parent), with valid checksums.
+  std::vector<char> bad = good;
+  bad[offset_of(1) + 8] = char(200);
+  reseal_section(bad, 1);
+  write_bytes(path, bad);
+  errors.push_back(load_error(path));
+  CHECK(errors.back() == prefix + "section 'taxonomy nodes': unknown rank code 200");
+  // The first target's name claims more bytes than its section holds.
+  bad = good;
+  set_u64(bad, offset_of(0) + 16, 0xffffff);
+  reseal_section(bad, 0);
+  write_bytes(path, bad);
+  errors.push_back(load_error(path));
+  CHECK(errors.back() == prefix + "section 'targets': record runs past the end of the section");
+  // Damage found by the header, by a section checksum, and no file at all.
+  bad = good;
+  bad[0] = 'X';
+  write_bytes(path, bad);
+  errors.push_back(load_error(path));
+  bad = good;
+  bad[offset_of(4)] ^= 1;
+  write_bytes(path, bad);
+  errors.push_back(load_error(path));
+  fs::remove(path);
+  errors.push_back(load_error(path));
+
+  for (const std::string& error : errors) {
+    INFO(error);
+    CHECK(error.rfind(prefix, 0) == 0);
+    CHECK(error.find("database '", 1) == std::string::npos);
+  }
 }

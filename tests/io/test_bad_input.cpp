@@ -147,14 +147,22 @@ TEST_CASE("corrupt or truncated gzip streams are errors, not an early end") {
     const InputError error = read_error(path);
     CHECK(contains(error.what(), "truncated gzip stream"));
   }
-  SECTION("corrupted deflate data") {
+  SECTION("corrupted deflate data, found where it is") {
+    std::string bad = good;
+    bad[10] |= 0x06;  // the first deflate block (after the 10-byte gzip header): reserved type 3
+    write_file(path, bad);
+    CHECK(std::string(read_error(path).what()) == path + ": record 1: corrupt gzip stream: invalid block type");
+  }
+  SECTION("corrupted deflate data, found only by the checksum") {
+    // What zlib decodes before it notices is parsed like any other bytes:
+    // here the garbage is seen first, as it would be in a larger file.
     std::string bad = good;
     for (std::size_t i = bad.size() / 3; i < bad.size() / 3 + 16; ++i) bad[i] = static_cast<char>(~bad[i]);
     write_file(path, bad);
     const InputError error = read_error(path);
     INFO(error.what());
     CHECK(contains(error.what(), path + ": record "));
-    CHECK(contains(error.what(), "corrupt gzip stream"));
+    CHECK(error.record() > 1);
   }
   SECTION("wrong checksum") {
     std::string bad = good;
@@ -162,10 +170,33 @@ TEST_CASE("corrupt or truncated gzip streams are errors, not an early end") {
     write_file(path, bad);
     CHECK(contains(read_error(path).what(), "corrupt gzip stream"));
   }
-  SECTION("garbage after the last member") {
-    write_file(path, good + "trailing text");
-    CHECK(contains(read_error(path).what(), "corrupt gzip stream"));
+}
+
+TEST_CASE("bytes after the end of a gzip stream are an error of the file, not of a record") {
+  TempDir dir;
+  const std::string path = dir.file("reads.fq.gz");
+  for (const std::string& text : {std::string("@r1\nACGT\n+\nIIII\n"), std::string(">r1\nACGT\n")}) {
+    write_gzip(path, {text});
+    const std::string good = read_file(path);
+    for (const std::string& trailing : {std::string("trailing text"), std::string(1, '\x1f'),
+                                        std::string("\x1f\x8c"), std::string(100, '\0') + "x"}) {
+      write_file(path, good + trailing);
+      const InputError error = read_error(path);
+      const std::size_t at = good.size() + trailing.find_first_not_of('\0');
+      CHECK(std::string(error.what()) == path + ": unexpected data after the end of the gzip stream (at compressed byte " +
+                                             std::to_string(at) + ")");
+      CHECK(error.record() == 0);
+    }
   }
+}
+
+TEST_CASE("zero bytes after the last gzip member are padding, as for gzip -d") {
+  TempDir dir;
+  const std::string path = dir.file("padded.fa.gz");
+  const std::vector<Truth> truth = {{"a", "ACGT", ""}, {"b", "GG", ""}};
+  write_gzip(path, {to_fasta(truth, 0), ""});  // an empty member last, as bgzip writes
+  write_file(path, read_file(path) + std::string(5000, '\0'));
+  CHECK(same_records(read_all(path), truth));
 }
 
 TEST_CASE("a missing file or a directory is an error naming it") {

@@ -1,6 +1,6 @@
 #pragma once
 // Test helpers: a temporary folder removed on destruction, and writing text
-// files plain or gzip-compressed.
+// files plain or gzip-compressed (one member, or members to concatenate).
 #include <zlib.h>
 
 #include <atomic>
@@ -48,6 +48,23 @@ inline void write_gz(const std::filesystem::path& path, std::string_view text) {
   if (!f) throw std::runtime_error("cannot write " + path.string());
   if (!text.empty()) gzwrite(f, text.data(), unsigned(text.size()));
   gzclose(f);
+}
+
+// The bytes of one gzip member holding `text`, to put several in one file.
+inline std::string gz_member(std::string_view text) {
+  z_stream stream{};
+  if (deflateInit2(&stream, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw std::runtime_error("deflateInit2 failed");
+  std::string out(deflateBound(&stream, uLong(text.size())), '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  stream.avail_in = uInt(text.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = uInt(out.size());
+  const int status = deflate(&stream, Z_FINISH);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  if (status != Z_STREAM_END) throw std::runtime_error("deflate failed");
+  return out;
 }
 
 // "id\t|\tparent\t|\trank\t|\t...": a nodes.dmp line with NCBI's extra columns.

@@ -8,6 +8,7 @@
 #include "taxonomy/id_mapping.hpp"
 
 using namespace metawarp::taxonomy;
+using metawarp::test::gz_member;
 using metawarp::test::TempDir;
 using metawarp::test::write_gz;
 using metawarp::test::write_text;
@@ -197,4 +198,25 @@ TEST_CASE("resolver with a taxonomy: merged ids, unknown ids fall through", "[id
   CHECK(resolver.resolve(">C1.1 taxid|77777") == 1280u);     // header taxid unknown
   CHECK(resolver.resolve(">C1.1 taxid|4") == 562u);          // header wins, merged
   CHECK(resolver.resolve(">D1.1 taxid|77777") == std::nullopt);
+}
+
+TEST_CASE("maps: trailing data after gzip is an error, binary data is bounded", "[id_mapping]") {
+  TempDir dir;
+  const auto path = dir / "map.gz";
+  const std::string good = gz_member("a\t1\n") + gz_member("b\t2\n");
+  write_text(path, good + std::string(3, '\0'));
+  CHECK(SeqIdMap::load_seqid2taxid(path).size() == 2);
+  write_text(path, good + "more");
+  CHECK(error_of([&] { SeqIdMap::load_seqid2taxid(path); }) ==
+        path.string() + ": unexpected data after the end of the gzip stream (at compressed byte " +
+            std::to_string(good.size()) + ")");
+  const auto table = dir / "nucl.accession2taxid.gz";
+  const std::string good_table = gz_member("accession\taccession.version\ttaxid\tgi\nA1\tA1.1\t5\t1\n");
+  write_text(table, good_table + "\x1f");
+  CHECK(error_of([&] { AccessionMap::load_accession2taxid({table}, {"A1"}); }) ==
+        table.string() + ": unexpected data after the end of the gzip stream (at compressed byte " +
+            std::to_string(good_table.size()) + ")");
+  // No line end for ever: an error after a few MiB.
+  CHECK(error_of([] { SeqIdMap::load_seqid2taxid("/dev/zero"); }) ==
+        "/dev/zero:1: line longer than 1048576 bytes");
 }

@@ -181,3 +181,61 @@ TEST_CASE("a truncated gzip dump is an error", "[taxonomy][files]") {
   CHECK(contains(message, "nodes.dmp.gz"));
   CHECK(contains(message, "truncated"));
 }
+
+TEST_CASE("gzip dumps: members, padding and trailing data as in the sequence readers",
+          "[taxonomy][files]") {
+  const std::string nodes = hand_nodes_dmp();
+  const std::string half1 = nodes.substr(0, nodes.size() / 2), half2 = nodes.substr(nodes.size() / 2);
+  TempDir plain;
+  write_text(plain / "nodes.dmp", nodes);
+  write_text(plain / "names.dmp", hand_names_dmp());
+  const Taxonomy reference = Taxonomy::load_ncbi(plain.path());
+
+  // Several members (bgzip, cat a.gz b.gz), an empty one, zero padding.
+  for (const std::string& bytes : {gz_member(half1) + gz_member("") + gz_member(half2),
+                                   gz_member(nodes) + std::string(4096, '\0')}) {
+    TempDir dir;
+    write_text(dir / "nodes.dmp.gz", bytes);
+    write_text(dir / "names.dmp", hand_names_dmp());
+    require_same(Taxonomy::load_ncbi(dir.path()), reference);
+  }
+  // Anything else after the last member is an error naming the file and where it starts.
+  const std::string good = gz_member(half1) + gz_member(half2);
+  for (const std::string& trailing : {std::string("garbage"), std::string(10, '\0') + "\x01"}) {
+    TempDir dir;
+    write_text(dir / "nodes.dmp.gz", good + trailing);
+    write_text(dir / "names.dmp", hand_names_dmp());
+    const std::size_t at = good.size() + trailing.find_first_not_of('\0');
+    CHECK(load_error(dir) == (dir / "nodes.dmp.gz").string() +
+                                 ": unexpected data after the end of the gzip stream (at compressed byte " +
+                                 std::to_string(at) + ")");
+  }
+}
+
+TEST_CASE("a line longer than 1 MiB is an error, not a buffer that grows", "[taxonomy][files]") {
+  TempDir dir;
+  write_text(dir / "nodes.dmp", nodes_line(1, 1, "no rank") + std::string(3 << 20, 'x') + "\n");
+  write_text(dir / "names.dmp", hand_names_dmp());
+  CHECK(load_error(dir) == (dir / "nodes.dmp").string() + ":2: line longer than 1048576 bytes");
+  // A line at the limit is only too long for its content.
+  write_text(dir / "nodes.dmp", nodes_line(1, 1, "no rank") + std::string(1 << 20, '7') + "\r\n");
+  CHECK(contains(load_error(dir), (dir / "nodes.dmp").string() + ":2: expected at least 3 fields"));
+}
+
+TEST_CASE("a duplicate taxid names both of its lines", "[taxonomy][files]") {
+  TempDir dir;
+  write_text(dir / "names.dmp", "");
+  const std::string nodes = (dir / "nodes.dmp").string();
+  // In order, and out of order (the first copy is the earlier line either way).
+  write_text(dir / "nodes.dmp", nodes_line(1, 1, "no rank") + nodes_line(5, 1, "genus") +
+                                    nodes_line(5, 1, "species"));
+  CHECK(load_error(dir) == nodes + ":3: taxid 5 appears twice (also at " + nodes + ":2)");
+  write_text(dir / "nodes.dmp", nodes_line(1, 1, "no rank") + nodes_line(7, 1, "genus") +
+                                    nodes_line(5, 1, "genus") + "\n" + nodes_line(3, 1, "genus") +
+                                    nodes_line(5, 7, "species"));
+  CHECK(load_error(dir) == nodes + ":6: taxid 5 appears twice (also at " + nodes + ":3)");
+  // Nodes given in memory have no lines to name.
+  const auto node = [](taxid_t id) { return Node{id, 1, Rank::none, ""}; };
+  REQUIRE_THROWS_WITH(Taxonomy::from_nodes({node(1), node(5), node(5)}),
+                      "taxonomy: taxid 5 appears twice");
+}
