@@ -14,10 +14,10 @@ declare -A allowed=(
   [include/metawarp]="metawarp"
   [kernels]="metawarp kernels"
   [src/io]="metawarp io"
-  [src/taxonomy]="metawarp taxonomy"
+  [src/taxonomy]="metawarp taxonomy io"
   [src/output]="metawarp output"
-  [src/db]="metawarp db taxonomy output"
-  [src/report]="metawarp report db taxonomy"
+  [src/db]="metawarp db taxonomy io output"
+  [src/report]="metawarp report db taxonomy io"
   [src/pipeline]="metawarp pipeline io db report taxonomy output kernels"
   [src/cli]="metawarp cli pipeline io db report taxonomy output"
 )
