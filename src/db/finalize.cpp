@@ -136,8 +136,10 @@ struct BucketResult {
 
 // Sorts one bucket and keeps of each feature the locations the cap rule
 // (metawarp/index/cap_rule.hpp) allows, its smallest distinct ones, writing
-// the survivors to the front of the range. Writes never overtake reads, so it
-// works in place.
+// the survivors to the front of the range in one pass: a feature's distinct
+// locations are written up to the cap while they are counted, and cut back to
+// what the rule keeps once the count is known. Writes never overtake reads, so
+// it works in place.
 template <class Codec>
 BucketResult reduce_bucket(const Codec& codec, typename Codec::Key* begin,
                            typename Codec::Key* end, const index::CapRule& rule,
@@ -148,20 +150,18 @@ BucketResult reduce_bucket(const Codec& codec, typename Codec::Key* begin,
   Key* out = begin;
   for (Key* group = begin; group != end;) {
     const feature_t f = codec.feature_bits(*group);
-    Key* group_end = group + 1;
-    std::size_t distinct = 1;
-    for (; group_end != end && codec.feature_bits(*group_end) == f; ++group_end)
-      if (codec.location_bits(*group_end) != codec.location_bits(*(group_end - 1))) ++distinct;
-    const std::uint64_t keep = index::kept_locations(distinct, rule);
-    std::uint64_t kept = 0;
-    for (Key* e = group; e != group_end && kept < keep; ++e) {
+    Key* const group_out = out;
+    std::uint64_t distinct = 0;
+    Key* e = group;
+    for (; e != end && codec.feature_bits(*e) == f; ++e) {
       if (e != group && codec.location_bits(*e) == codec.location_bits(*(e - 1))) continue;
-      *out++ = *e;
-      ++kept;
+      if (distinct++ < rule.max_locations) *out++ = *e;
     }
+    const std::uint64_t kept = index::kept_locations(distinct, rule);
+    out = group_out + kept;
     result.features += kept > 0;
     result.locations += kept;
-    group = group_end;
+    group = e;
   }
   return result;
 }
