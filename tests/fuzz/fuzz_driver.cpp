@@ -9,8 +9,9 @@
 //   fuzz_driver_NAME FILE...              runs these inputs only (a crash to reproduce)
 //
 // When an input fails (a crash, a sanitizer report, an exception that is not
-// a documented error) it is written to fuzz-failure-NAME.bin in the working
-// directory before the process ends.
+// a documented error, an oracle that disagrees) it is written to
+// fuzz-failure-<program name>.bin in the working directory before the
+// process ends.
 #include <fcntl.h>
 #include <unistd.h>
 
