@@ -1,10 +1,9 @@
 // db::load on damaged databases: the seeds are small valid databases
-// (tests/db/sample_database.hpp) written by db::save, which the fuzzer mutates. Checksums would stop most
-// mutations at the first check, so an option bit re-seals them first (the
-// header's and each section's where the table says it lies), to reach the
-// checks behind. A database that loads is looked through: every feature's
-// locations lie inside their targets' windows, every target's taxon has a
-// lineage.
+// (tests/db/sample_database.hpp) written by db::save, which the fuzzer mutates. Checksums would
+// stop most mutations at the first check, so an option bit re-seals them first (the header's and
+// each section's where the table says it lies), to reach the checks behind. A database that loads
+// is looked through: every feature's locations lie inside their targets' windows, every target's
+// taxon has a lineage.
 //
 // Input: one option byte (bit 0: re-seal the checksums), then the file.
 #include <unistd.h>
@@ -30,7 +29,8 @@ namespace {
 class ScratchFile {
  public:
   explicit ScratchFile(const std::string& name)
-      : path_(fs::temp_directory_path() / ("metawarp_fuzz_" + std::to_string(::getpid()) + "_" + name)) {}
+      : path_(fs::temp_directory_path() /
+              ("metawarp_fuzz_" + std::to_string(::getpid()) + "_" + name)) {}
   ~ScratchFile() {
     std::error_code ignored;
     fs::remove(path_, ignored);

@@ -66,7 +66,8 @@ void on_fatal_signal(int signal) {
 
 void install_failure_handlers(const std::string& name) {
   std::snprintf(failure_file, sizeof failure_file, "fuzz-failure-%s.bin", name.c_str());
-  for (const int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(signal, on_fatal_signal);
+  for (const int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
+    std::signal(signal, on_fatal_signal);
   if (__sanitizer_set_death_callback != nullptr) __sanitizer_set_death_callback(save_current_input);
 }
 
@@ -75,8 +76,8 @@ void run(const std::string& input) {
   try {
     LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
   } catch (const std::exception& error) {
-    metawarp::fuzz::report_bug(std::string("undocumented exception ") + typeid(error).name() + ": " +
-                               error.what());
+    metawarp::fuzz::report_bug(std::string("undocumented exception ") + typeid(error).name() +
+                               ": " + error.what());
   } catch (...) {
     metawarp::fuzz::report_bug("an exception that is not a std::exception");
   }
@@ -89,8 +90,8 @@ std::string read_file(const fs::path& path) {
 }
 
 // Bytes that mean something to the parsers.
-constexpr char interesting[] = {'\n', '\r', '>', '@', '+', '\t', '|', '\0', '\x1f', '\x8b',
-                                '\xff', '0', '1', 'A', ' ', '.', '=', '\x7f', '\x80', '-'};
+constexpr char interesting[] = {'\n',   '\r', '>', '@', '+', '\t', '|', '\0',   '\x1f', '\x8b',
+                                '\xff', '0',  '1', 'A', ' ', '.',  '=', '\x7f', '\x80', '-'};
 
 class Mutator {
  public:
@@ -120,7 +121,8 @@ class Mutator {
         if (!input.empty()) input[random_() % input.size()] ^= char(1u << (random_() % 8));
         break;
       case 1:  // an interesting byte instead of one
-        if (!input.empty()) input[random_() % input.size()] = interesting[random_() % sizeof interesting];
+        if (!input.empty())
+          input[random_() % input.size()] = interesting[random_() % sizeof interesting];
         break;
       case 2:  // insert an interesting or random byte
         input.insert(position(input), 1,
@@ -180,13 +182,20 @@ Options parse_options(int argc, char** argv) {
       if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
       return std::string(argv[++i]);
     };
-    if (arg == "--iterations") options.iterations = std::stoull(value());
-    else if (arg == "--max-seconds") options.max_seconds = std::stod(value());
-    else if (arg == "--seed") options.seed = std::stoull(value());
-    else if (arg == "--regressions") options.regressions = value();
-    else if (arg == "--write-seeds") options.write_seeds = value();
-    else if (arg.starts_with("--")) throw std::invalid_argument("unknown option " + arg);
-    else options.files.push_back(arg);
+    if (arg == "--iterations")
+      options.iterations = std::stoull(value());
+    else if (arg == "--max-seconds")
+      options.max_seconds = std::stod(value());
+    else if (arg == "--seed")
+      options.seed = std::stoull(value());
+    else if (arg == "--regressions")
+      options.regressions = value();
+    else if (arg == "--write-seeds")
+      options.write_seeds = value();
+    else if (arg.starts_with("--"))
+      throw std::invalid_argument("unknown option " + arg);
+    else
+      options.files.push_back(arg);
   }
   return options;
 }
@@ -231,7 +240,8 @@ int main(int argc, char** argv) {
     };
     std::vector<std::string> corpus = fuzz_seeds();
     const std::size_t seed_count = corpus.size();
-    for (std::string& input : regression_inputs(options.regressions)) corpus.push_back(std::move(input));
+    for (std::string& input : regression_inputs(options.regressions))
+      corpus.push_back(std::move(input));
     for (const std::string& input : corpus) run(input);
     Mutator mutator(options.seed, corpus);
     std::uint64_t mutated = 0;

@@ -35,7 +35,8 @@ std::unique_ptr<io::ByteSource> open(const std::string& file, std::size_t read_s
   return io::detect_compression(std::make_unique<io::test::MemorySource>(file, read_size));
 }
 
-SerialReads read_serially(const Options& options, const std::string& file1, const std::string& file2) {
+SerialReads read_serially(const Options& options, const std::string& file1,
+                          const std::string& file2) {
   io::SequenceReader first(open(file1, options.read_size), "r1");
   if (options.layout != ReadLayout::two_files)
     return io::test::read_serially(first, nullptr, options.layout == ReadLayout::interleaved);
@@ -45,9 +46,11 @@ SerialReads read_serially(const Options& options, const std::string& file1, cons
 
 void append(SerialReads& reads, const io::ParsedReads& parsed, ReadLayout layout,
             const std::vector<SequenceRecord>& mates1, const std::vector<SequenceRecord>& mates2) {
-  reads.mates1.insert(reads.mates1.end(), mates1.begin(), mates1.begin() + std::ptrdiff_t(parsed.count));
+  reads.mates1.insert(reads.mates1.end(), mates1.begin(),
+                      mates1.begin() + std::ptrdiff_t(parsed.count));
   if (layout != ReadLayout::single)
-    reads.mates2.insert(reads.mates2.end(), mates2.begin(), mates2.begin() + std::ptrdiff_t(parsed.count));
+    reads.mates2.insert(reads.mates2.end(), mates2.begin(),
+                        mates2.begin() + std::ptrdiff_t(parsed.count));
   if (!parsed.error) return;
   try {
     std::rethrow_exception(parsed.error);
@@ -58,10 +61,12 @@ void append(SerialReads& reads, const io::ParsedReads& parsed, ReadLayout layout
 
 // Cuts as the query's reader threads do: mates 1 up to `ahead` batches
 // before mates 2 (next() when ahead is 1).
-SerialReads cut_and_parse(const Options& options, const std::string& file1, const std::string& file2) {
+SerialReads cut_and_parse(const Options& options, const std::string& file1,
+                          const std::string& file2) {
   std::vector<io::RecordBlockSplitter> inputs;
   inputs.emplace_back(open(file1, options.read_size), "r1");
-  if (options.layout == ReadLayout::two_files) inputs.emplace_back(open(file2, options.read_size), "r2");
+  if (options.layout == ReadLayout::two_files)
+    inputs.emplace_back(open(file2, options.read_size), "r2");
   io::ReadBlockCutter cutter(std::move(inputs), options.layout == ReadLayout::interleaved);
   SerialReads reads;
   std::deque<io::ReadBlocks> cut;
@@ -76,8 +81,8 @@ SerialReads cut_and_parse(const Options& options, const std::string& file1, cons
       }
     }
     if (cut.empty() || !cutter.cut_second(cut.front())) break;
-    append(reads, io::parse_read_blocks(options.layout, cut.front(), mates1, mates2), options.layout,
-           mates1, mates2);
+    append(reads, io::parse_read_blocks(options.layout, cut.front(), mates1, mates2),
+           options.layout, mates1, mates2);
     cut.pop_front();
   }
   return reads;
@@ -117,15 +122,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 std::vector<std::string> fuzz_seeds() {
   const std::string r1 = fastq("p1/1", "ACGT") + "\n" + fastq("p2/1", "GGN") + fastq("p3/1", "");
   const std::string r2 = fastq("p1/2", "TT") + fastq("p2/2", "ACGTA") + fastq("p3/2", "C");
-  const std::string interleaved = fastq("a/1", "AC") + fastq("a/2", "GT") + fastq("b/1", "A") +
-                                  fastq("b/2", "C");
+  const std::string interleaved =
+      fastq("a/1", "AC") + fastq("a/2", "GT") + fastq("b/1", "A") + fastq("b/2", "C");
   const std::string fasta = ">s1 d\nACGT\nAC\n\n>s2\n>s3\nNNNN\r\n";
   return {
       fuzz::make_input({"\x00\x02\x00\x03", 4}, {r1}),
       fuzz::make_input({"\x01\x01\x05\x00", 4}, {interleaved}),
       fuzz::make_input({"\x02\x02\x00\x01\x02", 5}, {r1, r2}),
       fuzz::make_input({"\x02\x07\x30\x03\x01", 5}, {r1, r2.substr(0, r2.size() - 9)}),
-      fuzz::make_input({"\x02\x03\x00\x02\x03", 5}, {r1, test::gz_member(r2) + test::gz_member("")}),
+      fuzz::make_input({"\x02\x03\x00\x02\x03", 5},
+                       {r1, test::gz_member(r2) + test::gz_member("")}),
       fuzz::make_input({"\x00\x04\x10\x02", 4}, {fasta}),
       fuzz::make_input({"\x02\x01\x00\x00\x00", 5}, {fasta, fasta}),
       fuzz::make_input({"\x01\x03\x00\x03", 4}, {interleaved + "@c/1\nA\n+\nI\n"}),

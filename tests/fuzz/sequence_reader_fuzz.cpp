@@ -74,14 +74,14 @@ std::vector<std::string> fuzz_seeds() {
       ">only header",
       "@r1/1 x\nACGT\n+\nIIII\n@r2\nAC\n+r2\nII\n\n@r3\n\n+\n\n",
       fastq("crlf", "ACGTN", "\r\n") + fastq("second", "GG", "\r\n"),
-      "@r1\nACGT\n+\nII\n",              // quality too short
-      "@r1\nACGT\n",                      // truncated
-      ">a\nAC GT\n",                      // space in a sequence
-      ">a\x01\nACGT\n",                   // control byte in a header
-      "ACGT\n>late header\nAC\n",         // data before the first header
+      "@r1\nACGT\n+\nII\n",        // quality too short
+      "@r1\nACGT\n",               // truncated
+      ">a\nAC GT\n",               // space in a sequence
+      ">a\x01\nACGT\n",            // control byte in a header
+      "ACGT\n>late header\nAC\n",  // data before the first header
       std::string("\x03\x00\xff\xfe binary", 11),
       ">a\nACGT\n@not fasta\n",
-      "@r\nAC\n-\nII\n",                  // not a '+' line
+      "@r\nAC\n-\nII\n",  // not a '+' line
   };
   std::vector<std::string> seeds;
   for (std::size_t i = 0; i < files.size(); ++i) {
@@ -90,7 +90,8 @@ std::vector<std::string> fuzz_seeds() {
   // gzip inputs: BGZF-like members with an empty last one, zero padding,
   // data after the end, a truncated member.
   const std::string fasta = files[2];
-  const std::string members = test::gz_member(fasta.substr(0, 20)) + test::gz_member(fasta.substr(20));
+  const std::string members =
+      test::gz_member(fasta.substr(0, 20)) + test::gz_member(fasta.substr(20));
   for (const std::string& gzip : {members + test::gz_member(""), members + std::string(8, '\0'),
                                   members + "trailing", members.substr(0, members.size() - 5)}) {
     seeds.push_back(fuzz::make_input("\x05", {gzip}));

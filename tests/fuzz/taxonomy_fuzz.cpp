@@ -40,7 +40,8 @@ void walk(const taxonomy::Taxonomy& tree) {
   for (std::size_t i = 0; i + 1 < nodes.size() && i < 64; ++i) {
     const taxid_t a = nodes[i].id, b = nodes[nodes.size() - 1 - i].id;
     const taxid_t lca = tree.lca(a, b);
-    if (lca != taxonomy::no_taxon && (!on_lineage(tree.lineage(a), lca) || !on_lineage(tree.lineage(b), lca)))
+    if (lca != taxonomy::no_taxon &&
+        (!on_lineage(tree.lineage(a), lca) || !on_lineage(tree.lineage(b), lca)))
       fuzz::report_bug("lca of " + std::to_string(a) + " and " + std::to_string(b));
   }
   for (const auto& [from, to] : tree.merged()) tree.resolve(from);
@@ -86,7 +87,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     taxonomy::SeqIdMap map = taxonomy::SeqIdMap::load_seqid2taxid(seqids);
     resolver.add_seqid_map(std::move(map));
   });
-  for (const char* id : {"NC_000913.3", "seq1", "A00001", "gi|1|ref|NC_000001.1|"}) wanted.insert(id);
+  for (const char* id : {"NC_000913.3", "seq1", "A00001", "gi|1|ref|NC_000001.1|"})
+    wanted.insert(id);
   fuzz::documented_error_of([&] {
     resolver.add_accession_map(taxonomy::AccessionMap::load_accession2taxid({accessions}, wanted));
   });
@@ -95,9 +97,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 }
 
 std::vector<std::string> fuzz_seeds() {
-  const std::string nodes = test::nodes_line(1, 1, "no rank") + test::nodes_line(2, 1, "superkingdom") +
-                            test::nodes_line(561, 2, "genus") + test::nodes_line(562, 561, "species") +
-                            test::nodes_line(83333, 562, "strain") + "3\t|\t2\t|\tclade\t|\r\n";
+  const std::string nodes =
+      test::nodes_line(1, 1, "no rank") + test::nodes_line(2, 1, "superkingdom") +
+      test::nodes_line(561, 2, "genus") + test::nodes_line(562, 561, "species") +
+      test::nodes_line(83333, 562, "strain") + "3\t|\t2\t|\tclade\t|\r\n";
   const std::string names = test::names_line(1, "root", "scientific name") +
                             test::names_line(2, "Bacteria", "scientific name") +
                             test::names_line(562, "Escherichia coli", "scientific name") +
@@ -105,17 +108,20 @@ std::vector<std::string> fuzz_seeds() {
                             test::names_line(561, "Escherichia|with|bars", "scientific name");
   const std::string merged = test::merged_line(4, 562) + test::merged_line(5, 4);
   const std::string seqids = "NC_000913.3\t562\nseq1 83333\n\ngi|1|ref|NC_000001.1|\t2\n";
-  const std::string accessions = "accession\taccession.version\ttaxid\tgi\nA00001\tA00001.1\t561\t7\n"
-                                 "NC_000913\tNC_000913.3\t562\t8\n";
+  const std::string accessions =
+      "accession\taccession.version\ttaxid\tgi\nA00001\tA00001.1\t561\t7\n"
+      "NC_000913\tNC_000913.3\t562\t8\n";
   const std::vector<std::string> good = {nodes, names, merged, seqids, accessions};
   return {
       fuzz::make_input("\x00", good),
       fuzz::make_input("\x1f", good),  // all gzip
       fuzz::make_input("\x80", good),  // no merged.dmp
-      fuzz::make_input("\x00", {nodes + test::nodes_line(562, 1, "genus"), names, "", "a\t1\nb\n", ""}),
-      fuzz::make_input("\x00", {test::nodes_line(1, 1, "no rank") + test::nodes_line(10, 11, "genus") +
-                                    test::nodes_line(11, 10, "genus"),
-                                names, merged, seqids, accessions}),
+      fuzz::make_input("\x00",
+                       {nodes + test::nodes_line(562, 1, "genus"), names, "", "a\t1\nb\n", ""}),
+      fuzz::make_input("\x00",
+                       {test::nodes_line(1, 1, "no rank") + test::nodes_line(10, 11, "genus") +
+                            test::nodes_line(11, 10, "genus"),
+                        names, merged, seqids, accessions}),
       fuzz::make_input("\x02", {nodes, names + "562\t|\tonly three\t|\t\t|\n", "4\t|\tabc\t|\n",
                                 "x\t0\n", "NC_1\tNC_1.1\n"}),
   };

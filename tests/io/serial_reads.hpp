@@ -21,7 +21,8 @@ struct SerialReads {
 };
 
 // Field by field, numbering included.
-inline bool same_records(const std::vector<SequenceRecord>& a, const std::vector<SequenceRecord>& b) {
+inline bool same_records(const std::vector<SequenceRecord>& a,
+                         const std::vector<SequenceRecord>& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (a[i].header != b[i].header || a[i].sequence != b[i].sequence ||

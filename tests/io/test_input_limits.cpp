@@ -163,6 +163,9 @@ TEST_CASE("FASTQ lines longer than the limit are errors") {
   check_fails_early(endless("@r\n", 'A'),
                     "input: record 1: sequence line longer than " + fastq_limit + " bytes (line 2)",
                     limit_mib);
+  check_fails_early(endless("@r\nAC\n+", 'r'),
+                    "input: record 1: '+' line longer than " + fastq_limit + " bytes (line 3)",
+                    limit_mib);
   check_fails_early(endless("@r\nAC\n+\nII\n@s\nACGT\n+\n", 'I'),
                     "input: record 2: quality line longer than " + fastq_limit + " bytes (line 8)",
                     limit_mib);
@@ -180,7 +183,8 @@ TEST_CASE("random input around the limits: blocks parse like a serial read") {
     for (int record = 0; record < 6; ++record) {
       std::string header = numbered("r", record);
       if (random() % 3 == 0) header.resize(max_header_line_bytes - 2 + random() % 3, 'h');
-      std::string bases = random_bases(random, random() % 3 == 0 ? (1 << 20) + random() % (5 << 20) : 50);
+      std::string bases =
+          random_bases(random, random() % 3 == 0 ? (1 << 20) + random() % (5 << 20) : 50);
       if (random() % 4 == 0) bases[random() % bases.size()] = random() % 2 ? '\0' : '7';
       text += (fastq ? "@" : ">") + header + end + bases + end;
       if (fastq) text += "+" + end + std::string(bases.size(), 'I') + end;
