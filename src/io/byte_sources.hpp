@@ -18,7 +18,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "io/byte_source.hpp"
 
@@ -107,9 +106,11 @@ class GzipSource final : public ByteSource {
  public:
   // `prefix`: the first bytes of the file, already taken from `raw`.
   GzipSource(std::unique_ptr<ByteSource> raw, std::string_view prefix)
-      : raw_(std::move(raw)), input_(std::max(input_buffer_size, prefix.size())) {
-    std::memcpy(input_.data(), prefix.data(), prefix.size());
-    stream_.next_in = reinterpret_cast<Bytef*>(input_.data());
+      : raw_(std::move(raw)),
+        input_size_(std::max(input_buffer_size, prefix.size())),
+        input_(std::make_unique_for_overwrite<char[]>(input_size_)) {
+    std::memcpy(input_.get(), prefix.data(), prefix.size());
+    stream_.next_in = reinterpret_cast<Bytef*>(input_.get());
     stream_.avail_in = static_cast<uInt>(prefix.size());
     // 15 + 16: gzip wrapper only (the magic bytes said so).
     if (inflateInit2(&stream_, 15 + 16) != Z_OK) throw SourceError("cannot initialise zlib");
@@ -194,7 +195,7 @@ class GzipSource final : public ByteSource {
   SourceError unexpected_data() const {
     const auto offset =
         input_offset_ +
-        static_cast<std::uint64_t>(reinterpret_cast<const char*>(stream_.next_in) - input_.data());
+        static_cast<std::uint64_t>(reinterpret_cast<const char*>(stream_.next_in) - input_.get());
     return SourceError("unexpected data after the end of the gzip stream (at compressed byte " +
                            std::to_string(offset) + ")",
                        true);
@@ -216,16 +217,17 @@ class GzipSource final : public ByteSource {
   bool read_input() {
     char* unread = reinterpret_cast<char*>(stream_.next_in);
     const std::size_t left = stream_.avail_in;
-    input_offset_ += static_cast<std::uint64_t>(unread - input_.data());
-    std::memmove(input_.data(), unread, left);
-    const std::size_t n = raw_->read(input_.data() + left, input_.size() - left);
-    stream_.next_in = reinterpret_cast<Bytef*>(input_.data());
+    input_offset_ += static_cast<std::uint64_t>(unread - input_.get());
+    std::memmove(input_.get(), unread, left);
+    const std::size_t n = raw_->read(input_.get() + left, input_size_ - left);
+    stream_.next_in = reinterpret_cast<Bytef*>(input_.get());
     stream_.avail_in = static_cast<uInt>(left + n);
     return n > 0;
   }
 
   std::unique_ptr<ByteSource> raw_;
-  std::vector<char> input_;
+  std::size_t input_size_;
+  std::unique_ptr<char[]> input_;   // uninitialised: a small file touches few pages
   std::uint64_t input_offset_ = 0;  // of input_[0] in the file
   z_stream stream_{};
   bool member_open_ = false;

@@ -7,7 +7,10 @@
 namespace metawarp::io {
 
 LineReader::LineReader(std::unique_ptr<ByteSource> source, std::size_t buffer_size)
-    : source_(std::move(source)), buffer_(buffer_size), data_(buffer_.data()) {}
+    : source_(std::move(source)),
+      buffer_(std::make_unique_for_overwrite<char[]>(buffer_size)),
+      buffer_size_(buffer_size),
+      data_(buffer_.get()) {}
 
 LineReader::LineReader(std::string_view block, std::uint64_t lines_before,
                        std::optional<SourceError> read_error, bool cut_inside_line)
@@ -28,19 +31,22 @@ bool LineReader::refill(std::size_t limit) {
   if (at_end_) return false;
   const std::size_t unread = end_ - begin_;
   if (begin_ > 0) {
-    std::memmove(buffer_.data(), buffer_.data() + begin_, unread);
+    std::memmove(buffer_.get(), buffer_.get() + begin_, unread);
     begin_ = 0;
     end_ = unread;
   }
-  if (end_ == buffer_.size()) {
+  if (end_ == buffer_size_) {
     // One line fills the buffer. It needs room for limit + 1 bytes and a
     // '\r' to be seen as too long, and never more.
-    const std::size_t size = buffer_.size();
     const std::size_t needed = limit >= no_line_limit - 2 ? no_line_limit : limit + 2;
-    buffer_.resize(std::min(2 * size, std::max(needed, size + 1)));
-    data_ = buffer_.data();
+    const std::size_t grown = std::min(2 * buffer_size_, std::max(needed, buffer_size_ + 1));
+    auto larger = std::make_unique_for_overwrite<char[]>(grown);
+    std::memcpy(larger.get(), buffer_.get(), end_);
+    buffer_ = std::move(larger);
+    buffer_size_ = grown;
+    data_ = buffer_.get();
   }
-  const std::size_t n = source_->read(buffer_.data() + end_, buffer_.size() - end_);
+  const std::size_t n = source_->read(buffer_.get() + end_, buffer_size_ - end_);
   if (n == 0) {
     at_end_ = true;
     return false;
@@ -54,7 +60,6 @@ std::string_view LineReader::take(std::size_t length, std::size_t terminator, bo
   begin_ += length + terminator;
   bytes_consumed_ += length + terminator;
   scanned_ = 0;
-  last_checked_ = std::min(checked_, length);
   checked_ = 0;
   ++line_number_;
   if (strip_cr && length > 0 && start[length - 1] == '\r') --length;
@@ -81,6 +86,8 @@ bool LineReader::next(std::string_view& line, LineKind kind) {
       line = take(known_content(so_far).size(), 0, false);
       return true;
     }
+    judged_line_ = line_number_ + 1;
+    judged_bytes_ = checked_;
     const std::size_t limit = so_far.empty() ? no_line_limit : max_line_bytes(kind, so_far.front());
     if (refill(limit)) continue;
     if (end_ == begin_) return false;

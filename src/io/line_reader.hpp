@@ -10,7 +10,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "io/byte_source.hpp"
 #include "io/line_limits.hpp"
@@ -41,7 +40,7 @@ class LineReader {
   // How many bytes at the start of the last line returned judge_partial_line()
   // already found to be sequence characters (a FASTA sequence line that
   // spanned reads): its caller need not check them again.
-  std::size_t checked_bytes() const { return last_checked_; }
+  std::size_t checked_bytes() const { return judged_line_ == line_number_ ? judged_bytes_ : 0; }
   std::uint64_t bytes_consumed() const { return bytes_consumed_; }
 
  private:
@@ -53,15 +52,21 @@ class LineReader {
   std::string_view take(std::size_t length, std::size_t terminator, bool strip_cr);
 
   std::unique_ptr<ByteSource> source_;  // null: reading a block in memory
-  std::vector<char> buffer_;            // the source's bytes (unused for a block)
-  const char* data_ = nullptr;          // buffer_.data() or the block
+  // The source's bytes (none for a block). Left uninitialised: a reader of a
+  // small file touches only the pages it fills.
+  std::unique_ptr<char[]> buffer_;
+  std::size_t buffer_size_ = 0;
+  const char* data_ = nullptr;          // buffer_.get() or the block
   std::optional<SourceError> read_error_;  // a block's: thrown once its bytes are used up
   bool cut_inside_line_ = false;           // a block's: it ends inside a rejected line
   std::size_t begin_ = 0;    // first unread byte
   std::size_t end_ = 0;      // one past the last valid byte
   std::size_t scanned_ = 0;  // bytes after begin_ known to hold no '\n'
   std::size_t checked_ = 0;  // bytes after begin_ that judge_partial_line() accepted
-  std::size_t last_checked_ = 0;  // checked_ of the last line returned
+  // The last line judged while incomplete, and checked_ then (kept apart
+  // from take(), which every line passes through).
+  std::uint64_t judged_line_ = 0;
+  std::size_t judged_bytes_ = 0;
   bool at_end_ = false;
   bool stopped_ = false;     // a rejected line was returned
   std::uint64_t line_number_ = 0;

@@ -7,13 +7,20 @@
 namespace metawarp::io {
 namespace {
 
-ReadLayout layout_of(const std::vector<std::string>& paths, bool interleaved) {
-  if (paths.empty() || paths.size() > 2)
-    throw std::invalid_argument("reads: one file, or two for paired mates");
-  if (paths.size() == 2 && interleaved)
+ReadLayout layout_of(std::size_t files, bool interleaved) {
+  if (files == 0 || files > 2) throw std::invalid_argument("reads: one file, or two for paired mates");
+  if (files == 2 && interleaved)
     throw std::invalid_argument("reads: interleaved pairs come in one file, not two");
-  if (paths.size() == 2) return ReadLayout::two_files;
+  if (files == 2) return ReadLayout::two_files;
   return interleaved ? ReadLayout::interleaved : ReadLayout::single;
+}
+
+// Checks the number of paths before opening any.
+std::vector<RecordBlockSplitter> open_inputs(const std::vector<std::string>& paths, bool interleaved) {
+  layout_of(paths.size(), interleaved);
+  std::vector<RecordBlockSplitter> inputs;
+  for (const std::string& path : paths) inputs.emplace_back(path);
+  return inputs;
 }
 
 // Built with append: GCC 12 reports a false -Wrestrict for "'" + std::string once inlined.
@@ -156,8 +163,11 @@ bool mates_match(std::string_view id1, std::string_view id2) {
 }
 
 ReadBlockCutter::ReadBlockCutter(const std::vector<std::string>& paths, bool interleaved)
-    : layout_(layout_of(paths, interleaved)), first_(paths[0]) {
-  if (layout_ == ReadLayout::two_files) second_.emplace(paths[1]);
+    : ReadBlockCutter(open_inputs(paths, interleaved), interleaved) {}
+
+ReadBlockCutter::ReadBlockCutter(std::vector<RecordBlockSplitter> inputs, bool interleaved)
+    : layout_(layout_of(inputs.size(), interleaved)), first_(std::move(inputs[0])) {
+  if (layout_ == ReadLayout::two_files) second_.emplace(std::move(inputs[1]));
 }
 
 bool ReadBlockCutter::cut_first(ReadBlocks& blocks, std::size_t max_reads, std::size_t max_bytes) {

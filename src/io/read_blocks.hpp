@@ -29,6 +29,8 @@ class ReadBlockCutter {
   // One path: single-end reads, or pairs when `interleaved`; two paths: mates
   // 1 and 2. Throws InputError when a file cannot be opened.
   ReadBlockCutter(const std::vector<std::string>& paths, bool interleaved);
+  // The same over inputs already opened (tests, fuzzing).
+  ReadBlockCutter(std::vector<RecordBlockSplitter> inputs, bool interleaved);
 
   ReadLayout layout() const { return layout_; }
   bool paired() const { return layout_ != ReadLayout::single; }

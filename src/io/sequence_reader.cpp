@@ -164,7 +164,8 @@ struct SequenceReader::Impl {
         set_pending_header(line.substr(1));
         break;
       }
-      check_bases(line.substr(lines->checked_bytes()), record.number);
+      const std::size_t checked = lines->checked_bytes();  // <= line.size()
+      check_bases({line.data() + checked, line.size() - checked}, record.number);
       record.sequence.append(line);
     }
     ++records_read;

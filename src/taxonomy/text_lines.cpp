@@ -9,7 +9,7 @@
 namespace metawarp::taxonomy::detail {
 
 TextLines::TextLines(const std::filesystem::path& path)
-    : name_(path.string()), buffer_(buffer_size) {
+    : name_(path.string()), buffer_(std::make_unique_for_overwrite<char[]>(buffer_size)) {
   try {
     source_ = io::open_byte_source(name_);
   } catch (const io::SourceError& error) {
@@ -29,13 +29,13 @@ void TextLines::fail_too_long() const {
 bool TextLines::refill() {
   if (at_end_) return false;
   if (begin_ > 0) {
-    std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+    std::memmove(buffer_.get(), buffer_.get() + begin_, end_ - begin_);
     end_ -= begin_;
     begin_ = 0;
   }
   std::size_t got = 0;
   try {
-    got = source_->read(buffer_.data() + end_, buffer_.size() - end_);
+    got = source_->read(buffer_.get() + end_, buffer_size - end_);
   } catch (const io::SourceError& error) {
     if (error.after_data()) throw std::runtime_error(name_ + ": " + error.what());
     throw std::runtime_error(name_ + ": read error after line " + std::to_string(line_number_) +
@@ -52,14 +52,14 @@ bool TextLines::refill() {
 bool TextLines::next(std::string_view& line) {
   std::size_t scanned = begin_;
   for (;;) {
-    const char* start = buffer_.data() + scanned;
+    const char* start = buffer_.get() + scanned;
     if (const void* nl = std::memchr(start, '\n', end_ - scanned)) {
-      const std::size_t pos = std::size_t(static_cast<const char*>(nl) - buffer_.data());
-      line = std::string_view(buffer_.data() + begin_, pos - begin_);
+      const std::size_t pos = std::size_t(static_cast<const char*>(nl) - buffer_.get());
+      line = std::string_view(buffer_.get() + begin_, pos - begin_);
       begin_ = pos + 1;
       break;
     }
-    const std::string_view so_far(buffer_.data() + begin_, end_ - begin_);
+    const std::string_view so_far(buffer_.get() + begin_, end_ - begin_);
     if (io::known_content(so_far).size() > max_line_bytes) {
       ++line_number_;
       fail_too_long();
@@ -67,7 +67,7 @@ bool TextLines::next(std::string_view& line) {
     const std::size_t unscanned_offset = end_ - begin_;
     if (!refill()) {
       if (begin_ == end_) return false;
-      line = std::string_view(buffer_.data() + begin_, end_ - begin_);  // no final '\n'
+      line = std::string_view(buffer_.get() + begin_, end_ - begin_);  // no final '\n'
       begin_ = end_;
       break;
     }

@@ -11,7 +11,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "io/byte_source.hpp"
 
@@ -46,7 +45,7 @@ class TextLines {
 
   std::unique_ptr<io::ByteSource> source_;
   std::string name_;
-  std::vector<char> buffer_;
+  std::unique_ptr<char[]> buffer_;  // uninitialised: a small file touches few pages
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
   bool at_end_ = false;

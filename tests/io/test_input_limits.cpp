@@ -163,9 +163,39 @@ TEST_CASE("FASTQ lines longer than the limit are errors") {
   check_fails_early(endless("@r\n", 'A'),
                     "input: record 1: sequence line longer than " + fastq_limit + " bytes (line 2)",
                     limit_mib);
+  check_fails_early(endless("@r\nAC\n+", 'r'),
+                    "input: record 1: '+' line longer than " + fastq_limit + " bytes (line 3)",
+                    limit_mib);
   check_fails_early(endless("@r\nAC\n+\nII\n@s\nACGT\n+\n", 'I'),
                     "input: record 2: quality line longer than " + fastq_limit + " bytes (line 8)",
                     limit_mib);
+}
+
+TEST_CASE("random input around the limits: blocks parse like a serial read") {
+  // Headers just under, at and over the limit (with and without CR), and
+  // garbage at random places in lines longer than the readers' buffers, read
+  // in pieces of random size and cut into blocks of random size.
+  std::mt19937_64 random(61);
+  for (int round = 0; round < 24; ++round) {
+    const bool fastq = round % 2 == 1;
+    const std::string end = round % 3 == 0 ? "\r\n" : "\n";
+    std::string text;
+    for (int record = 0; record < 6; ++record) {
+      std::string header = numbered("r", record);
+      if (random() % 3 == 0) header.resize(max_header_line_bytes - 2 + random() % 3, 'h');
+      std::string bases =
+          random_bases(random, random() % 3 == 0 ? (1 << 20) + random() % (5 << 20) : 50);
+      if (random() % 4 == 0) bases[random() % bases.size()] = random() % 2 ? '\0' : '7';
+      text += (fastq ? "@" : ">") + header + end + bases + end;
+      if (fastq) text += "+" + end + std::string(bases.size(), 'I') + end;
+    }
+    const std::size_t read_size = 1000 + random() % 300000;
+    INFO("round " << round << ", read size " << read_size);
+    const Outcome serial = read_serially(in_memory(text, read_size));
+    const Outcome cut = cut_and_parse(in_memory(text, read_size), 1 + random() % 3);
+    CHECK(cut.error == serial.error);
+    CHECK(cut.sequences == serial.sequences);
+  }
 }
 
 TEST_CASE("FASTA sequence lines have no limit") {

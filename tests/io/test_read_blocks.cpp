@@ -8,6 +8,7 @@
 #include "io/paired_reader.hpp"
 #include "io/read_blocks.hpp"
 #include "io_test_support.hpp"
+#include "serial_reads.hpp"
 
 using namespace metawarp::io;
 using namespace metawarp::io::test;
@@ -19,49 +20,17 @@ struct Outcome {
   std::optional<std::string> error;
 };
 
-std::string quoted(std::string_view text) { return "'" + std::string(text) + "'"; }
-
-// The serial pair loop that batches replaced (two SequenceReaders, checks in
-// this order); its messages are the specification.
+// The pairs of a serial read (serial_reads.hpp); `path2` empty: interleaved.
 Outcome serial_pairs(const std::string& path1, const std::string& path2) {
   Outcome outcome;
   try {
     SequenceReader first(path1);
     std::optional<SequenceReader> second;
     if (!path2.empty()) second.emplace(path2);
-    const std::string file1 = input_display_name(path1);
-    const std::string file2 = path2.empty() ? "" : input_display_name(path2);
-    SequenceRecord mate1, mate2;
-    while (true) {
-      if (!second) {
-        if (!first.next(mate1)) break;
-        if (!first.next(mate2))
-          throw InputError(file1, mate1.number + 1,
-                           "interleaved file has an odd number of records: mate of " +
-                               quoted(mate1.id()) + " missing");
-        if (!mates_match(mate1.id(), mate2.id()))
-          throw InputError(file1, mate2.number,
-                           "interleaved mates differ: " + quoted(mate1.id()) + " (record " +
-                               std::to_string(mate1.number) + ") and " + quoted(mate2.id()));
-      } else {
-        const bool has1 = first.next(mate1);
-        const bool has2 = second->next(mate2);
-        if (!has1 && !has2) break;
-        if (has1 != has2) {
-          const std::string& longer = has1 ? file1 : file2;
-          const std::string& shorter = has1 ? file2 : file1;
-          const std::uint64_t record = has1 ? mate1.number : mate2.number;
-          throw InputError(file1 + " / " + file2, record,
-                           longer + " has more records than " + shorter +
-                               " (which ends after record " + std::to_string(record - 1) + ")");
-        }
-        if (!mates_match(mate1.id(), mate2.id()))
-          throw InputError(file1 + " / " + file2, mate1.number,
-                           "mate ids differ: " + quoted(mate1.id()) + " in " + file1 + " and " +
-                               quoted(mate2.id()) + " in " + file2);
-      }
-      outcome.ids.push_back(std::string(mate1.id()) + "|" + std::string(mate2.id()));
-    }
+    const SerialReads reads = read_serially(first, second ? &*second : nullptr, true);
+    for (std::size_t i = 0; i < reads.mates1.size(); ++i)
+      outcome.ids.push_back(std::string(reads.mates1[i].id()) + "|" + std::string(reads.mates2[i].id()));
+    outcome.error = reads.error;
   } catch (const InputError& error) {
     outcome.error = error.what();
   }
@@ -234,13 +203,10 @@ TEST_CASE("single-end batches are the records in order, with the serial first er
     write_file(dir.file("single.fq"), join(records));
 
     Outcome expected;
-    try {
-      SequenceReader reader(dir.file("single.fq"));
-      SequenceRecord record;
-      while (reader.next(record)) expected.ids.push_back(std::string(record.id()) + "|");
-    } catch (const InputError& error) {
-      expected.error = error.what();
-    }
+    SequenceReader reader(dir.file("single.fq"));
+    const SerialReads serial = read_serially(reader, nullptr, false);
+    for (const SequenceRecord& record : serial.mates1) expected.ids.push_back(std::string(record.id()) + "|");
+    expected.error = serial.error;
     Outcome got;
     ReadBlockCutter cutter({dir.file("single.fq")}, false);
     CHECK_FALSE(cutter.paired());

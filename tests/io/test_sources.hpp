@@ -39,22 +39,18 @@ class EndlessSource final : public ByteSource {
   EndlessSource(std::string prefix, char filler) : prefix_(std::move(prefix)), filler_(filler) {}
 
   std::size_t read(char* destination, std::size_t capacity) override {
-    std::size_t n = 0;
-    if (handed_out_ < prefix_.size()) {
-      n = std::min(capacity, prefix_.size() - static_cast<std::size_t>(handed_out_));
-      std::memcpy(destination, prefix_.data() + handed_out_, n);
-    }
+    const std::size_t n = prefix_.read(destination, capacity);
     std::memset(destination + n, filler_, capacity - n);
-    handed_out_ += capacity;
+    filled_ += capacity - n;
     return capacity;
   }
   bool compressed() const override { return false; }
-  std::uint64_t raw_bytes_read() const override { return handed_out_; }
+  std::uint64_t raw_bytes_read() const override { return prefix_.raw_bytes_read() + filled_; }
 
  private:
-  std::string prefix_;
+  MemorySource prefix_;
   char filler_;
-  std::uint64_t handed_out_ = 0;
+  std::uint64_t filled_ = 0;
 };
 
 }  // namespace metawarp::io::test
