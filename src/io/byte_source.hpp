@@ -1,8 +1,9 @@
 #pragma once
-// Where the bytes of an input come from: a file or stdin, plain or gzip.
-// The implementations, and opening a file, are in io/byte_sources.hpp.
+// Where the bytes of an input come from: a file or stdin, plain or gzip
+// (io/byte_sources.cpp).
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -33,5 +34,11 @@ class ByteSource {
   // Bytes taken from the file or pipe so far (compressed size for gzip).
   virtual std::uint64_t raw_bytes_read() const = 0;
 };
+
+// Gzip or plain, from the first bytes of `raw` (1f 8b: gzip).
+std::unique_ptr<ByteSource> detect_compression(std::unique_ptr<ByteSource> raw);
+
+// "-" is stdin. Throws SourceError when the file cannot be opened or read.
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path);
 
 }  // namespace metawarp::io

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "io/byte_sources.hpp"
+#include "io/byte_source.hpp"
 
 namespace metawarp::io {
 namespace {

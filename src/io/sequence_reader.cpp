@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-#include "io/byte_sources.hpp"
+#include "io/byte_source.hpp"
 #include "io/line_limits.hpp"
 #include "io/line_reader.hpp"
 #include "io/record_blocks.hpp"

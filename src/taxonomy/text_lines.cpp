@@ -3,7 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "io/byte_sources.hpp"
+#include "io/byte_source.hpp"
 #include "io/line_limits.hpp"
 
 namespace metawarp::taxonomy::detail {

@@ -9,7 +9,7 @@
 #include <deque>
 
 #include "fuzz_harness.hpp"
-#include "io/byte_sources.hpp"
+#include "io/byte_source.hpp"
 #include "io/read_blocks.hpp"
 #include "serial_reads.hpp"
 #include "temp_files.hpp"

@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "fuzz_harness.hpp"
-#include "io/byte_sources.hpp"
+#include "io/byte_source.hpp"
 #include "io/sequence_reader.hpp"
 #include "serial_reads.hpp"
 #include "temp_files.hpp"

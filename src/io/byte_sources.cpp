@@ -1,12 +1,10 @@
-#pragma once
 // The ByteSources: a file or stdin, and gzip detected from the first two
 // bytes (1f 8b), never from the file name, so a misnamed file or a gzip stream
-// on stdin both work.
-//
-// Header-only because the taxonomy module reads its dumps and maps through
-// these sources too (taxonomy/text_lines.cpp) without linking metawarp::io:
-// gzip files, their trailing bytes and their errors are handled by this one
-// piece of code everywhere.
+// on stdin both work. The sequence readers and the taxonomy loaders read
+// through these, so gzip files, their trailing bytes and their errors are
+// handled by this one piece of code everywhere.
+#include "io/byte_source.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -19,9 +17,8 @@
 #include <string>
 #include <string_view>
 
-#include "io/byte_source.hpp"
-
 namespace metawarp::io {
+namespace {
 
 // A file read with read(2), or stdin ("-", borrowed, not closed). Throws
 // SourceError when it cannot be opened or read (a directory included).
@@ -235,8 +232,10 @@ class GzipSource final : public ByteSource {
   std::optional<SourceError> error_;  // thrown by every read() once found
 };
 
+}  // namespace
+
 // Gzip or plain, from the first bytes of `raw`.
-inline std::unique_ptr<ByteSource> detect_compression(std::unique_ptr<ByteSource> raw) {
+std::unique_ptr<ByteSource> detect_compression(std::unique_ptr<ByteSource> raw) {
   std::string prefix(2, '\0');
   std::size_t got = 0;
   while (got < prefix.size()) {
@@ -250,7 +249,7 @@ inline std::unique_ptr<ByteSource> detect_compression(std::unique_ptr<ByteSource
 }
 
 // "-" is stdin. Throws SourceError when the file cannot be opened or read.
-inline std::unique_ptr<ByteSource> open_byte_source(const std::string& path) {
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path) {
   return detect_compression(std::make_unique<FileSource>(path));
 }
 
