@@ -15,36 +15,13 @@
 #include <vector>
 
 #include "io/sequence_reader.hpp"
+#include "scratch_dir.hpp"
 
 namespace metawarp::io::test {
 
 namespace fs = std::filesystem;
 
-// A fresh directory, removed with everything in it at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    // append, not "literal" + string: GCC 12 reports a false -Wrestrict for that.
-    std::string name("metawarp_io_test_");
-    name.append(std::to_string(::getpid())).append("_").append(std::to_string(counter++));
-    path_ = fs::temp_directory_path() / name;
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using TempDir = metawarp::test::ScratchDir;
 
 inline void write_file(const std::string& path, const std::string& content) {
   std::ofstream out(path, std::ios::binary);

@@ -11,34 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "scratch_dir.hpp"
+
 namespace metawarp::test {
 
 namespace fs = std::filesystem;
 
-// A fresh folder under the system's temporary folder, removed afterwards.
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::string& name) {
-    static std::atomic<int> counter{0};
-    path_ = fs::temp_directory_path() / ("metawarp_test_output_" + name + "_" +
-                                         std::to_string(::getpid()) + "_" +
-                                         std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-
-  const fs::path& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
 
 inline void write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "catch.hpp"
+#include "scratch_dir.hpp"
 #include "io/sequence_reader.hpp"
 #include "pipeline/build.hpp"
 #include "pipeline/query.hpp"
@@ -33,13 +34,7 @@ const db::Database& test_database() {
   return db;
 }
 
-struct TempDir {
-  fs::path path = fs::temp_directory_path() /
-                  ("metawarp_test_query_" + std::to_string(::getpid()));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
+using TempDir = test::ScratchDir;
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -1,41 +1,19 @@
 #pragma once
-// Test helpers: a temporary folder removed on destruction, and writing text
+// Test helpers: a temporary folder (scratch_dir.hpp), and writing text
 // files plain or gzip-compressed (one member, or members to concatenate).
 #include <zlib.h>
 
-#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <unistd.h>
+
+#include "scratch_dir.hpp"
 
 namespace metawarp::test {
 
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("metawarp_taxonomy_test_" + std::to_string(::getpid()) + "_" +
-             std::to_string(counter++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(std::string_view name) const { return path_ / name; }
-
- private:
-  std::filesystem::path path_;
-};
+using TempDir = ScratchDir;
 
 inline void write_text(const std::filesystem::path& path, std::string_view text) {
   std::ofstream out(path, std::ios::binary);
