@@ -164,10 +164,6 @@ TEST_CASE("classifier: options") {
   o.lowest = CanonicalRank::genus;
   o.highest = CanonicalRank::species;
   CHECK_THROWS_AS(Classifier(f.db, o), std::invalid_argument);
-
-  CHECK(taxonomy::parse_canonical_rank("genus") == CanonicalRank::genus);
-  CHECK(taxonomy::parse_canonical_rank("superkingdom") == CanonicalRank::domain);
-  CHECK_FALSE(taxonomy::parse_canonical_rank("tribe").has_value());
 }
 
 TEST_CASE("classifier: target lineages") {

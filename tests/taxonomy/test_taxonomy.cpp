@@ -84,6 +84,16 @@ TEST_CASE("canonical ranks follow the documented mapping", "[taxonomy][rank]") {
   }
 }
 
+TEST_CASE("canonical rank names parse back, superkingdom as domain", "[taxonomy][rank]") {
+  for (std::size_t r = 0; r < metawarp::taxonomy::canonical_rank_count; ++r) {
+    const auto rank = CanonicalRank(r);
+    CHECK(metawarp::taxonomy::parse_canonical_rank(canonical_rank_name(rank)) == rank);
+  }
+  CHECK(metawarp::taxonomy::parse_canonical_rank("superkingdom") == CanonicalRank::domain);
+  CHECK_FALSE(metawarp::taxonomy::parse_canonical_rank("tribe").has_value());
+  CHECK_FALSE(metawarp::taxonomy::parse_canonical_rank("Species").has_value());
+}
+
 TEST_CASE("hand-written taxonomy: nodes, names, ranks, merged ids", "[taxonomy]") {
   TempDir dir;
   const Taxonomy t = load_hand_tree(dir);
