@@ -153,8 +153,11 @@ struct Database {
 // Current file format version (docs/database-format.md); load() accepts <= this.
 inline constexpr std::uint32_t format_version = 1;
 
-// Writes to `path`.tmp-<pid> and renames, so a failed write never leaves a
-// file at `path` that looks valid. Throws std::runtime_error on failure.
+// Writes the database atomically (output/atomic_file.hpp): `path` must be a
+// new path or a regular file to replace (symlinks followed); the bytes go to
+// a temporary next to it, are fsynced and renamed over it (the folder fsynced
+// too), keeping a replaced file's mode. A failure removes the temporary and
+// keeps the file that was there. Throws std::runtime_error naming the path.
 void save(const Database& db, const std::filesystem::path& path);
 // Validates magic, version, sizes and checksums; throws std::runtime_error
 // saying what is wrong (truncated, corrupted, not a metawarp database, newer version).
