@@ -22,9 +22,9 @@ run_build() {  # device
   local t0 t1
   t0=$(date +%s.%N)
   # shellcheck disable=SC2086
-  "$mw" build "$work/$1.mwdb" "$refs" ${BUILD_ARGS:-} --device "$1" --threads "$threads" 2>"$work/$1.build.log"
+  "$mw" build "$work/$1.mwdb" "$refs" ${BUILD_ARGS:-} --device "$1" --threads "$threads" --verbose 2>"$work/$1.build.log"
   t1=$(date +%s.%N)
-  grep -E "^build: (setup|read|GPU|[0-9])" "$work/$1.build.log" | sed "s/^/  [$1] /"
+  grep -E "^build: (setup|read|GPU|[0-9]+ files)" "$work/$1.build.log" | sed "s/^/  [$1] /"
   echo "  [$1] wall $(awk "BEGIN{printf \"%.2f\", $t1 - $t0}") s (whole process: start-up, build, write)"
 }
 
@@ -37,7 +37,7 @@ fi
 
 echo "== query ($(($(wc -l <"$r1") / 4)) pairs)"
 for device in cpu $([ $gpu = yes ] && echo gpu); do
-  "$mw" query "$work/cpu.mwdb" "$r1" "$r2" --threads "$threads" -o "$work/$device.tsv" \
+  "$mw" query "$work/cpu.mwdb" "$r1" "$r2" --threads "$threads" --verbose -o "$work/$device.tsv" \
     $( "$mw" query --help | grep -q -- "--device" && echo "--device $device") 2>&1 \
     | sed "s/^/  [$device] /"
 done

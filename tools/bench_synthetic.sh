@@ -44,7 +44,7 @@ if [ "$step" = all ] || [ "$step" = build ]; then
   for device in $devices; do
     t0=$(date +%s.%N)
     "$bin/metawarp" build "$work/$device.mwdb" "$syn/genomes" --taxonomy "$syn/taxonomy" \
-      --seqid2taxid "$syn/seqid2taxid.map" --device "$device" --threads "$threads" \
+      --seqid2taxid "$syn/seqid2taxid.map" --device "$device" --threads "$threads" --verbose \
       2>"$work/$device.build.log"
     grep -E "^build: (setup|read|GPU|[0-9]+ files)" "$work/$device.build.log" | sed "s/^/  [$device] /"
     echo "  [$device] wall $(elapsed "$t0") s"
@@ -65,7 +65,7 @@ if [ "$step" = all ] || [ "$step" = query ]; then
   for device in $devices; do
     t0=$(date +%s.%N)
     "$bin/metawarp" query "$db" "$syn/reads_R1.fq" "$syn/reads_R2.fq" \
-      --threads "$threads" --device "$device" -o "$work/$device.tsv" 2>&1 | sed "s/^/  [$device] /"
+      --threads "$threads" --device "$device" --verbose -o "$work/$device.tsv" 2>&1 | sed "s/^/  [$device] /"
     echo "  [$device] wall $(elapsed "$t0") s (whole process: start-up, load, query, exit)"
   done
   if [ -f "$work/gpu.tsv" ] && [ -f "$work/cpu.tsv" ]; then

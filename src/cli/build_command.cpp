@@ -18,6 +18,7 @@ struct BuildCommand {
   pipeline::BuildOptions options;
   std::string taxonomy_dir;
   std::string device = "auto";
+  bool verbose = false;  // the executor's stage times too
   std::string table = "multi-value";
 };
 
@@ -53,7 +54,7 @@ void run_build(BuildCommand& cmd) {
                summary.seconds_setup, summary.seconds_read_sketch, summary.seconds_finalize,
                summary.seconds_write, total, double(summary.input_bytes) / 1e6 / total,
                double(summary.input_bytes) / 1e6 / (total - summary.seconds_write));
-  if (!summary.executor_stages.empty())
+  if (cmd.verbose && !summary.executor_stages.empty())
     std::fprintf(stderr, "build: %s\n", summary.executor_stages.c_str());
   std::fputs(build_warnings(summary, cmd.database).c_str(), stderr);
 }
@@ -100,7 +101,9 @@ void add_build_command(CLI::App& app) {
   sub->add_option("-t,--threads", opt.threads,
                   "Worker threads (at most 4 x the cores, 1024)")
       ->capture_default_str();
-  sub->add_flag("-q,--quiet", opt.quiet, "No progress or summary on stderr");
+  auto* quiet = sub->add_flag("-q,--quiet", opt.quiet, "No progress or summary on stderr");
+  sub->add_flag("-v,--verbose", cmd->verbose, "Also the executor's time per stage")
+      ->excludes(quiet);
   sub->add_option("--device", cmd->device, "Where to build: auto (GPU if present), cpu or gpu")
       ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
       ->capture_default_str();

@@ -1,18 +1,26 @@
-// `metawarp query DB READS [READS2]` (alias `classify`): options, validation
-// at the edge, the database loaded once, then the query pipeline.
-#include <chrono>
+// `metawarp query DB READS [READS2]` (alias `classify`), or many samples with
+// `--samples SHEET` / `--sample NAME R1 [R2]`: options, validation at the
+// edge, the database loaded (and for the GPU uploaded) once, then the query
+// pipeline for the reads or for each sample.
 #include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <stdexcept>
+#include <system_error>
 
 #include "cli/commands.hpp"
 #include "cli/device_choice.hpp"
+#include "cli/sample_sheet.hpp"
 #include "cli/thread_limit.hpp"
 #include "db/database.hpp"
 #include "metawarp/host/clock.hpp"
 #include "pipeline/classifier.hpp"
 #include "pipeline/gpu_query.hpp"
+#include "pipeline/progress.hpp"
 #include "pipeline/query.hpp"
+#include "pipeline/query_progress.hpp"
+#include "pipeline/samples.hpp"
 
 namespace metawarp::cli {
 namespace {
@@ -24,11 +32,24 @@ struct QueryCommand {
   std::string highest = "root";
   std::string abundance_rank = "species";
   bool quiet = false;
+  bool verbose = false;
+  // Many samples: a sheet and/or --sample groups, outputs under output_dir.
+  std::string sample_sheet;
+  std::vector<std::vector<std::string>> sample_groups;
+  std::string output_dir;
+  std::vector<pipeline::Sample> samples;  // filled by check_before_work
   std::string device = "auto";
   pipeline::GpuQueryOptions gpu;
   bool batch_size_given = false;
   bool gpu_lanes_given = false;
+  bool output_given = false;
+
+  bool many_samples() const { return !sample_sheet.empty() || !sample_groups.empty(); }
 };
+
+// The per-read TSV of each sample when -o is not given: stdout cannot hold
+// several samples.
+constexpr const char* default_sample_output = "{sample}.tsv";
 
 // Reads (pairs) per batch on the GPU when --batch-size is not given: large
 // enough that kernel launches and copies amortize.
@@ -65,6 +86,15 @@ taxonomy::CanonicalRank rank_option(const std::string& option, const std::string
   return *rank;
 }
 
+// The samples of a many-sample run, in the order given: the sheet's, then
+// the --sample groups.
+std::vector<pipeline::Sample> gather_samples(const QueryCommand& cmd) {
+  std::vector<pipeline::Sample> samples;
+  if (!cmd.sample_sheet.empty()) samples = read_sample_sheet(cmd.sample_sheet);
+  for (const auto& group : cmd.sample_groups) samples.push_back(sample_from_option(group));
+  return samples;
+}
+
 // Everything that can be refused is refused here, before the database is
 // loaded and before any output is touched.
 void check_before_work(QueryCommand& cmd) {
@@ -73,6 +103,15 @@ void check_before_work(QueryCommand& cmd) {
   opt.classifier.highest = rank_option("--highest", cmd.highest);
   opt.abundance_rank = rank_option("--abundance-rank", cmd.abundance_rank);
   if (opt.batch_size == 0) throw std::invalid_argument("--batch-size must be at least 1");
+  if (cmd.many_samples() && !opt.reads.empty())
+    throw std::invalid_argument(
+        "give reads files or samples (--samples, --sample), not both");
+  if (!cmd.many_samples() && opt.reads.empty())
+    throw std::invalid_argument("reads are required: a reads file (two for pairs), or samples "
+                                "with --samples SHEET or --sample NAME R1 [R2]");
+  if (!cmd.output_dir.empty() && !cmd.many_samples())
+    throw std::invalid_argument("--output-dir places the outputs of samples (--samples, "
+                                "--sample); for one reads file give the output paths");
   if (opt.interleaved && opt.reads.size() == 2)
     throw std::invalid_argument("--interleaved takes one reads file, not two");
   const Bounded threads = bound_threads("query", opt.threads, available_cores());
@@ -82,50 +121,112 @@ void check_before_work(QueryCommand& cmd) {
   print_notice(lanes, cmd.quiet);
   cmd.gpu.lanes = lanes.value;
 
-  pipeline::check_query_paths(opt, cmd.database);
+  if (!cmd.many_samples()) {
+    pipeline::check_output_templates(opt, false);
+    pipeline::check_query_paths(opt, cmd.database);
+    return;
+  }
+  if (!cmd.output_given) opt.output = default_sample_output;
+  cmd.samples = gather_samples(cmd);
+  pipeline::check_sample_paths(opt, cmd.samples, cmd.output_dir, cmd.database);
 }
 
-void run_query(QueryCommand& cmd) {
-  check_before_work(cmd);
-  auto& opt = cmd.options;
-  const bool gpu = use_gpu(cmd.device, "query", cmd.quiet);
-  const auto start = std::chrono::steady_clock::now();
-  const db::Database database = db::load(cmd.database);
-  if (!gpu) database.index.prepare_lookup();  // part of loading for the CPU path
-  const double load_seconds = host::seconds_since(start);
-  // Made here, not by run_query, so that classifier options out of range are
-  // refused before any output is touched.
-  std::unique_ptr<pipeline::QueryEngine> engine;
-  std::unique_ptr<pipeline::GpuQueryEngine> gpu_engine;
-  if (gpu) {
-    if (!cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;
-    gpu_engine = pipeline::make_gpu_query_engine(database, opt.classifier, cmd.gpu);
-  } else {
-    engine = pipeline::make_cpu_query_engine(database, opt.classifier);
-  }
-  const pipeline::QuerySummary summary =
-      pipeline::run_query(database, opt, gpu ? gpu_engine.get() : engine.get());
-  if (cmd.quiet) return;
+std::uint64_t file_size_or_zero(const std::string& path) {
+  std::error_code error;
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  return error ? 0 : size;
+}
+
+// "query: 1000 read pairs, 900 classified (90.00%), 100 unclassified" with
+// `label` ("query", "query: sample 2/5 gut_A").
+void print_counts(const std::string& label, const pipeline::QuerySummary& summary, bool paired) {
   const double percent =
       summary.reads == 0 ? 0.0 : 100.0 * double(summary.classified) / double(summary.reads);
-  const bool paired = opt.reads.size() == 2 || opt.interleaved;
   std::fprintf(stderr,
-               "query: %llu %s, %llu classified (%.2f%%), %llu unclassified\n"
-               "query: database load %.2f s, classification %.2f s, %.0f %s/s\n",
-               (unsigned long long)summary.reads, paired ? "read pairs" : "reads",
-               (unsigned long long)summary.classified, percent,
-               (unsigned long long)(summary.reads - summary.classified), load_seconds,
-               summary.seconds,
+               "%s: %llu %s, %llu classified (%.2f%%), %llu unclassified; %.2f s, %.0f %s/s\n",
+               label.c_str(), (unsigned long long)summary.reads,
+               paired ? "read pairs" : "reads", (unsigned long long)summary.classified, percent,
+               (unsigned long long)(summary.reads - summary.classified), summary.seconds,
                summary.seconds > 0 ? double(summary.reads) / summary.seconds : 0.0,
                paired ? "pairs" : "reads");
-  const auto& st = summary.stages;
+}
+
+// The developer's view (--verbose): where the threads spent their time.
+void print_stages(const pipeline::QuerySummary::Stages& st) {
   std::fprintf(stderr,
                "query: stages in thread-seconds: cutting input %.2f s (mates 1) + %.2f s (mates "
                "2), one thread each; %u workers: parse %.2f s, classify %.2f s, format %.2f s, "
                "idle waiting for input %.2f s; writer: write %.2f s, idle %.2f s\n",
                st.cut_mates1, st.cut_mates2, st.workers, st.parse, st.classify, st.format,
                st.worker_wait, st.write, st.writer_wait);
-  if (gpu_engine) print_gpu_stats(gpu_engine->stats());
+}
+
+// A summary line per sample as it completes (the stages with --verbose).
+class SampleSummaries final : public pipeline::SampleObserver {
+ public:
+  SampleSummaries(const QueryCommand& cmd) : cmd_(cmd) {}
+  void finished(const pipeline::Sample& sample, std::size_t index, std::size_t count,
+                const pipeline::QuerySummary& summary) override {
+    if (cmd_.quiet) return;
+    const bool paired = sample.reads.size() == 2 || cmd_.options.interleaved;
+    print_counts("query: sample " + std::to_string(index + 1) + "/" + std::to_string(count) +
+                     " " + sample.name,
+                 summary, paired);
+    if (cmd_.verbose) print_stages(summary.stages);
+  }
+
+ private:
+  const QueryCommand& cmd_;
+};
+
+void run_query(QueryCommand& cmd) {
+  check_before_work(cmd);
+  auto& opt = cmd.options;
+  const bool gpu = use_gpu(cmd.device, "query", cmd.quiet);
+  pipeline::ProgressStep loading(cmd.quiet, "query: loading database " + cmd.database);
+  const db::Database database = db::load(cmd.database);
+  if (!gpu) database.index.prepare_lookup();  // part of loading for the CPU path
+  const double load_seconds = loading.seconds();
+  loading.done(pipeline::format_bytes(file_size_or_zero(cmd.database)) + ", " +
+               pipeline::format_seconds(load_seconds));
+  // Made here, once for every sample, not by run_query, so that classifier
+  // options out of range are refused before any output is touched.
+  std::unique_ptr<pipeline::QueryEngine> engine;
+  std::unique_ptr<pipeline::GpuQueryEngine> gpu_engine;
+  if (gpu) {
+    if (!cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;
+    pipeline::ProgressStep upload(cmd.quiet, "query: uploading the database to GPU " +
+                                                 std::to_string(cmd.gpu.device));
+    gpu_engine = pipeline::make_gpu_query_engine(database, opt.classifier, cmd.gpu);
+    upload.done(pipeline::format_bytes(gpu_engine->stats().database_bytes) + " on the GPU, " +
+                pipeline::format_seconds(upload.seconds()));
+  } else {
+    engine = pipeline::make_cpu_query_engine(database, opt.classifier);
+  }
+  const pipeline::QueryEngine* chosen = gpu ? gpu_engine.get() : engine.get();
+  const pipeline::ProgressStyle progress = pipeline::progress_style(cmd.quiet);
+
+  if (cmd.many_samples()) {
+    SampleSummaries summaries(cmd);
+    const auto results = pipeline::run_samples(database, opt, cmd.samples, cmd.output_dir,
+                                               chosen, progress, &summaries);
+    if (cmd.quiet) return;
+    double seconds = 0;
+    for (const auto& r : results) seconds += r.seconds;
+    std::fprintf(stderr,
+                 "query: %zu samples done; database load %.2f s (once), classification %.2f s\n",
+                 results.size(), load_seconds, seconds);
+  } else {
+    std::optional<pipeline::QuerySummary> summary;
+    {
+      pipeline::QueryProgress line(progress, "query", opt);
+      summary = pipeline::run_query(database, opt, chosen, &line.counters());
+    }
+    if (cmd.quiet) return;
+    print_counts("query", *summary, opt.reads.size() == 2 || opt.interleaved);
+    if (cmd.verbose) print_stages(summary->stages);
+  }
+  if (gpu_engine && cmd.verbose) print_gpu_stats(gpu_engine->stats());
 }
 
 }  // namespace
@@ -142,12 +243,20 @@ void add_query_command(CLI::App& app) {
       ->check(CLI::ExistingFile);
   sub->add_option("reads", opt.reads,
                   "Reads (FASTA/FASTQ, .gz ok, '-' for stdin); two files for paired mates")
-      ->required()
       ->expected(1, 2)
       ->check(existing_file_or_stdin());
+  sub->add_option("--samples", cmd->sample_sheet,
+                  "Sample sheet: lines of name<TAB>R1[<TAB>R2] (docs/cli-query.md)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--sample", cmd->sample_groups,
+                  "A sample: NAME R1 [R2] (repeatable; with or without --samples)")
+      ->expected(2, 3);
+  sub->add_option("--output-dir", cmd->output_dir,
+                  "Samples: folder of relative output paths (it must exist)")
+      ->check(CLI::ExistingDirectory);
   sub->add_flag("--interleaved", opt.interleaved, "The one reads file holds pairs, mate by mate");
   sub->add_option("-o,--output", opt.output,
-                  "Per-read TSV ('-': stdout; '' to skip)")
+                  "Per-read TSV ('-': stdout; '' to skip; with samples: {sample}.tsv)")
       ->capture_default_str();
   sub->add_option("--kraken-output", opt.kraken_output, "Kraken2-style per-read output file");
   sub->add_option("--report", opt.report, "Kraken2-style report file");
@@ -185,10 +294,14 @@ void add_query_command(CLI::App& app) {
                   "GPU: streams the worker threads share (each with its own buffers; at most "
                   "the threads, 64)")
       ->capture_default_str();
-  sub->add_flag("-q,--quiet", cmd->quiet, "No summary on stderr");
+  auto* quiet = sub->add_flag("-q,--quiet", cmd->quiet, "No progress or summary on stderr");
+  sub->add_flag("-v,--verbose", cmd->verbose,
+                "Also the time per stage (thread-seconds) and the GPU statistics")
+      ->excludes(quiet);
   sub->callback([cmd, sub] {
     cmd->batch_size_given = sub->count("--batch-size") > 0;
     cmd->gpu_lanes_given = sub->count("--gpu-lanes") > 0;
+    cmd->output_given = sub->count("--output") > 0;
     run_query(*cmd);
   });
 }

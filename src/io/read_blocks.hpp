@@ -51,6 +51,11 @@ class ReadBlockCutter {
   bool cut_first(ReadBlocks& blocks, std::size_t max_reads, std::size_t max_bytes);
   bool cut_second(ReadBlocks& blocks);
 
+  // Bytes taken so far from the first file (mates 1; compressed bytes for
+  // gzip), for progress against its size. Called by the thread that calls
+  // cut_first().
+  std::uint64_t first_raw_bytes_read() const { return first_.raw_bytes_read(); }
+
  private:
   ReadLayout layout_;
   RecordBlockSplitter first_;

@@ -68,6 +68,9 @@ class RecordBlockSplitter {
   const std::string& display_name() const { return display_name_; }
   // True once the whole input (or everything up to a read error) was handed out.
   bool exhausted() const { return at_end_ && carry_.empty(); }
+  // Bytes taken from the file or pipe so far (compressed bytes for gzip): a
+  // progress line compares them with the file's size.
+  std::uint64_t raw_bytes_read() const { return source_->raw_bytes_read(); }
 
  private:
   // Scans `block` from its end (a record boundary) and cuts it at the record

@@ -85,6 +85,7 @@ class CpuQueryEngine final : public QueryEngine {
 struct Batch {
   io::ReadBlocks blocks;
   bool empty = false;  // nothing to classify: mates 2 ended with mates 1
+  std::uint64_t first_file_bytes = 0;  // taken from the first file once it was cut
   BatchOutput out;
 };
 
@@ -100,7 +101,8 @@ struct Worker {
 
 class QueryRun {
  public:
-  QueryRun(const db::Database& db, const QueryOptions& o, const QueryEngine* engine)
+  QueryRun(const db::Database& db, const QueryOptions& o, const QueryEngine* engine,
+           QueryCounters* counters)
       : db_(db),
         options_(o),
         own_engine_(engine ? nullptr : make_cpu_query_engine(db, o.classifier)),
@@ -110,7 +112,8 @@ class QueryRun {
         tsv_(o.output),
         kraken_(o.kraken_output),
         report_(o.report),
-        abundance_(o.abundance) {}
+        abundance_(o.abundance),
+        counters_(counters ? *counters : own_counters_) {}
 
   QuerySummary run() {
     const auto start = std::chrono::steady_clock::now();
@@ -128,6 +131,7 @@ class QueryRun {
       host::Stopwatch clock;
       const bool more = reads_.cut_first(batch.blocks, options_.batch_size, max_batch_bytes);
       batch.empty = false;
+      batch.first_file_bytes = reads_.first_raw_bytes_read();
       stages.cut_mates1 += clock.lap();
       return more;
     });
@@ -150,6 +154,8 @@ class QueryRun {
       for (taxonomy::taxid_t taxid : batch.out.calls) counts_.add(taxid);
       summary_.reads += batch.out.calls.size();
       summary_.bases += batch.out.bases;
+      counters_.reads.store(summary_.reads, std::memory_order_relaxed);
+      counters_.first_file_bytes.store(batch.first_file_bytes, std::memory_order_relaxed);
       stages.write += clock.lap();
     });
     const std::vector<double>& waits = pipeline.wait_seconds();
@@ -234,6 +240,8 @@ class QueryRun {
   OutputFile abundance_;
   report::TaxonCounts counts_;
   QuerySummary summary_;
+  QueryCounters own_counters_;  // when the caller follows no progress
+  QueryCounters& counters_;
 };
 
 }  // namespace
@@ -260,7 +268,7 @@ std::unique_ptr<QueryEngine> make_cpu_query_engine(const db::Database& db,
 }
 
 QuerySummary run_query(const db::Database& db, const QueryOptions& options,
-                       const QueryEngine* engine) {
+                       const QueryEngine* engine, QueryCounters* counters) {
   if (options.batch_size == 0) throw std::invalid_argument("--batch-size must be at least 1");
   check_query_paths(options, {});
   // Until the query has succeeded, a failure or an interrupt removes every
@@ -270,7 +278,7 @@ QuerySummary run_query(const db::Database& db, const QueryOptions& options,
   for (const output::NamedPath& out : query_outputs(options))
     if (!out.path.empty() && out.path != "-")
       outputs.emplace_back(output::resolve_output(out.path, {}).path);
-  const QuerySummary summary = QueryRun(db, options, engine).run();
+  const QuerySummary summary = QueryRun(db, options, engine, counters).run();
   for (output::RemoveOnFailure& out : outputs) out.keep();
   return summary;
 }

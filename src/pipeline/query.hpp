@@ -8,6 +8,7 @@
 // order (host::OrderedPipeline). The output, and the error reported for bad input (the first in input
 // order), are therefore identical for any thread count and batch size. This is
 // the reference the GPU query must reproduce.
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -58,6 +59,16 @@ struct QuerySummary {
   } stages;
 };
 
+// What a running query has written so far, for a progress line read on
+// another thread. Updated by the writer as each batch is written, so the two
+// counts always describe the same prefix of the input.
+struct QueryCounters {
+  std::atomic<std::uint64_t> reads{0};  // reads or pairs written
+  // Bytes taken from the first reads file up to the end of the batches
+  // written (compressed bytes for gzip): compared with the file's size.
+  std::atomic<std::uint64_t> first_file_bytes{0};
+};
+
 // One read or pair as the batch classifiers see it; mate2 empty for single-end.
 struct ReadView {
   std::string_view mate1;
@@ -100,8 +111,9 @@ std::vector<output::NamedPath> query_outputs(const QueryOptions& options);
 // outputs are written atomically; when the query fails, none of them is left
 // at its path (an older file there is removed too).
 // `engine` classifies the batches (nullptr: the CPU engine); it must have been
-// made for the same database and classifier options.
+// made for the same database and classifier options. `counters`, when given,
+// follow the query's progress (pipeline/query_progress.hpp prints them).
 QuerySummary run_query(const db::Database& db, const QueryOptions& options,
-                       const QueryEngine* engine = nullptr);
+                       const QueryEngine* engine = nullptr, QueryCounters* counters = nullptr);
 
 }  // namespace metawarp::pipeline
