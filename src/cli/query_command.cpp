@@ -106,9 +106,12 @@ void check_before_work(QueryCommand& cmd) {
   if (cmd.many_samples() && !opt.reads.empty())
     throw std::invalid_argument(
         "give reads files or samples (--samples, --sample), not both");
+  // A command-line mistake, as CLI11 reports a missing argument (with the
+  // pointer to --help).
   if (!cmd.many_samples() && opt.reads.empty())
-    throw std::invalid_argument("reads are required: a reads file (two for pairs), or samples "
-                                "with --samples SHEET or --sample NAME R1 [R2]");
+    throw CLI::RequiredError("reads is required: a reads file (two for pairs), or samples "
+                             "with --samples SHEET or --sample NAME R1 [R2]",
+                             CLI::ExitCodes::RequiredError);
   if (!cmd.output_dir.empty() && !cmd.many_samples())
     throw std::invalid_argument("--output-dir places the outputs of samples (--samples, "
                                 "--sample); for one reads file give the output paths");

@@ -69,7 +69,7 @@ expect_error "{sample} stands for a sample's name" "$metawarp" query db.mwdb "$r
 expect_error "not both" "$metawarp" query db.mwdb "$r1" --samples sheet.tsv
 expect_error "--output-dir places the outputs of samples" \
   "$metawarp" query db.mwdb "$r1" --output-dir many
-expect_error "reads are required" "$metawarp" query db.mwdb
+expect_error "reads is required: a reads file (two for pairs), or samples" "$metawarp" query db.mwdb
 
 # One sample's output would overwrite another sample's reads: refused, the reads unchanged.
 cp reads/part.fq victim.tsv

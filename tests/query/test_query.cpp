@@ -11,7 +11,7 @@
 #include "catch.hpp"
 #include "scratch_dir.hpp"
 #include "io/sequence_reader.hpp"
-#include "pipeline/build.hpp"
+#include "query_test_data.hpp"
 #include "pipeline/query.hpp"
 
 using namespace metawarp;
@@ -19,33 +19,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path data_dir = METAWARP_TEST_DATA_DIR;
-
-const db::Database& test_database() {
-  static const db::Database db = [] {
-    pipeline::BuildOptions o;
-    o.references = {(data_dir / "genomes").string()};
-    o.taxonomy_dir = data_dir / "taxonomy";
-    o.seqid2taxid_files = {(data_dir / "seqid2taxid.map").string()};
-    o.threads = 2;
-    o.quiet = true;
-    return pipeline::build_database(o);
-  }();
-  return db;
-}
+const fs::path data_dir = test::query_data_dir;
+using test::slurp;
+using test::test_database;
+using test::write_file;
 
 using TempDir = test::ScratchDir;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
 
 std::vector<std::vector<std::string>> tsv_rows(const std::string& text) {
   std::vector<std::vector<std::string>> rows;

@@ -9,7 +9,7 @@
 
 #include "catch.hpp"
 #include "scratch_dir.hpp"
-#include "pipeline/build.hpp"
+#include "query_test_data.hpp"
 #include "pipeline/samples.hpp"
 
 using namespace metawarp;
@@ -17,31 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path data_dir = METAWARP_TEST_DATA_DIR;
-
-const db::Database& test_database() {
-  static const db::Database db = [] {
-    pipeline::BuildOptions o;
-    o.references = {(data_dir / "genomes").string()};
-    o.taxonomy_dir = data_dir / "taxonomy";
-    o.seqid2taxid_files = {(data_dir / "seqid2taxid.map").string()};
-    o.threads = 2;
-    o.quiet = true;
-    return pipeline::build_database(o);
-  }();
-  return db;
-}
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
+using namespace metawarp::test;  // the database, data folder and file helpers
 
 // The first `records` FASTQ records of `path`.
 std::string head_records(const fs::path& path, int records) {
@@ -51,8 +27,8 @@ std::string head_records(const fs::path& path, int records) {
   return text;
 }
 
-const std::string r1 = (data_dir / "reads_R1.fq").string();
-const std::string r2 = (data_dir / "reads_R2.fq").string();
+const std::string r1 = (query_data_dir / "reads_R1.fq").string();
+const std::string r2 = (query_data_dir / "reads_R2.fq").string();
 
 // Every output, as templates.
 pipeline::QueryOptions template_options() {
@@ -150,7 +126,7 @@ TEST_CASE("sample checks refuse before any work", "[samples]") {
                      const pipeline::QueryOptions& options, const std::string& expected) {
     INFO(expected);
     try {
-      pipeline::check_sample_paths(options, samples, dir.path(), data_dir / "none.mwdb");
+      pipeline::check_sample_paths(options, samples, dir.path(), query_data_dir / "none.mwdb");
       FAIL("accepted");
     } catch (const std::invalid_argument& e) {
       INFO(e.what());

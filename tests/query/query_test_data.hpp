@@ -1,0 +1,39 @@
+#pragma once
+// What the query tests share: test_data's folder, its database (built once,
+// in-process, with the build pipeline) and whole-file reads and writes.
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "pipeline/build.hpp"
+
+namespace metawarp::test {
+
+inline const std::filesystem::path query_data_dir = METAWARP_TEST_DATA_DIR;
+
+inline const db::Database& test_database() {
+  static const db::Database db = [] {
+    pipeline::BuildOptions o;
+    o.references = {(query_data_dir / "genomes").string()};
+    o.taxonomy_dir = query_data_dir / "taxonomy";
+    o.seqid2taxid_files = {(query_data_dir / "seqid2taxid.map").string()};
+    o.threads = 2;
+    o.quiet = true;
+    return pipeline::build_database(o);
+  }();
+  return db;
+}
+
+inline std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+}  // namespace metawarp::test
