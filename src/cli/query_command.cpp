@@ -167,7 +167,7 @@ void print_stages(const pipeline::QuerySummary::Stages& st) {
 // A summary line per sample as it completes (the stages with --verbose).
 class SampleSummaries final : public pipeline::SampleObserver {
  public:
-  SampleSummaries(const QueryCommand& cmd) : cmd_(cmd) {}
+  explicit SampleSummaries(const QueryCommand& cmd) : cmd_(cmd) {}
   void finished(const pipeline::Sample& sample, std::size_t index, std::size_t count,
                 const pipeline::QuerySummary& summary) override {
     if (cmd_.quiet) return;
