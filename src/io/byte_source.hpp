@@ -46,7 +46,7 @@ struct DecodeOptions {
   };
   Gzip gzip = Gzip::fastest;
   // Threads that decode the members of a BGZF file at once (1: serial;
-  // 0: default_decode_threads()).
+  // 0: default_decode_threads()). Not built yet: decoding is serial.
   unsigned threads = 1;
   // Decode on a thread of its own, ahead of the reader (bounded: a few MiB).
   bool read_ahead = false;
@@ -62,8 +62,7 @@ std::unique_ptr<ByteSource> detect_compression(std::unique_ptr<ByteSource> raw,
                                                const DecodeOptions& options = {});
 
 // "-" is stdin. Throws SourceError when the file cannot be opened or read.
-// Compressed input is decoded ahead of the reader on a thread of its own,
-// BGZF members on default_decode_threads() threads.
+// Compressed input is decoded ahead of the reader on a thread of its own.
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path);
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const DecodeOptions& options);
 

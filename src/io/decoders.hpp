@@ -14,9 +14,8 @@ std::unique_ptr<ByteSource> make_zlib_gzip_source(CompressedInput input);
 // gzip through Intel ISA-L's igzip; null when metawarp was built without it.
 std::unique_ptr<ByteSource> make_isal_gzip_source(CompressedInput input);
 bool isal_available();
-// BGZF (and other gzip files whose members say their size) decoded member by
-// member on `threads` threads; any member it cannot take whole is left to a
-// serial decoder from that member on.
+// Meant for BGZF decoded member by member on `threads` threads; not built
+// yet: the serial decoder `serial_decoder` names.
 std::unique_ptr<ByteSource> make_parallel_gzip_source(CompressedInput input, unsigned threads,
                                                       DecodeOptions::Gzip serial_decoder);
 std::unique_ptr<ByteSource> make_bzip2_source(CompressedInput input);

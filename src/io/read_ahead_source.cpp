@@ -28,7 +28,7 @@ class ReadAheadSource final : public ByteSource {
  public:
   ReadAheadSource(std::unique_ptr<ByteSource> source, std::size_t chunk_size, std::size_t chunks)
       : source_(std::move(source)), full_(chunks), free_(chunks + 1) {
-    for (std::size_t i = 0; i < chunks + 1; ++i) free_.push(Chunk{std::vector<char>(chunk_size)});
+    for (std::size_t i = 0; i < chunks + 1; ++i) free_.push(Chunk{std::vector<char>(chunk_size), 0, std::nullopt});
     threads_.on_stop([this] {
       full_.cancel();
       free_.cancel();

@@ -3,6 +3,7 @@
 // members, BGZF, empty members, zero padding, trailing data, truncation at
 // many offsets, corrupt bytes. bzip2 and zstd follow the same rules.
 #include <bzlib.h>
+#include <zstd.h>
 #include <zlib.h>
 
 #include <optional>
@@ -189,4 +190,26 @@ TEST_CASE("bzip2 and zstd are detected from content, several streams, with the s
   const Decoded corrupt = decode(broken, plain);
   REQUIRE(corrupt.error);
   CHECK(corrupt.error->rfind("corrupt bzip2 stream: ", 0) == 0);
+}
+
+TEST_CASE("zstd frames, skippable frames, padding, trailing data and truncation") {
+  std::mt19937_64 random(4);
+  const std::string text = fastq_text(random, 500);
+  std::string frame(ZSTD_compressBound(text.size()), '\0');
+  frame.resize(ZSTD_compress(frame.data(), frame.size(), text.data(), text.size(), 3));
+  REQUIRE(!ZSTD_isError(frame.size()));
+  const std::string skippable = std::string("\x50\x2a\x4d\x18\x03\x00\x00\x00", 8) + "abc";
+  const DecodeOptions plain;
+  CHECK(decode(frame, plain) == Decoded{text, std::nullopt});
+  CHECK(decode(frame + skippable + frame + std::string(3, '\0'), plain, 333, 777) ==
+        Decoded{text + text, std::nullopt});
+  const Decoded trailing = decode(frame + "xyz!", plain);
+  CHECK(trailing.bytes == text);
+  CHECK(trailing.error == "unexpected data after the end of the zstd stream (at compressed byte " +
+                              std::to_string(frame.size()) + ")");
+  for (std::size_t cut = 4; cut < frame.size(); cut += 499) {
+    const Decoded cut_short = decode(frame.substr(0, cut), plain);
+    CHECK(cut_short.error == "truncated zstd stream (unexpected end of file)");
+    CHECK(text.compare(0, cut_short.bytes.size(), cut_short.bytes) == 0);
+  }
 }
