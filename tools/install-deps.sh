@@ -9,6 +9,11 @@ dpkg -s g++ >/dev/null 2>&1 || need+=(g++)
 dpkg -s zlib1g-dev >/dev/null 2>&1 || need+=(zlib1g-dev)
 dpkg -s libcli11-dev >/dev/null 2>&1 || need+=(libcli11-dev)
 dpkg -s catch2 >/dev/null 2>&1 || need+=(catch2)
+# Compressed input: bzip2 and zstd (required), ISA-L (fast gzip) and
+# libdeflate (whole gzip members); without the last two gzip is read by zlib.
+for package in libbz2-dev libzstd-dev libisal-dev libdeflate-dev; do
+  dpkg -s "$package" >/dev/null 2>&1 || need+=("$package")
+done
 if ((${#need[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo

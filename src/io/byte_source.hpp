@@ -1,6 +1,7 @@
 #pragma once
-// Where the bytes of an input come from: a file or stdin, plain or gzip
-// (io/byte_sources.cpp).
+// Where the bytes of an input come from: a file or stdin, plain or
+// compressed (gzip, bzip2, zstd), recognised from the content
+// (io/byte_sources.cpp; one decoder per file, io/decoders.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -27,18 +28,42 @@ class ByteSource {
  public:
   virtual ~ByteSource() = default;
   // Fills up to `capacity` bytes; returns 0 only at the end of the input.
-  // Throws SourceError on read errors and corrupt or truncated gzip data,
-  // once every byte before the problem has been returned.
+  // Throws SourceError on read errors and corrupt or truncated compressed
+  // data, once every byte before the problem has been returned.
   virtual std::size_t read(char* destination, std::size_t capacity) = 0;
   virtual bool compressed() const = 0;
   // Bytes taken from the file or pipe so far (compressed size for gzip).
   virtual std::uint64_t raw_bytes_read() const = 0;
 };
 
-// Gzip or plain, from the first bytes of `raw` (1f 8b: gzip).
-std::unique_ptr<ByteSource> detect_compression(std::unique_ptr<ByteSource> raw);
+// How compressed input is decoded. Every choice gives the same bytes and the
+// same errors; they differ in speed only (docs/input-limits.md).
+struct DecodeOptions {
+  enum class Gzip {
+    fastest,  // ISA-L where metawarp was built with it, else zlib
+    zlib,     // the reference
+    isal,     // ISA-L (zlib where metawarp was built without it)
+  };
+  Gzip gzip = Gzip::fastest;
+  // Threads that decode the members of a BGZF file at once (1: serial;
+  // 0: default_decode_threads()). Not built yet: decoding is serial.
+  unsigned threads = 1;
+  // Decode on a thread of its own, ahead of the reader (bounded: a few MiB).
+  bool read_ahead = false;
+};
+
+// Threads per compressed input when none are given: a quarter of the
+// hardware threads, 1 to 8 (a paired query decodes two inputs at once).
+unsigned default_decode_threads();
+
+// Plain, gzip (1f 8b), bzip2 ("BZh" and a digit) or zstd (28 b5 2f fd),
+// from the first bytes of `raw`.
+std::unique_ptr<ByteSource> detect_compression(std::unique_ptr<ByteSource> raw,
+                                               const DecodeOptions& options = {});
 
 // "-" is stdin. Throws SourceError when the file cannot be opened or read.
+// Compressed input is decoded ahead of the reader on a thread of its own.
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path);
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const DecodeOptions& options);
 
 }  // namespace metawarp::io

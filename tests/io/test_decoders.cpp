@@ -1,0 +1,215 @@
+// Every gzip decoder gives zlib's bytes and zlib's error after the same
+// bytes, on every shape of gzip file: levels 1-9, stored blocks, several
+// members, BGZF, empty members, zero padding, trailing data, truncation at
+// many offsets, corrupt bytes. bzip2 and zstd follow the same rules.
+#include <bzlib.h>
+#include <zstd.h>
+#include <zlib.h>
+
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "io/byte_source.hpp"
+#include "test_sources.hpp"
+
+using namespace metawarp::io;
+using metawarp::io::test::MemorySource;
+
+namespace {
+
+struct Decoded {
+  std::string bytes;  // before the error, if any
+  std::optional<std::string> error;
+  bool operator==(const Decoded&) const = default;
+};
+
+Decoded decode(const std::string& file, const DecodeOptions& options, std::size_t read_size = 65536,
+               std::size_t source_read = std::string::npos) {
+  Decoded out;
+  try {
+    auto source = detect_compression(std::make_unique<MemorySource>(file, source_read), options);
+    std::string buffer(read_size, '\0');
+    while (true) {
+      const std::size_t n = source->read(buffer.data(), buffer.size());
+      if (n == 0) break;
+      out.bytes.append(buffer.data(), n);
+    }
+  } catch (const SourceError& error) {
+    out.error = error.what();
+  }
+  return out;
+}
+
+DecodeOptions with(DecodeOptions::Gzip gzip, unsigned threads = 1, bool read_ahead = false) {
+  DecodeOptions options;
+  options.gzip = gzip;
+  options.threads = threads;
+  options.read_ahead = read_ahead;
+  return options;
+}
+
+// Every decoder configuration; the first is the reference.
+std::vector<DecodeOptions> all_decoders() {
+  using G = DecodeOptions::Gzip;
+  return {with(G::zlib), with(G::isal), with(G::isal, 1, true), with(G::isal, 3), with(G::zlib, 2, true)};
+}
+
+std::string fastq_text(std::mt19937_64& random, std::size_t records) {
+  std::string text;
+  for (std::size_t i = 0; i < records; ++i) {
+    text += "@read" + std::to_string(i) + "\n";
+    for (int j = 0; j < 150; ++j) text += "ACGT"[random() % 4];
+    text += "\n+\n";
+    for (int j = 0; j < 150; ++j) text += static_cast<char>('!' + random() % 41);
+    text += "\n";
+  }
+  return text;
+}
+
+// One gzip member (gzip wrapper), at `level`; `strategy` Z_DEFAULT_STRATEGY etc.
+std::string gzip_member(const std::string& data, int level, int strategy = Z_DEFAULT_STRATEGY,
+                        const std::string& extra = "") {
+  z_stream stream{};
+  REQUIRE(deflateInit2(&stream, level, Z_DEFLATED, 15 + 16, 8, strategy) == Z_OK);
+  gz_header header{};
+  std::string extra_copy = extra;
+  if (!extra.empty()) {
+    header.extra = reinterpret_cast<Bytef*>(extra_copy.data());
+    header.extra_len = static_cast<uInt>(extra_copy.size());
+    deflateSetHeader(&stream, &header);
+  }
+  std::string out(deflateBound(&stream, data.size()) + 64, '\0');
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  stream.avail_in = static_cast<uInt>(data.size());
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  REQUIRE(deflate(&stream, Z_FINISH) == Z_STREAM_END);
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  return out;
+}
+
+// BGZF: members of at most 65280 bytes of data with the "BC" extra field
+// giving each member's size, then the empty end-of-file member.
+std::string bgzf(const std::string& data, int level = 6) {
+  std::string file;
+  const auto block = [&](const std::string& part) {
+    std::string member = gzip_member(part, level, Z_DEFAULT_STRATEGY, std::string("BC\x02\x00\x00\x00", 6));
+    const std::size_t size = member.size() - 1;
+    member[16] = static_cast<char>(size & 0xff);
+    member[17] = static_cast<char>(size >> 8);
+    file += member;
+  };
+  for (std::size_t at = 0; at < data.size(); at += 65280) block(data.substr(at, 65280));
+  block("");
+  return file;
+}
+
+void check_all_agree(const std::string& file) {
+  const auto decoders = all_decoders();
+  const Decoded reference = decode(file, decoders[0]);
+  for (std::size_t i = 1; i < decoders.size(); ++i) {
+    const Decoded other = decode(file, decoders[i], 1 + i * 7919);
+    INFO("decoder " << i << ": reference error " << reference.error.value_or("none") << " after "
+                    << reference.bytes.size() << " bytes; this one "
+                    << other.error.value_or("none") << " after " << other.bytes.size());
+    CHECK(other == reference);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("gzip decoders agree with zlib on valid files of every level and layout") {
+  std::mt19937_64 random(1);
+  const std::string text = fastq_text(random, 3000);  // about 1 MB
+  for (int level = 1; level <= 9; ++level) {
+    const std::string file = gzip_member(text, level);
+    check_all_agree(file);
+    CHECK(decode(file, with(DecodeOptions::Gzip::isal)).bytes == text);
+  }
+  check_all_agree(gzip_member(text, 0));                      // stored blocks
+  check_all_agree(gzip_member(text, 6, Z_HUFFMAN_ONLY));      // no matches
+  check_all_agree(gzip_member(text, 6, Z_FIXED));             // fixed codes
+  check_all_agree(gzip_member(text, 6, Z_RLE));
+  check_all_agree(gzip_member("", 6));                        // an empty member alone
+  check_all_agree(gzip_member(text, 1) + gzip_member("", 9) + gzip_member(text.substr(5), 9));
+  check_all_agree(bgzf(text));
+  CHECK(decode(bgzf(text), with(DecodeOptions::Gzip::isal, 3)).bytes == text);
+  check_all_agree(gzip_member(text, 6) + std::string(1000, '\0'));  // zero padding
+  check_all_agree(gzip_member(text, 6, Z_DEFAULT_STRATEGY, "some extra field"));
+}
+
+TEST_CASE("gzip decoders give zlib's error after zlib's bytes on broken files") {
+  std::mt19937_64 random(2);
+  const std::string text = fastq_text(random, 600);
+  const std::vector<std::string> files = {gzip_member(text, 6), gzip_member(text, 0) + gzip_member(text, 1),
+                                          bgzf(text + text)};
+  for (const std::string& file : files) {
+    check_all_agree(file + "garbage");             // trailing data
+    check_all_agree(file + std::string(10, '\0') + "x");  // padding, then data
+    check_all_agree(file + "\x1f");                // half a magic number
+    // Truncated at many offsets, header and trailer included.
+    for (std::size_t cut = 0; cut < file.size(); cut += 1 + cut / 8) check_all_agree(file.substr(0, cut));
+    for (std::size_t cut = file.size() - 12; cut < file.size(); ++cut) check_all_agree(file.substr(0, cut));
+    // Corrupt bytes anywhere.
+    for (int trial = 0; trial < 300; ++trial) {
+      std::string broken = file;
+      const std::size_t at = random() % broken.size();
+      broken[at] = static_cast<char>(broken[at] ^ (1 + random() % 255));
+      check_all_agree(broken);
+    }
+  }
+}
+
+TEST_CASE("bzip2 and zstd are detected from content, several streams, with the same error rules") {
+  std::mt19937_64 random(3);
+  const std::string text = fastq_text(random, 500);
+  std::string bz(text.size() + 10000, '\0');
+  unsigned bz_size = static_cast<unsigned>(bz.size());
+  REQUIRE(BZ2_bzBuffToBuffCompress(bz.data(), &bz_size, const_cast<char*>(text.data()),
+                                   static_cast<unsigned>(text.size()), 9, 0, 0) == BZ_OK);
+  bz.resize(bz_size);
+  const DecodeOptions plain;
+  CHECK(decode(bz, plain) == Decoded{text, std::nullopt});
+  CHECK(decode(bz + bz, plain, 777, 1000) == Decoded{text + text, std::nullopt});
+  CHECK(decode(bz + std::string(5, '\0'), plain).bytes == text);
+  const Decoded trailing = decode(bz + "xyz", plain);
+  CHECK(trailing.bytes == text);
+  CHECK(trailing.error == "unexpected data after the end of the bzip2 stream (at compressed byte " +
+                              std::to_string(bz.size()) + ")");
+  for (std::size_t cut = 4; cut < bz.size(); cut += 997) {
+    const Decoded cut_short = decode(bz.substr(0, cut), plain);
+    CHECK(cut_short.error == "truncated bzip2 stream (unexpected end of file)");
+    CHECK(text.compare(0, cut_short.bytes.size(), cut_short.bytes) == 0);
+  }
+  std::string broken = bz;
+  broken[bz.size() / 2] ^= 0x55;
+  const Decoded corrupt = decode(broken, plain);
+  REQUIRE(corrupt.error);
+  CHECK(corrupt.error->rfind("corrupt bzip2 stream: ", 0) == 0);
+}
+
+TEST_CASE("zstd frames, skippable frames, padding, trailing data and truncation") {
+  std::mt19937_64 random(4);
+  const std::string text = fastq_text(random, 500);
+  std::string frame(ZSTD_compressBound(text.size()), '\0');
+  frame.resize(ZSTD_compress(frame.data(), frame.size(), text.data(), text.size(), 3));
+  REQUIRE(!ZSTD_isError(frame.size()));
+  const std::string skippable = std::string("\x50\x2a\x4d\x18\x03\x00\x00\x00", 8) + "abc";
+  const DecodeOptions plain;
+  CHECK(decode(frame, plain) == Decoded{text, std::nullopt});
+  CHECK(decode(frame + skippable + frame + std::string(3, '\0'), plain, 333, 777) ==
+        Decoded{text + text, std::nullopt});
+  const Decoded trailing = decode(frame + "xyz!", plain);
+  CHECK(trailing.bytes == text);
+  CHECK(trailing.error == "unexpected data after the end of the zstd stream (at compressed byte " +
+                              std::to_string(frame.size()) + ")");
+  for (std::size_t cut = 4; cut < frame.size(); cut += 499) {
+    const Decoded cut_short = decode(frame.substr(0, cut), plain);
+    CHECK(cut_short.error == "truncated zstd stream (unexpected end of file)");
+    CHECK(text.compare(0, cut_short.bytes.size(), cut_short.bytes) == 0);
+  }
+}
