@@ -84,6 +84,12 @@ class RecordBlockSplitter {
   bool skip_line(RecordBlock& block, std::size_t& pos, LineKind kind);
   // Moves `pos` past blank lines (empty, or a lone '\r'); false at the end of input.
   bool skip_blank_lines(RecordBlock& block, std::size_t& pos);
+  // Moves `pos` past the whole FASTQ records (and the blank lines before
+  // them) that lie in the bytes read so far, up to the limits, counting them
+  // in the block; what skip_blank_lines() and skip_record() do, without
+  // reading. False when not one record was whole.
+  bool skip_read_fastq_records(RecordBlock& block, std::size_t& pos, std::uint64_t record_limit,
+                               std::size_t byte_limit);
   // Moves `pos` past the record starting there; false when the input ends in or right after it.
   bool skip_record(RecordBlock& block, std::size_t& pos);
   // On the first block: moves `pos` past leading blank lines and sets format_
