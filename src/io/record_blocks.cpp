@@ -4,17 +4,16 @@
 #include <cstring>
 
 #include "io/byte_source.hpp"
+#include "io/cut_source.hpp"
 #include "io/newline_scanner.hpp"
 
 namespace metawarp::io {
 namespace {
 
-// Read sizes: the first read before any record size is known, and the bounds
-// of later ones. Small enough to stay in cache while being scanned, large
-// enough that the read calls cost nothing next to the copying.
+// Read sizes: the first read before any record size is known, and the least
+// of later ones (the most is the source's, io/cut_source.hpp).
 constexpr std::size_t first_read_size = std::size_t{256} << 10;
 constexpr std::size_t min_read_size = std::size_t{16} << 10;
-constexpr std::size_t max_read_size = std::size_t{1} << 20;
 // The most reserved up front for a block; beyond it the block grows as read.
 constexpr std::size_t max_reserve = std::size_t{256} << 20;
 
@@ -28,14 +27,19 @@ std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
 RecordBlockSplitter::RecordBlockSplitter(const std::string& path)
     : display_name_(input_display_name(path)) {
   try {
-    source_ = open_byte_source(path);
+    CutSource input = open_cut_source(path);
+    source_ = std::move(input.source);
+    max_read_size_ = input.max_read_bytes;
   } catch (const SourceError& error) {
     throw InputError(display_name_, 0, error.what());
   }
 }
 
-RecordBlockSplitter::RecordBlockSplitter(std::unique_ptr<ByteSource> source, std::string display_name)
-    : source_(std::move(source)), display_name_(std::move(display_name)) {}
+RecordBlockSplitter::RecordBlockSplitter(std::unique_ptr<ByteSource> source, std::string display_name,
+                                         std::size_t max_read_bytes)
+    : source_(std::move(source)),
+      max_read_size_(std::max(max_read_bytes, min_read_size)),
+      display_name_(std::move(display_name)) {}
 
 void RecordBlockSplitter::next_block(RecordBlock& block, std::size_t max_records,
                                      std::size_t max_bytes) {
@@ -135,7 +139,7 @@ std::size_t RecordBlockSplitter::read_size(const RecordBlock& block) const {
   double want = records_left * bytes_per_record;
   if (byte_limit_ != no_byte_limit && block.bytes.size() < byte_limit_)
     want = std::min(want, double(byte_limit_ - block.bytes.size()) + bytes_per_record);
-  return std::size_t(std::clamp(want, double(min_read_size), double(max_read_size)));
+  return std::size_t(std::clamp(want, double(min_read_size), double(max_read_size_)));
 }
 
 void RecordBlockSplitter::reserve_expected(RecordBlock& block) const {

@@ -19,6 +19,7 @@
 
 #include "io/byte_buffer.hpp"
 #include "io/byte_source.hpp"
+#include "io/cut_source.hpp"
 #include "io/line_limits.hpp"
 #include "io/sequence_reader.hpp"
 
@@ -52,7 +53,10 @@ class RecordBlockSplitter {
 
   // "-" reads stdin. Throws InputError (record 0) when the input cannot be opened.
   explicit RecordBlockSplitter(const std::string& path);
-  RecordBlockSplitter(std::unique_ptr<ByteSource> source, std::string display_name);
+  // `max_read_bytes`: the most asked of `source` in one read() (a source that
+  // splits a read over threads wants large ones, io/cut_source.hpp).
+  RecordBlockSplitter(std::unique_ptr<ByteSource> source, std::string display_name,
+                      std::size_t max_read_bytes = serial_read_bytes);
 
   // Cuts the next block: at most `max_records` records, and no record starts
   // once the block holds `max_bytes` bytes (one record at least, if any is
@@ -103,6 +107,7 @@ class RecordBlockSplitter {
   void reserve_expected(RecordBlock& block) const;
 
   std::unique_ptr<ByteSource> source_;
+  std::size_t max_read_size_ = serial_read_bytes;  // what one read() may ask for
   std::string display_name_;
   Format format_ = Format::unknown;
   bool format_known_ = false;  // detection ran (format_ may still be unknown)
