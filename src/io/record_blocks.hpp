@@ -1,7 +1,9 @@
 #pragma once
 // Cuts a FASTA/FASTQ input into blocks of whole records without parsing them,
 // so that one thread can feed many parsers. The splitter only finds where
-// records start (memchr over large buffers); every check of the content is left
+// records start (a line-end mask 64 bytes at a time, io/newline_scanner.hpp;
+// a plain file is read by several threads, io/cut_source.hpp, see
+// docs/architecture.md "Cutting reads"); every check of the content is left
 // to SequenceReader, which parses a block with the file's record and line
 // numbers, so its messages are those of a serial read of the whole file.
 //
