@@ -135,7 +135,10 @@ CutSource open_cut_source(const std::string& path) {
   struct stat status {};
   bool plain = false;
   try {
+    // Small files gain nothing; files whose size says nothing (/proc) are
+    // read as a stream.
     plain = ::fstat(fd, &status) == 0 && S_ISREG(status.st_mode) &&
+            std::uint64_t(status.st_size) >= 2 * part_bytes &&
             !detect_compression(std::make_unique<PrefixSource>(fd))->compressed();
   } catch (const SourceError&) {
     plain = false;  // read again by the fallback, which reports the error
