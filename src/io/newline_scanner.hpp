@@ -2,9 +2,9 @@
 // Finds the line ends ('\n') of a buffer 64 bytes at a time: one compare per
 // 16 bytes gives a bit mask of a 64-byte window, and consecutive searches in
 // one window only clear bits. Short lines (reads: four lines of ~150 bytes a
-// record) cost a memchr call each otherwise, about as much as the search
-// itself; the cutter (record_blocks.cpp) measured 2-3x faster this way
-// (tools/bench_parse --cut).
+// record) cost a memchr call each otherwise: the cutter (record_blocks.cpp)
+// takes 290 instructions per 330-byte record this way, 430 with memchr
+// (callgrind).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>

@@ -1,12 +1,14 @@
 // The cutter's parallel file source (io/cut_source.hpp): reads split over
 // threads give the file's bytes in order, whatever the read sizes, and blocks
-// cut through it parse as a serial read of the file does.
+// cut through it parse as a serial read of the file does. And its line-end
+// search (io/newline_scanner.hpp) against a plain one.
 #include <fcntl.h>
 
 #include <algorithm>
 
 #include "catch.hpp"
 #include "io/cut_source.hpp"
+#include "io/newline_scanner.hpp"
 #include "io/record_blocks.hpp"
 #include "io_test_support.hpp"
 
@@ -125,4 +127,26 @@ TEST_CASE("the cutter opens stdin, missing and compressed files as open_byte_sou
   char buffer[64];
   while (const std::size_t got = plain.source->read(buffer, sizeof buffer)) text.append(buffer, got);
   CHECK(text == "@r1\nACGT\n+\nIIII\n");
+}
+
+TEST_CASE("the newline scanner finds what a plain search finds", "[io][cut]") {
+  std::mt19937_64 random(7);
+  for (int round = 0; round < 300; ++round) {
+    // Sizes around the 64-byte windows, line ends sparse or dense.
+    const std::size_t size = random() % 3 == 0 ? random() % 130 : random() % 5000;
+    const unsigned density = 1 + unsigned(random() % 80);
+    std::string text(size, 'A');
+    for (char& c : text) c = random() % density == 0 ? '\n' : char('A' + random() % 4);
+    NewlineScanner scanner(text.data(), text.size());
+    std::size_t from = random() % (size + 2);
+    bool same = true;
+    while (true) {
+      const std::size_t expected = from >= size ? std::string::npos : text.find('\n', from);
+      const std::size_t found = scanner.find(from);
+      same = same && (expected == std::string::npos ? found == NewlineScanner::npos : found == expected);
+      if (found == NewlineScanner::npos) break;
+      from = found + 1 + (random() % 4 == 0 ? random() % 100 : 0);  // sometimes skip ahead
+    }
+    CHECK(same);
+  }
 }
