@@ -9,11 +9,23 @@
 //   bench_parse --cut-parse [--batch N] FILE [FILE2]
 //                         the same, and parse every batch on the same thread
 //                         (what the workers do, serially)
+//   bench_parse --cut-rates [--batch N] FILE
+//                         the host's reference rates (memcpy of 64 MiB
+//                         buffers, read(2) of FILE from the page cache in 1
+//                         MiB calls, pread of it by 1-8 threads), then the
+//                         cutter on FILE (uncompressed: its own threads read)
+//                         with 1, 2, 4 and 8 read threads: GB/s of one mate
+//                         file, what one cutting thread of the query reaches
 // Each file is parsed three times (the first run may include disk reads).
 // Prints bytes (uncompressed and on disk), records, bases, seconds and MB/s
 // (uncompressed bytes per second; 1 MB = 1e6 bytes).
+#include <fcntl.h>
 #include <unistd.h>
 #include <zlib.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
 
 #include <chrono>
 #include <cstdio>
@@ -23,7 +35,11 @@
 #include <string>
 #include <vector>
 
+#include "io/byte_buffer.hpp"
+#include "io/cut_source.hpp"
 #include "io/read_blocks.hpp"
+#include "io/record_blocks.hpp"
+#include "metawarp/host/parallel_for.hpp"
 #include "io/sequence_reader.hpp"
 
 namespace {
@@ -100,6 +116,114 @@ int run_cut(int argc, char** argv, bool parse) {
   return 0;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+int open_or_fail(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  return fd;
+}
+
+// memcpy between two 64 MiB buffers (beyond the caches), 1 GiB in all.
+double memcpy_gbps() {
+  constexpr std::size_t size = std::size_t(64) << 20;
+  metawarp::io::ByteBuffer from, to;
+  from.resize(size);
+  to.resize(size);
+  std::memset(from.data(), 'A', size);
+  std::memset(to.data(), 'C', size);
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 16; ++i) std::memcpy(to.data(), from.data(), size);
+  return 16.0 * double(size) / 1e9 / seconds_since(start);
+}
+
+// read(2) of the whole file in 1 MiB calls into a 64 MiB ring.
+double read_gbps(const std::string& path) {
+  const int fd = open_or_fail(path);
+  metawarp::io::ByteBuffer ring;
+  ring.resize(std::size_t(64) << 20);
+  std::memset(ring.data(), 0, ring.size());
+  std::uint64_t total = 0;
+  std::size_t at = 0;
+  const auto start = std::chrono::steady_clock::now();
+  while (true) {
+    if (at + (std::size_t(1) << 20) > ring.size()) at = 0;
+    const ssize_t n = ::read(fd, ring.data() + at, std::size_t(1) << 20);
+    if (n <= 0) break;
+    total += std::uint64_t(n);
+    at += std::size_t(n);
+  }
+  const double seconds = seconds_since(start);
+  ::close(fd);
+  return double(total) / 1e9 / seconds;
+}
+
+// The file through the cutter's parallel source in 16 MiB reads.
+double pread_gbps(const std::string& path, unsigned threads) {
+  auto source = metawarp::io::make_parallel_file_source(open_or_fail(path), threads);
+  metawarp::io::ByteBuffer buffer;
+  buffer.resize(std::size_t(16) << 20);
+  std::memset(buffer.data(), 0, buffer.size());
+  std::uint64_t total = 0;
+  const auto start = std::chrono::steady_clock::now();
+  while (const std::size_t n = source->read(buffer.data(), buffer.size())) total += n;
+  return double(total) / 1e9 / seconds_since(start);
+}
+
+// Cuts the file into blocks of `batch` records (64 MiB at most, as the
+// query does) on this thread, reading with `threads` threads.
+double cut_gbps(const std::string& path, unsigned threads, std::size_t batch) {
+  using metawarp::io::RecordBlockSplitter;
+  std::unique_ptr<RecordBlockSplitter> splitter;
+  if (threads <= 1)
+    splitter = std::make_unique<RecordBlockSplitter>(metawarp::io::open_byte_source(path), path);
+  else
+    splitter = std::make_unique<RecordBlockSplitter>(
+        metawarp::io::make_parallel_file_source(open_or_fail(path), threads), path,
+        std::size_t(16) << 20);
+  // Blocks reused in turn, as the query's batches are.
+  std::vector<metawarp::io::RecordBlock> blocks(4);
+  std::uint64_t total = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t i = 0;; ++i) {
+    metawarp::io::RecordBlock& block = blocks[i % blocks.size()];
+    splitter->next_block(block, batch, std::size_t(64) << 20);
+    if (block.empty()) break;
+    total += block.bytes.size();
+  }
+  return double(total) / 1e9 / seconds_since(start);
+}
+
+int run_cut_rates(int argc, char** argv) {
+  std::size_t batch = 65536;
+  std::string path;
+  for (int i = 2; i < argc; ++i) {
+    if (std::string(argv[i]) == "--batch" && i + 1 < argc)
+      batch = std::stoul(argv[++i]);
+    else
+      path = argv[i];
+  }
+  if (path.empty()) {
+    std::fprintf(stderr, "bench_parse --cut-rates: one uncompressed reads file\n");
+    return 2;
+  }
+  const auto best = [](auto f) {  // of three runs: the first may read the disk
+    double rate = 0;
+    for (int run = 0; run < runs_per_file; ++run) rate = std::max(rate, f());
+    return rate;
+  };
+  std::printf("memcpy, 1 thread: %.2f GB/s\n", best([] { return memcpy_gbps(); }));
+  std::printf("read(2) from the page cache, 1 thread: %.2f GB/s\n", best([&] { return read_gbps(path); }));
+  for (const unsigned threads : {1u, 2u, 4u, 8u})
+    std::printf("pread, %u threads: %.2f GB/s\n", threads, best([&] { return pread_gbps(path, threads); }));
+  for (const unsigned threads : {1u, 2u, 4u, 8u})
+    std::printf("cut, batch %zu, %u read threads: %.2f GB/s\n", batch, threads,
+                best([&] { return cut_gbps(path, threads, batch); }));
+  return 0;
+}
+
 // Genome-like records of random bases in 80-column lines, a few hundred kbp
 // to a few Mbp each.
 std::string synthetic_fasta(std::size_t total_bases) {
@@ -146,6 +270,7 @@ int main(int argc, char** argv) {
     if (argc < 2) return run_synthetic();
     if (std::string(argv[1]) == "--cut") return run_cut(argc, argv, false);
     if (std::string(argv[1]) == "--cut-parse") return run_cut(argc, argv, true);
+    if (std::string(argv[1]) == "--cut-rates") return run_cut_rates(argc, argv);
     for (int i = 1; i < argc; ++i) {
       for (int run = 0; run < runs_per_file; ++run) time_parse(argv[i]);
     }

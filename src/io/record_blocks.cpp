@@ -4,16 +4,16 @@
 #include <cstring>
 
 #include "io/byte_source.hpp"
+#include "io/cut_source.hpp"
+#include "io/newline_scanner.hpp"
 
 namespace metawarp::io {
 namespace {
 
-// Read sizes: the first read before any record size is known, and the bounds
-// of later ones. Small enough to stay in cache while being scanned, large
-// enough that the read calls cost nothing next to the copying.
+// Read sizes: the first read before any record size is known, and the least
+// of later ones (the most is the source's, io/cut_source.hpp).
 constexpr std::size_t first_read_size = std::size_t{256} << 10;
 constexpr std::size_t min_read_size = std::size_t{16} << 10;
-constexpr std::size_t max_read_size = std::size_t{1} << 20;
 // The most reserved up front for a block; beyond it the block grows as read.
 constexpr std::size_t max_reserve = std::size_t{256} << 20;
 
@@ -27,14 +27,19 @@ std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
 RecordBlockSplitter::RecordBlockSplitter(const std::string& path)
     : display_name_(input_display_name(path)) {
   try {
-    source_ = open_byte_source(path);
+    CutSource input = open_cut_source(path);
+    source_ = std::move(input.source);
+    max_read_size_ = input.max_read_bytes;
   } catch (const SourceError& error) {
     throw InputError(display_name_, 0, error.what());
   }
 }
 
-RecordBlockSplitter::RecordBlockSplitter(std::unique_ptr<ByteSource> source, std::string display_name)
-    : source_(std::move(source)), display_name_(std::move(display_name)) {}
+RecordBlockSplitter::RecordBlockSplitter(std::unique_ptr<ByteSource> source, std::string display_name,
+                                         std::size_t max_read_bytes)
+    : source_(std::move(source)),
+      max_read_size_(std::max(max_read_bytes, min_read_size)),
+      display_name_(std::move(display_name)) {}
 
 void RecordBlockSplitter::next_block(RecordBlock& block, std::size_t max_records,
                                      std::size_t max_bytes) {
@@ -73,6 +78,10 @@ void RecordBlockSplitter::fill(RecordBlock& block, std::uint64_t record_limit,
         block.bytes.resize(pos);
         break;
       }
+      // Whole records already read are skipped without a call per line;
+      // the steps below take the record that is not (and read on).
+      if (format_ == Format::fastq && skip_read_fastq_records(block, pos, record_limit, byte_limit))
+        continue;
       if (!skip_blank_lines(block, pos)) break;  // end of input
       ++block.records;
       if (!skip_record(block, pos)) break;  // end of input
@@ -130,7 +139,7 @@ std::size_t RecordBlockSplitter::read_size(const RecordBlock& block) const {
   double want = records_left * bytes_per_record;
   if (byte_limit_ != no_byte_limit && block.bytes.size() < byte_limit_)
     want = std::min(want, double(byte_limit_ - block.bytes.size()) + bytes_per_record);
-  return std::size_t(std::clamp(want, double(min_read_size), double(max_read_size)));
+  return std::size_t(std::clamp(want, double(min_read_size), double(max_read_size_)));
 }
 
 void RecordBlockSplitter::reserve_expected(RecordBlock& block) const {
@@ -196,6 +205,45 @@ bool RecordBlockSplitter::skip_blank_lines(RecordBlock& block, std::size_t& pos)
     pos += 2;
     ++lines_done_;
   }
+}
+
+bool RecordBlockSplitter::skip_read_fastq_records(RecordBlock& block, std::size_t& pos,
+                                                  std::uint64_t record_limit, std::size_t byte_limit) {
+  const char* data = block.bytes.data();
+  const std::size_t size = block.bytes.size();
+  NewlineScanner newlines(data, size);
+  const std::size_t records_before = block.records;
+  while (block.records < record_limit && !(block.records > 0 && pos >= byte_limit)) {
+    // Blank lines before the record, as skip_blank_lines() sees them; a '\r'
+    // as the last byte read is undecided.
+    std::size_t start = pos;
+    std::uint64_t blank_lines = 0;
+    while (start < size) {
+      if (data[start] == '\n') {
+        start += 1;
+      } else if (data[start] == '\r' && start + 1 < size && data[start + 1] == '\n') {
+        start += 2;
+      } else {
+        break;
+      }
+      ++blank_lines;
+    }
+    if (start >= size || (data[start] == '\r' && start + 1 == size)) break;
+    // The record's four lines, each ending in the bytes read: accepted
+    // whatever their length, as skip_line() accepts a line whose end it has.
+    std::size_t end = start;
+    int lines = 0;
+    for (; lines < 4; ++lines) {
+      const std::size_t line_end = newlines.find(end);
+      if (line_end == NewlineScanner::npos) break;
+      end = line_end + 1;
+    }
+    if (lines < 4) break;
+    pos = end;
+    lines_done_ += blank_lines + 4;
+    ++block.records;
+  }
+  return block.records > records_before;
 }
 
 bool RecordBlockSplitter::skip_record(RecordBlock& block, std::size_t& pos) {

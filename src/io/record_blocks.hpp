@@ -1,7 +1,9 @@
 #pragma once
 // Cuts a FASTA/FASTQ input into blocks of whole records without parsing them,
 // so that one thread can feed many parsers. The splitter only finds where
-// records start (memchr over large buffers); every check of the content is left
+// records start (a line-end mask 64 bytes at a time, io/newline_scanner.hpp;
+// a plain file is read by several threads, io/cut_source.hpp, see
+// docs/architecture.md "Cutting reads"); every check of the content is left
 // to SequenceReader, which parses a block with the file's record and line
 // numbers, so its messages are those of a serial read of the whole file.
 //
@@ -19,6 +21,7 @@
 
 #include "io/byte_buffer.hpp"
 #include "io/byte_source.hpp"
+#include "io/cut_source.hpp"
 #include "io/line_limits.hpp"
 #include "io/sequence_reader.hpp"
 
@@ -52,7 +55,10 @@ class RecordBlockSplitter {
 
   // "-" reads stdin. Throws InputError (record 0) when the input cannot be opened.
   explicit RecordBlockSplitter(const std::string& path);
-  RecordBlockSplitter(std::unique_ptr<ByteSource> source, std::string display_name);
+  // `max_read_bytes`: the most asked of `source` in one read() (a source that
+  // splits a read over threads wants large ones, io/cut_source.hpp).
+  RecordBlockSplitter(std::unique_ptr<ByteSource> source, std::string display_name,
+                      std::size_t max_read_bytes = serial_read_bytes);
 
   // Cuts the next block: at most `max_records` records, and no record starts
   // once the block holds `max_bytes` bytes (one record at least, if any is
@@ -87,6 +93,12 @@ class RecordBlockSplitter {
   bool skip_line(RecordBlock& block, std::size_t& pos, LineKind kind);
   // Moves `pos` past blank lines (empty, or a lone '\r'); false at the end of input.
   bool skip_blank_lines(RecordBlock& block, std::size_t& pos);
+  // Moves `pos` past the whole FASTQ records (and the blank lines before
+  // them) that lie in the bytes read so far, up to the limits, counting them
+  // in the block; what skip_blank_lines() and skip_record() do, without
+  // reading. False when not one record was whole.
+  bool skip_read_fastq_records(RecordBlock& block, std::size_t& pos, std::uint64_t record_limit,
+                               std::size_t byte_limit);
   // Moves `pos` past the record starting there; false when the input ends in or right after it.
   bool skip_record(RecordBlock& block, std::size_t& pos);
   // On the first block: moves `pos` past leading blank lines and sets format_
@@ -100,6 +112,7 @@ class RecordBlockSplitter {
   void reserve_expected(RecordBlock& block) const;
 
   std::unique_ptr<ByteSource> source_;
+  std::size_t max_read_size_ = serial_read_bytes;  // what one read() may ask for
   std::string display_name_;
   Format format_ = Format::unknown;
   bool format_known_ = false;  // detection ran (format_ may still be unknown)

@@ -1,0 +1,39 @@
+#pragma once
+// Where the cutter (record_blocks.hpp) reads an input from. A plain regular
+// file is read by several threads at once (pread of parts of one large
+// read): the copy out of the page cache, not finding the records, is what
+// bounds one cutting thread on uncompressed reads (docs/architecture.md,
+// "Cutting reads"). Anything else (stdin, pipes, compressed files) is read
+// through open_byte_source(), so a faster decompressing source plugs in
+// there and the cutter follows.
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "io/byte_source.hpp"
+
+namespace metawarp::io {
+
+struct CutSource {
+  std::unique_ptr<ByteSource> source;
+  // The most the cutter should ask for in one read(): large where one call
+  // is split over threads, cache-sized otherwise.
+  std::size_t max_read_bytes = 0;
+};
+
+// Reads of a single-threaded source: small enough to stay in cache while
+// being scanned, large enough that the calls cost nothing next to the copying.
+inline constexpr std::size_t serial_read_bytes = std::size_t{1} << 20;
+
+// "-" reads stdin. Throws SourceError as open_byte_source() does (same messages).
+CutSource open_cut_source(const std::string& path);
+
+// A regular file read with pread: one call of at least 2 parallel parts is
+// split into parts read by up to `threads` threads at once. Returns the bytes
+// up to the first part that came back short (the end of the file) or failed;
+// a failure is thrown by the call that reads at its offset first, so every
+// byte before it is returned first, as by a serial read. Takes `fd` (closed
+// on destruction).
+std::unique_ptr<ByteSource> make_parallel_file_source(int fd, unsigned threads);
+
+}  // namespace metawarp::io
