@@ -114,7 +114,8 @@ void reseal_section(std::vector<char>& bytes, std::size_t section) {
   const std::size_t entry = section_entry(section);
   const auto offset = read_at<std::uint64_t>(bytes, entry + 8);
   const auto size = read_at<std::uint64_t>(bytes, entry + 16);
-  set_u64(bytes, entry + 32, checksum64(bytes.data() + offset, size));
+  const auto version = read_at<std::uint32_t>(bytes, 4);
+  set_u64(bytes, entry + 32, section_checksum(version, bytes.data() + offset, size));
   reseal_header(bytes);
 }
 
