@@ -1,0 +1,223 @@
+// save()/load() on databases whose sections span many checksum chunks: the
+// bytes and the loaded content do not depend on the thread count, damage
+// anywhere in a large section is found by every thread count, and files of
+// format version 1 (one checksum per section) still load.
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "db/checksum.hpp"
+#include "db/database.hpp"
+#include "db/file_format.hpp"
+#include "sample_database.hpp"
+
+using namespace metawarp;
+using namespace metawarp::db;
+namespace fs = std::filesystem;
+namespace ff = metawarp::db::file_format;
+
+namespace {
+
+struct ScratchDir {
+  fs::path path;
+  explicit ScratchDir(const std::string& name) {
+    path = fs::temp_directory_path() /
+           ("metawarp-test-dbio-" + name + "-" + std::to_string(::getpid()));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+std::vector<char> read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const fs::path& p, const std::vector<char>& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+std::string load_error(const fs::path& p, unsigned threads) {
+  try {
+    load(p, threads);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+template <class T>
+T read_at(const std::vector<char>& bytes, std::size_t offset) {
+  T v;
+  std::memcpy(&v, bytes.data() + offset, sizeof v);
+  return v;
+}
+
+template <class T>
+void write_at(std::vector<char>& bytes, std::size_t offset, T v) {
+  std::memcpy(bytes.data() + offset, &v, sizeof v);
+}
+
+std::size_t section_entry(std::size_t section) {
+  return ff::fixed_header_bytes + ff::section_entry_bytes * section;
+}
+
+// A database whose index sections are several checksum chunks long (the
+// locations about 5.5 chunks, not a whole number), from the sample database's
+// targets and taxonomy.
+Database large_database() {
+  Database db = test::make_database(11, 100);
+  std::mt19937_64 rng(12);
+  const std::size_t features = 300000;
+  IndexArray<feature_t> f(features);
+  IndexArray<std::uint64_t> offsets(features + 1);
+  IndexArray<Location> locations;
+  feature_t next = 0;
+  for (std::size_t i = 0; i < features; ++i) {
+    next += 1 + feature_t(rng() % 1000);
+    f[i] = next;
+    offsets[i] = locations.size();
+    const std::uint32_t t = std::uint32_t(rng() % db.targets.size());
+    for (std::uint64_t j = 0, n = 1 + rng() % 4; j < n; ++j)
+      locations.push_back(Location{t, std::uint32_t(j)});  // every target has >= 4 windows
+  }
+  offsets[features] = locations.size();
+  db.index = FeatureIndex(std::move(f), std::move(offsets), std::move(locations));
+  return db;
+}
+
+// The file as format version 1 wrote it: the same layout, one checksum64 per
+// section.
+std::vector<char> as_version_1(std::vector<char> bytes) {
+  write_at<std::uint32_t>(bytes, 4, 1);
+  for (std::size_t s = 0; s < ff::section_count; ++s) {
+    const auto offset = read_at<std::uint64_t>(bytes, section_entry(s) + 8);
+    const auto size = read_at<std::uint64_t>(bytes, section_entry(s) + 16);
+    write_at(bytes, section_entry(s) + 32, checksum64(bytes.data() + offset, size));
+  }
+  write_at(bytes, ff::header_bytes - 8, checksum64(bytes.data(), ff::header_bytes - 8));
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("the sample for these tests spans several checksum chunks") {
+  const Database db = large_database();
+  CHECK(db.index.locations().size() * sizeof(Location) > 5 * ff::checksum_chunk_bytes);
+  CHECK(db.index.offsets().size() * sizeof(std::uint64_t) > 2 * ff::checksum_chunk_bytes);
+}
+
+TEST_CASE("a database written by 1 or many threads has the same bytes; loads are the same") {
+  ScratchDir dir("threads");
+  const Database db = large_database();
+  const fs::path one = dir.path / "one.mwdb";
+  save(db, one, 1);
+  const std::vector<char> bytes = read_bytes(one);
+  CHECK(read_at<std::uint32_t>(bytes, 4) == format_version);
+  for (unsigned threads : {2u, 3u, 7u, 16u, 0u}) {
+    const fs::path many = dir.path / ("many" + std::to_string(threads) + ".mwdb");
+    save(db, many, threads);
+    INFO("save threads " << threads);
+    CHECK(read_bytes(many) == bytes);
+  }
+  for (unsigned threads : {1u, 2u, 3u, 5u, 16u, 0u}) {
+    INFO("load threads " << threads);
+    const Database loaded = load(one, threads);
+    REQUIRE(loaded.index == db.index);
+    REQUIRE(loaded.targets.size() == db.targets.size());
+    REQUIRE(loaded.taxonomy.nodes().size() == db.taxonomy.nodes().size());
+  }
+}
+
+TEST_CASE("damage anywhere in a large section is found by every thread count") {
+  ScratchDir dir("damage");
+  const fs::path path = dir.path / "db.mwdb";
+  save(large_database(), path);
+  const std::vector<char> good = read_bytes(path);
+  const std::size_t locations = 5;
+  const auto offset = read_at<std::uint64_t>(good, section_entry(locations) + 8);
+  const auto size = read_at<std::uint64_t>(good, section_entry(locations) + 16);
+  // First byte, the last byte of a chunk, the first of the next, the middle
+  // of a chunk, the last chunk (shorter than the others), the last byte.
+  for (std::uint64_t at : {std::uint64_t(0), std::uint64_t(ff::checksum_chunk_bytes - 1),
+                           std::uint64_t(ff::checksum_chunk_bytes),
+                           std::uint64_t(3 * ff::checksum_chunk_bytes + 12345),
+                           size / ff::checksum_chunk_bytes * ff::checksum_chunk_bytes + 8,
+                           size - 1}) {
+    std::vector<char> bad = good;
+    bad[offset + at] ^= 0x04;
+    write_bytes(path, bad);
+    for (unsigned threads : {1u, 3u, 0u}) {
+      INFO("byte " << at << " of the locations, threads " << threads);
+      const std::string error = load_error(path, threads);
+      CHECK(error.find("checksum mismatch in section 'locations'") != std::string::npos);
+      CHECK(error.find(path.string()) != std::string::npos);
+    }
+  }
+  // Two chunks swapped keep every chunk's own checksum: the section's
+  // checksum depends on their order.
+  std::vector<char> swapped = good;
+  std::swap_ranges(swapped.begin() + std::ptrdiff_t(offset),
+                   swapped.begin() + std::ptrdiff_t(offset + ff::checksum_chunk_bytes),
+                   swapped.begin() + std::ptrdiff_t(offset + ff::checksum_chunk_bytes));
+  write_bytes(path, swapped);
+  CHECK(load_error(path, 0).find("checksum mismatch in section 'locations'") != std::string::npos);
+}
+
+TEST_CASE("files of format version 1 still load, and their damage is still found") {
+  ScratchDir dir("version1");
+  const fs::path path = dir.path / "db.mwdb";
+  const Database db = large_database();
+  save(db, path);
+  const std::vector<char> v1 = as_version_1(read_bytes(path));
+  write_bytes(path, v1);
+  for (unsigned threads : {1u, 0u}) {
+    const Database loaded = load(path, threads);
+    CHECK(loaded.index == db.index);
+  }
+  // Saving it again writes the current version.
+  save(load(path), dir.path / "again.mwdb");
+  CHECK(read_at<std::uint32_t>(read_bytes(dir.path / "again.mwdb"), 4) == format_version);
+
+  std::vector<char> bad = v1;
+  const auto offset = read_at<std::uint64_t>(bad, section_entry(4) + 8);
+  bad[offset + 2 * ff::checksum_chunk_bytes + 5] ^= 0x40;
+  write_bytes(path, bad);
+  CHECK(load_error(path, 0).find("checksum mismatch in section 'offsets'") != std::string::npos);
+  // A version-2 file that claims to be version 1 (or the reverse) fails its checksums.
+  std::vector<char> relabelled = read_bytes(dir.path / "again.mwdb");
+  write_at<std::uint32_t>(relabelled, 4, 1);
+  write_at(relabelled, ff::header_bytes - 8, checksum64(relabelled.data(), ff::header_bytes - 8));
+  write_bytes(path, relabelled);
+  CHECK(load_error(path, 0).find("checksum mismatch in section") != std::string::npos);
+}
+
+TEST_CASE("chunked_checksum is checksum64 over the chunks' checksum64s, for any thread count") {
+  std::mt19937_64 rng(4);
+  std::vector<char> data(3 * ff::checksum_chunk_bytes + 1000);
+  for (auto& c : data) c = char(rng());
+  for (std::size_t size : {std::size_t(0), std::size_t(1), ff::checksum_chunk_bytes,
+                           ff::checksum_chunk_bytes + 1, data.size()}) {
+    std::vector<std::uint64_t> sums;
+    for (std::size_t at = 0; at < size; at += ff::checksum_chunk_bytes)
+      sums.push_back(checksum64(data.data() + at, std::min(ff::checksum_chunk_bytes, size - at)));
+    const std::uint64_t expected = checksum64(sums.data(), sums.size() * 8);
+    CAPTURE(size);
+    CHECK(checksum_chunk_count(size) == sums.size());
+    for (unsigned threads : {1u, 2u, 5u, 0u}) CHECK(chunked_checksum(data.data(), size, threads) == expected);
+    CHECK(section_checksum(2, data.data(), size) == expected);
+    CHECK(section_checksum(1, data.data(), size) == checksum64(data.data(), size));
+  }
+}
