@@ -7,11 +7,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -76,13 +76,27 @@ class Reader {
   }
 
   // read_exact() of a section's bytes, by all cores; returns their checksum
-  // as the file's format version defines it.
+  // as the file's format version defines it. `on_chunk` sees every checksum
+  // chunk of dst (version 1: after the whole section is read).
   std::uint64_t read_checksummed(void* dst, std::size_t n, std::uint64_t offset,
-                                 std::uint32_t version, std::string_view what) {
-    const auto sum = version >= ff::first_chunked_checksum_version
-                         ? read_chunked(file_.get(), offset, dst, n, threads_)
-                         : read_and_checksum(file_.get(), offset, dst, n);
+                                 std::uint32_t version, std::string_view what,
+                                 const ChunkVisitor& on_chunk) {
+    if (version >= ff::first_chunked_checksum_version) {
+      const auto sum = read_chunked(file_.get(), offset, dst, n, threads_, on_chunk);
+      if (!sum) fail("truncated or unreadable while reading " + std::string(what));
+      return *sum;
+    }
+    const auto sum = read_and_checksum(file_.get(), offset, dst, n);
     if (!sum) fail("truncated or unreadable while reading " + std::string(what));
+    if (on_chunk) {
+      constexpr std::size_t chunk = ff::checksum_chunk_bytes;
+      const std::size_t chunks = checksum_chunk_count(n);
+      host::parallel_ranges(chunks, threads_ == 0 ? host::parts_for(chunks, 1)
+                                                  : std::min<std::size_t>(threads_, chunks),
+                            [&](std::size_t first, std::size_t last) {
+        for (std::size_t c = first; c < last; ++c) on_chunk(c * chunk, std::min(n, (c + 1) * chunk));
+      });
+    }
     return *sum;
   }
 
@@ -100,13 +114,16 @@ std::uint32_t u32_at(const char* p) {
 
 // Reads a section's payload into `out` (resized to count elements of T or to
 // its byte size for T = char), checks its checksum and zero padding.
+// `on_chunk` sees each checksum chunk of the payload once it is read.
 template <class T>
-void read_section(Reader& in, std::uint32_t version, const SectionEntry& s, IndexArray<T>& out) {
+void read_section(Reader& in, std::uint32_t version, const SectionEntry& s, IndexArray<T>& out,
+                  const ChunkVisitor& on_chunk = {}) {
   const std::string name(ff::section_name(s.id));
   // Not zeroed first: the readers' writes fault the pages in, on all cores.
   out = host::make_uninitialized_large_vector<T>(sizeof(T) == 1 ? s.bytes : s.count);
   const std::uint64_t checksum =
-      in.read_checksummed(out.data(), s.bytes, s.offset, version, "section '" + name + "'");
+      in.read_checksummed(out.data(), s.bytes, s.offset, version, "section '" + name + "'",
+                          on_chunk);
   char padding[ff::alignment] = {};
   const std::size_t pad = ff::padded(s.bytes) - s.bytes;
   in.read_exact(padding, pad, s.offset + s.bytes, "section '" + name + "'");
@@ -259,40 +276,37 @@ Database read_database(const std::filesystem::path& path, unsigned threads) {
     in.fail("implausible counts: offsets must number features + 1");
 
   IndexArray<char> target_bytes, node_bytes, merged_bytes;
-  IndexArray<feature_t> features;
-  IndexArray<std::uint64_t> offsets;
-  IndexArray<Location> locations;
   read_section(in, version, section(ff::SectionId::targets), target_bytes);
   read_section(in, version, section(ff::SectionId::taxonomy_nodes), node_bytes);
   read_section(in, version, section(ff::SectionId::taxonomy_merged), merged_bytes);
-  read_section(in, version, section(ff::SectionId::features), features);
-  read_section(in, version, section(ff::SectionId::offsets), offsets);
-  read_section(in, version, section(ff::SectionId::locations), locations);
-
   db.targets = parse_targets(in, target_bytes, section(ff::SectionId::targets).count);
   db.taxonomy = parse_taxonomy(in, node_bytes, section(ff::SectionId::taxonomy_nodes).count,
                                merged_bytes, section(ff::SectionId::taxonomy_merged).count);
-  // Every location inside its target's windows, checked by all cores; the
-  // first bad one (in file order) is reported.
+
+  IndexArray<feature_t> features;
+  IndexArray<std::uint64_t> offsets;
+  IndexArray<Location> locations;
+  read_section(in, version, section(ff::SectionId::features), features);
+  read_section(in, version, section(ff::SectionId::offsets), offsets);
+  // Every location inside its target's windows, checked by the thread that
+  // read it while it is in the cache; the first bad one in file order is
+  // reported, once the section's checksum has shown that it is what was written.
   std::vector<std::uint32_t> windows(db.targets.size());
   for (std::size_t t = 0; t < db.targets.size(); ++t) windows[t] = db.targets[t].windows;
-  std::mutex bad_mutex;
-  std::size_t bad = locations.size();
-  host::parallel_ranges(locations.size(),
-                        host::parts_for(locations.size(), std::size_t(1) << 22),
-                        [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const Location l = locations[i];
-      if (l.target >= windows.size() || l.window >= windows[l.target]) {
-        std::lock_guard lock(bad_mutex);
-        bad = std::min(bad, i);
-        return;
+  std::atomic<std::size_t> bad{section(ff::SectionId::locations).count};
+  read_section(in, version, section(ff::SectionId::locations), locations,
+               [&](std::size_t begin, std::size_t end) {
+    const Location* l = locations.data();
+    for (std::size_t i = begin / sizeof(Location); i < end / sizeof(Location); ++i) {
+      if (l[i].target < windows.size() && l[i].window < windows[l[i].target]) continue;
+      for (std::size_t seen = bad.load(); i < seen && !bad.compare_exchange_weak(seen, i);) {
       }
+      return;
     }
   });
-  if (bad < locations.size())
-    in.fail("corrupted: location (target " + std::to_string(locations[bad].target) +
-            ", window " + std::to_string(locations[bad].window) +
+  if (const std::size_t i = bad.load(); i < locations.size())
+    in.fail("corrupted: location (target " + std::to_string(locations[i].target) +
+            ", window " + std::to_string(locations[i].window) +
             ") outside the targets' windows");
   try {
     db.index = FeatureIndex(std::move(features), std::move(offsets), std::move(locations));

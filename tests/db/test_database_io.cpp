@@ -196,6 +196,14 @@ TEST_CASE("files of format version 1 still load, and their damage is still found
   bad[offset + 2 * ff::checksum_chunk_bytes + 5] ^= 0x40;
   write_bytes(path, bad);
   CHECK(load_error(path, 0).find("checksum mismatch in section 'offsets'") != std::string::npos);
+  // Content checks still run on version-1 files: a location past its
+  // target's windows, in the last chunk, under valid checksums.
+  bad = as_version_1(read_bytes(dir.path / "again.mwdb"));
+  const auto locations = read_at<std::uint64_t>(bad, section_entry(5) + 8) +
+                         read_at<std::uint64_t>(bad, section_entry(5) + 16) - 8;
+  write_at<std::uint32_t>(bad, locations + 4, 1u << 30);  // the last location's window
+  write_bytes(path, as_version_1(bad));
+  CHECK(load_error(path, 0).find("outside the targets' windows") != std::string::npos);
   // A version-2 file that claims to be version 1 (or the reverse) fails its checksums.
   std::vector<char> relabelled = read_bytes(dir.path / "again.mwdb");
   write_at<std::uint32_t>(relabelled, 4, 1);
