@@ -2,12 +2,9 @@
 // bytes and the loaded content do not depend on the thread count, damage
 // anywhere in a large section is found by every thread count, and files of
 // format version 1 (one checksum per section) still load.
-#include <unistd.h>
-
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -16,38 +13,20 @@
 #include "db/checksum.hpp"
 #include "db/database.hpp"
 #include "db/file_format.hpp"
+#include "file_bytes.hpp"
 #include "sample_database.hpp"
+#include "scratch_dir.hpp"
 
 using namespace metawarp;
 using namespace metawarp::db;
 namespace fs = std::filesystem;
+using metawarp::db::test::read_bytes;
+using metawarp::db::test::write_bytes;
+using metawarp::test::ScratchDir;
 namespace ff = metawarp::db::file_format;
 
 namespace {
 
-struct ScratchDir {
-  fs::path path;
-  explicit ScratchDir(const std::string& name) {
-    path = fs::temp_directory_path() /
-           ("metawarp-test-dbio-" + name + "-" + std::to_string(::getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
-std::vector<char> read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_bytes(const fs::path& p, const std::vector<char>& bytes) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), std::streamsize(bytes.size()));
-}
 
 std::string load_error(const fs::path& p, unsigned threads) {
   try {
@@ -78,7 +57,7 @@ std::size_t section_entry(std::size_t section) {
 // locations about 5.5 chunks, not a whole number), from the sample database's
 // targets and taxonomy.
 Database large_database() {
-  Database db = test::make_database(11, 100);
+  Database db = metawarp::db::test::make_database(11, 100);
   std::mt19937_64 rng(12);
   const std::size_t features = 300000;
   IndexArray<feature_t> f(features);
@@ -122,12 +101,12 @@ TEST_CASE("the sample for these tests spans several checksum chunks") {
 TEST_CASE("a database written by 1 or many threads has the same bytes; loads are the same") {
   ScratchDir dir("threads");
   const Database db = large_database();
-  const fs::path one = dir.path / "one.mwdb";
+  const fs::path one = dir.path() / "one.mwdb";
   save(db, one, 1);
   const std::vector<char> bytes = read_bytes(one);
   CHECK(read_at<std::uint32_t>(bytes, 4) == format_version);
   for (unsigned threads : {2u, 3u, 7u, 16u, 0u}) {
-    const fs::path many = dir.path / ("many" + std::to_string(threads) + ".mwdb");
+    const fs::path many = dir.path() / ("many" + std::to_string(threads) + ".mwdb");
     save(db, many, threads);
     INFO("save threads " << threads);
     CHECK(read_bytes(many) == bytes);
@@ -143,7 +122,7 @@ TEST_CASE("a database written by 1 or many threads has the same bytes; loads are
 
 TEST_CASE("damage anywhere in a large section is found by every thread count") {
   ScratchDir dir("damage");
-  const fs::path path = dir.path / "db.mwdb";
+  const fs::path path = dir.path() / "db.mwdb";
   save(large_database(), path);
   const std::vector<char> good = read_bytes(path);
   const std::size_t locations = 5;
@@ -178,7 +157,7 @@ TEST_CASE("damage anywhere in a large section is found by every thread count") {
 
 TEST_CASE("files of format version 1 still load, and their damage is still found") {
   ScratchDir dir("version1");
-  const fs::path path = dir.path / "db.mwdb";
+  const fs::path path = dir.path() / "db.mwdb";
   const Database db = large_database();
   save(db, path);
   const std::vector<char> v1 = as_version_1(read_bytes(path));
@@ -188,8 +167,8 @@ TEST_CASE("files of format version 1 still load, and their damage is still found
     CHECK(loaded.index == db.index);
   }
   // Saving it again writes the current version.
-  save(load(path), dir.path / "again.mwdb");
-  CHECK(read_at<std::uint32_t>(read_bytes(dir.path / "again.mwdb"), 4) == format_version);
+  save(load(path), dir.path() / "again.mwdb");
+  CHECK(read_at<std::uint32_t>(read_bytes(dir.path() / "again.mwdb"), 4) == format_version);
 
   std::vector<char> bad = v1;
   const auto offset = read_at<std::uint64_t>(bad, section_entry(4) + 8);
@@ -198,14 +177,14 @@ TEST_CASE("files of format version 1 still load, and their damage is still found
   CHECK(load_error(path, 0).find("checksum mismatch in section 'offsets'") != std::string::npos);
   // Content checks still run on version-1 files: a location past its
   // target's windows, in the last chunk, under valid checksums.
-  bad = as_version_1(read_bytes(dir.path / "again.mwdb"));
+  bad = as_version_1(read_bytes(dir.path() / "again.mwdb"));
   const auto locations = read_at<std::uint64_t>(bad, section_entry(5) + 8) +
                          read_at<std::uint64_t>(bad, section_entry(5) + 16) - 8;
   write_at<std::uint32_t>(bad, locations + 4, 1u << 30);  // the last location's window
   write_bytes(path, as_version_1(bad));
   CHECK(load_error(path, 0).find("outside the targets' windows") != std::string::npos);
   // A version-2 file that claims to be version 1 (or the reverse) fails its checksums.
-  std::vector<char> relabelled = read_bytes(dir.path / "again.mwdb");
+  std::vector<char> relabelled = read_bytes(dir.path() / "again.mwdb");
   write_at<std::uint32_t>(relabelled, 4, 1);
   write_at(relabelled, ff::header_bytes - 8, checksum64(relabelled.data(), ff::header_bytes - 8));
   write_bytes(path, relabelled);
