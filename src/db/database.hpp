@@ -168,10 +168,27 @@ inline constexpr std::uint32_t format_version = 2;
 // The sections are checksummed and written by `threads` threads (0: all
 // cores) at their offsets; the bytes do not depend on `threads`.
 void save(const Database& db, const std::filesystem::path& path, unsigned threads = 0);
+// What load() shows of the index arrays while it reads them, so that they can
+// go on (to a GPU) at the same time. Called from the reading threads, at once.
+class IndexReadObserver {
+ public:
+  enum class Array { features, offsets, locations };
+  virtual ~IndexReadObserver() = default;
+  // Once, before any chunk: the number of features (offsets: one more) and
+  // of locations.
+  virtual void sizes(std::uint64_t features, std::uint64_t locations) = 0;
+  // Bytes [begin, begin + bytes) of `array` are read, at `data` (valid until
+  // load() returns). Not yet checked: when load() throws, nothing it showed
+  // may be used.
+  virtual void chunk(Array array, std::uint64_t begin, const void* data, std::size_t bytes) = 0;
+};
+
 // Validates magic, version, sizes and checksums; throws std::runtime_error
 // saying what is wrong (truncated, corrupted, not a metawarp database, newer
 // version). Reads and checks with `threads` threads (0: all cores); the
-// result does not depend on `threads`.
-Database load(const std::filesystem::path& path, unsigned threads = 0);
+// result does not depend on `threads`. `observer`, when given, sees the
+// index arrays as they are read.
+Database load(const std::filesystem::path& path, unsigned threads = 0,
+              IndexReadObserver* observer = nullptr);
 
 }  // namespace metawarp::db

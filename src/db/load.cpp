@@ -234,7 +234,8 @@ taxonomy::Taxonomy parse_taxonomy(Reader& in, const IndexArray<char>& node_bytes
   }
 }
 
-Database read_database(const std::filesystem::path& path, unsigned threads) {
+Database read_database(const std::filesystem::path& path, unsigned threads,
+                       IndexReadObserver* observer) {
   Reader in(path, threads);
   char h[ff::header_bytes];
   const std::size_t got = in.read_some(h, sizeof h, 0);
@@ -286,8 +287,22 @@ Database read_database(const std::filesystem::path& path, unsigned threads) {
   IndexArray<feature_t> features;
   IndexArray<std::uint64_t> offsets;
   IndexArray<Location> locations;
-  read_section(in, version, section(ff::SectionId::features), features);
-  read_section(in, version, section(ff::SectionId::offsets), offsets);
+  using Array = IndexReadObserver::Array;
+  // What the observer sees of an array: each chunk once it is read.
+  const auto shown = [observer](Array array, const auto& out) -> ChunkVisitor {
+    if (!observer) return {};
+    return [observer, array, &out](std::size_t begin, std::size_t end) {
+      observer->chunk(array, begin, reinterpret_cast<const char*>(out.data()) + begin, end - begin);
+    };
+  };
+  if (observer)
+    observer->sizes(section(ff::SectionId::features).count,
+                    section(ff::SectionId::locations).count);
+  read_section(in, version, section(ff::SectionId::features), features,
+               shown(Array::features, features));
+  read_section(in, version, section(ff::SectionId::offsets), offsets,
+               shown(Array::offsets, offsets));
+  const ChunkVisitor show_locations = shown(Array::locations, locations);
   // Every location inside its target's windows, checked by the thread that
   // read it while it is in the cache; the first bad one in file order is
   // reported, once the section's checksum has shown that it is what was written.
@@ -301,8 +316,9 @@ Database read_database(const std::filesystem::path& path, unsigned threads) {
       if (l[i].target < windows.size() && l[i].window < windows[l[i].target]) continue;
       for (std::size_t seen = bad.load(); i < seen && !bad.compare_exchange_weak(seen, i);) {
       }
-      return;
+      break;
     }
+    if (show_locations) show_locations(begin, end);
   });
   if (const std::size_t i = bad.load(); i < locations.size())
     in.fail("corrupted: location (target " + std::to_string(locations[i].target) +
@@ -318,9 +334,9 @@ Database read_database(const std::filesystem::path& path, unsigned threads) {
 
 }  // namespace
 
-Database load(const std::filesystem::path& path, unsigned threads) {
+Database load(const std::filesystem::path& path, unsigned threads, IndexReadObserver* observer) {
   try {
-    return read_database(path, threads);
+    return read_database(path, threads, observer);
   } catch (const std::runtime_error& problem) {
     throw std::runtime_error("database '" + path.string() + "': " + problem.what());
   }

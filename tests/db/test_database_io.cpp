@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <random>
 #include <string>
 #include <vector>
@@ -206,5 +207,60 @@ TEST_CASE("chunked_checksum is checksum64 over the chunks' checksum64s, for any 
     for (unsigned threads : {1u, 2u, 5u, 0u}) CHECK(chunked_checksum(data.data(), size, threads) == expected);
     CHECK(section_checksum(2, data.data(), size) == expected);
     CHECK(section_checksum(1, data.data(), size) == checksum64(data.data(), size));
+  }
+}
+
+namespace {
+
+// Copies what load() shows into arrays of its own, counting the bytes.
+class CopyingObserver final : public IndexReadObserver {
+ public:
+  void sizes(std::uint64_t features, std::uint64_t locations) override {
+    ++sizes_calls;
+    arrays[0].assign(features * sizeof(feature_t), 0);
+    arrays[1].assign((features + 1) * sizeof(std::uint64_t), 0);
+    arrays[2].assign(locations * sizeof(Location), 0);
+  }
+  void chunk(Array array, std::uint64_t begin, const void* data, std::size_t bytes) override {
+    std::lock_guard lock(mutex);
+    if (sizes_calls != 1) chunk_before_sizes = true;
+    std::vector<char>& to = arrays[std::size_t(array)];
+    if (begin + bytes > to.size()) {  // no assertions here: this is a reading thread
+      out_of_range = true;
+      return;
+    }
+    std::memcpy(to.data() + begin, data, bytes);
+    shown[std::size_t(array)] += bytes;
+  }
+  std::mutex mutex;
+  int sizes_calls = 0;
+  bool chunk_before_sizes = false;
+  bool out_of_range = false;
+  std::vector<char> arrays[3];
+  std::uint64_t shown[3] = {0, 0, 0};
+};
+
+template <class T>
+bool same_bytes(const std::vector<char>& bytes, const IndexArray<T>& array) {
+  return bytes.size() == array.size() * sizeof(T) &&
+         std::memcmp(bytes.data(), array.data(), bytes.size()) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("load shows the observer every byte of the index arrays once, after their sizes") {
+  ScratchDir dir("observer");
+  const fs::path path = dir / "db.mwdb";
+  save(large_database(), path);
+  for (unsigned threads : {1u, 4u}) {
+    CopyingObserver observer;
+    const Database loaded = load(path, threads, &observer);
+    CHECK(observer.sizes_calls == 1);
+    CHECK_FALSE(observer.chunk_before_sizes);
+    CHECK_FALSE(observer.out_of_range);
+    CHECK(same_bytes(observer.arrays[0], loaded.index.features()));
+    CHECK(same_bytes(observer.arrays[1], loaded.index.offsets()));
+    CHECK(same_bytes(observer.arrays[2], loaded.index.locations()));
+    for (int a = 0; a < 3; ++a) CHECK(observer.shown[a] == observer.arrays[a].size());
   }
 }
