@@ -15,12 +15,14 @@
 #include "db/database.hpp"
 #include "db/file_format.hpp"
 #include "file_bytes.hpp"
+#include "large_database.hpp"
 #include "sample_database.hpp"
 #include "scratch_dir.hpp"
 
 using namespace metawarp;
 using namespace metawarp::db;
 namespace fs = std::filesystem;
+using metawarp::db::test::large_database;
 using metawarp::db::test::read_bytes;
 using metawarp::db::test::write_bytes;
 using metawarp::test::ScratchDir;
@@ -52,30 +54,6 @@ void write_at(std::vector<char>& bytes, std::size_t offset, T v) {
 
 std::size_t section_entry(std::size_t section) {
   return ff::fixed_header_bytes + ff::section_entry_bytes * section;
-}
-
-// A database whose index sections are several checksum chunks long (the
-// locations about 5.5 chunks, not a whole number), from the sample database's
-// targets and taxonomy.
-Database large_database() {
-  Database db = metawarp::db::test::make_database(11, 100);
-  std::mt19937_64 rng(12);
-  const std::size_t features = 300000;
-  IndexArray<feature_t> f(features);
-  IndexArray<std::uint64_t> offsets(features + 1);
-  IndexArray<Location> locations;
-  feature_t next = 0;
-  for (std::size_t i = 0; i < features; ++i) {
-    next += 1 + feature_t(rng() % 1000);
-    f[i] = next;
-    offsets[i] = locations.size();
-    const std::uint32_t t = std::uint32_t(rng() % db.targets.size());
-    for (std::uint64_t j = 0, n = 1 + rng() % 4; j < n; ++j)
-      locations.push_back(Location{t, std::uint32_t(j)});  // every target has >= 4 windows
-  }
-  offsets[features] = locations.size();
-  db.index = FeatureIndex(std::move(f), std::move(offsets), std::move(locations));
-  return db;
 }
 
 // The file as format version 1 wrote it: the same layout, one checksum64 per
