@@ -1,9 +1,14 @@
 #include "db/checksum.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
+#include <vector>
+
+#include "db/file_format.hpp"
 #include "metawarp/hash/fmix.hpp"
+#include "metawarp/host/parallel_for.hpp"
 
 namespace metawarp::db {
 namespace {
@@ -63,6 +68,32 @@ std::uint64_t Checksum64::finish(const void* rest, std::size_t n) const {
 
 std::uint64_t checksum64(const void* data, std::size_t size) {
   return Checksum64().finish(data, size);
+}
+
+std::size_t checksum_chunk_count(std::size_t size) {
+  return (size + file_format::checksum_chunk_bytes - 1) / file_format::checksum_chunk_bytes;
+}
+
+std::uint64_t combine_chunk_checksums(std::span<const std::uint64_t> chunk_sums) {
+  return checksum64(chunk_sums.data(), chunk_sums.size_bytes());
+}
+
+std::uint64_t chunked_checksum(const void* data, std::size_t size, unsigned threads) {
+  constexpr std::size_t chunk = file_format::checksum_chunk_bytes;
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  std::vector<std::uint64_t> sums(checksum_chunk_count(size));
+  const std::size_t parts = threads == 0 ? host::parts_for(sums.size(), 1)
+                                         : std::min<std::size_t>(threads, sums.size());
+  host::parallel_ranges(sums.size(), parts, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t c = begin; c < end; ++c)
+      sums[c] = checksum64(bytes + c * chunk, std::min(chunk, size - c * chunk));
+  });
+  return combine_chunk_checksums(sums);
+}
+
+std::uint64_t section_checksum(std::uint32_t version, const void* data, std::size_t size) {
+  return version >= file_format::first_chunked_checksum_version ? chunked_checksum(data, size)
+                                                                  : checksum64(data, size);
 }
 
 }  // namespace metawarp::db

@@ -3,6 +3,7 @@
 // accidental corruption (flipped bits, truncation, stray writes), not tampering.
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace metawarp::db {
 
@@ -25,5 +26,21 @@ class Checksum64 {
   std::uint64_t lanes_[4];
   std::uint64_t size_ = 0;
 };
+
+// A section's checksum from format version 2 on (docs/database-format.md):
+// checksum64 of the sequence of checksum64s (u64, little-endian) of its
+// consecutive chunks of file_format::checksum_chunk_bytes (the last one
+// shorter; an empty section has none). Chunks are summed independently, so
+// the readers and writers of a section sum it on all their threads.
+std::size_t checksum_chunk_count(std::size_t size);
+// The section checksum from its chunks' checksums, in order.
+std::uint64_t combine_chunk_checksums(std::span<const std::uint64_t> chunk_sums);
+// chunked_checksum of data, computed on up to `threads` threads (0: all cores).
+std::uint64_t chunked_checksum(const void* data, std::size_t size, unsigned threads = 1);
+
+// A section's checksum as format version `version` defines it: checksum64
+// (version 1) or chunked_checksum (version 2 on). For tools and tests that
+// edit files; load and save sum the chunks as they read or write them.
+std::uint64_t section_checksum(std::uint32_t version, const void* data, std::size_t size);
 
 }  // namespace metawarp::db

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "metawarp/host/large_vector.hpp"
 #include "metawarp/index/cap_rule.hpp"
 #include "metawarp/sketch/types.hpp"
 #include "taxonomy/taxonomy.hpp"
@@ -48,6 +49,11 @@ struct Entry {
   Location location;
 };
 
+// The index's arrays: std::vectors whose resize() does not zero (gigabytes
+// are filled by several threads right after; metawarp/host/large_vector.hpp).
+template <class T>
+using IndexArray = host::LargeVector<T>;
+
 // The query layout: features sorted ascending; locations of features[i] are
 // locations[offsets[i] .. offsets[i+1]), sorted by (target, window).
 class FeatureIndex {
@@ -55,8 +61,8 @@ class FeatureIndex {
   FeatureIndex() : offsets_(1, 0) {}  // empty: no features, offsets {0}
   // Throws std::invalid_argument unless features are strictly ascending,
   // offsets has features+1 non-decreasing entries from 0 to locations.size().
-  FeatureIndex(std::vector<feature_t> features, std::vector<std::uint64_t> offsets,
-               std::vector<Location> locations);
+  FeatureIndex(IndexArray<feature_t> features, IndexArray<std::uint64_t> offsets,
+               IndexArray<Location> locations);
   // Moves leave an index behind that holds nothing and finds nothing (not
   // even the offset {0} of an empty index: assign it a new one before saving).
   FeatureIndex(FeatureIndex&& other) noexcept;
@@ -85,9 +91,9 @@ class FeatureIndex {
 
   std::size_t feature_count() const { return features_.size(); }
   std::size_t location_count() const { return locations_.size(); }
-  const std::vector<feature_t>& features() const { return features_; }
-  const std::vector<std::uint64_t>& offsets() const { return offsets_; }
-  const std::vector<Location>& locations() const { return locations_; }
+  const IndexArray<feature_t>& features() const { return features_; }
+  const IndexArray<std::uint64_t>& offsets() const { return offsets_; }
+  const IndexArray<Location>& locations() const { return locations_; }
   // Bytes the open-addressing lookup takes once built (for `info`).
   std::size_t lookup_bytes() const;
 
@@ -102,7 +108,7 @@ class FeatureIndex {
   struct Lookup {
     std::once_flag once;
     std::atomic<bool> built{false};
-    std::vector<std::uint64_t> slots;
+    IndexArray<std::uint64_t> slots;
     std::uint64_t mask = 0;
   };
   // The built lookup (building it on first use); a moved-from index has none.
@@ -115,9 +121,9 @@ class FeatureIndex {
   void build_lookup() const;
   void check_consistency() const;
 
-  std::vector<feature_t> features_;
-  std::vector<std::uint64_t> offsets_;
-  std::vector<Location> locations_;
+  IndexArray<feature_t> features_;
+  IndexArray<std::uint64_t> offsets_;
+  IndexArray<Location> locations_;
   std::unique_ptr<Lookup> lookup_ = std::make_unique<Lookup>();
 };
 
@@ -151,16 +157,38 @@ struct Database {
 };
 
 // Current file format version (docs/database-format.md); load() accepts <= this.
-inline constexpr std::uint32_t format_version = 1;
+// Version 2: section checksums over 1 MiB chunks (checked on all cores).
+inline constexpr std::uint32_t format_version = 2;
 
 // Writes the database atomically (output/atomic_file.hpp): `path` must be a
 // new path or a regular file to replace (symlinks followed); the bytes go to
 // a temporary next to it, are fsynced and renamed over it (the folder fsynced
 // too), keeping a replaced file's mode. A failure removes the temporary and
 // keeps the file that was there. Throws std::runtime_error naming the path.
-void save(const Database& db, const std::filesystem::path& path);
+// The sections are checksummed and written by `threads` threads (0: all
+// cores) at their offsets; the bytes do not depend on `threads`.
+void save(const Database& db, const std::filesystem::path& path, unsigned threads = 0);
+// What load() shows of the index arrays while it reads them, so that they can
+// go on (to a GPU) at the same time. Called from the reading threads, at once.
+class IndexReadObserver {
+ public:
+  enum class Array { features, offsets, locations };
+  virtual ~IndexReadObserver() = default;
+  // Once, before any chunk: the number of features (offsets: one more) and
+  // of locations.
+  virtual void sizes(std::uint64_t features, std::uint64_t locations) = 0;
+  // Bytes [begin, begin + bytes) of `array` are read, at `data` (valid until
+  // load() returns). Not yet checked: when load() throws, nothing it showed
+  // may be used.
+  virtual void chunk(Array array, std::uint64_t begin, const void* data, std::size_t bytes) = 0;
+};
+
 // Validates magic, version, sizes and checksums; throws std::runtime_error
-// saying what is wrong (truncated, corrupted, not a metawarp database, newer version).
-Database load(const std::filesystem::path& path);
+// saying what is wrong (truncated, corrupted, not a metawarp database, newer
+// version). Reads and checks with `threads` threads (0: all cores); the
+// result does not depend on `threads`. `observer`, when given, sees the
+// index arrays as they are read.
+Database load(const std::filesystem::path& path, unsigned threads = 0,
+              IndexReadObserver* observer = nullptr);
 
 }  // namespace metawarp::db

@@ -42,8 +42,8 @@ unsigned threads_for(std::size_t n) {
 
 }  // namespace
 
-FeatureIndex::FeatureIndex(std::vector<feature_t> features, std::vector<std::uint64_t> offsets,
-                           std::vector<Location> locations)
+FeatureIndex::FeatureIndex(IndexArray<feature_t> features, IndexArray<std::uint64_t> offsets,
+                           IndexArray<Location> locations)
     : features_(std::move(features)),
       offsets_(std::move(offsets)),
       locations_(std::move(locations)) {

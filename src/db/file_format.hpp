@@ -2,6 +2,7 @@
 // Layout constants of the database file (docs/database-format.md), shared by
 // the writer and the reader.
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -53,6 +54,12 @@ inline constexpr std::size_t section_entry_bytes = 40;
 inline constexpr std::size_t header_bytes =
     fixed_header_bytes + section_count * section_entry_bytes + 8;
 inline constexpr std::size_t alignment = 8;
+
+// From format version 2 a section's checksum is taken over its checksum
+// chunks (checksum.hpp: chunked_checksum), so that all cores check a section
+// at once; version 1 files hold checksum64 of the whole section.
+inline constexpr std::uint32_t first_chunked_checksum_version = 2;
+inline constexpr std::size_t checksum_chunk_bytes = std::size_t(1) << 20;
 
 inline constexpr std::uint64_t padded(std::uint64_t bytes) {
   return (bytes + alignment - 1) / alignment * alignment;

@@ -194,9 +194,9 @@ FeatureIndex finalize_with(const Codec& codec, const Input& input,
   // At most one location per entry survives: the location array is allocated
   // and zeroed (page faults, gigabytes on big inputs) by a thread of its own
   // while the entries are scattered and sorted, and trimmed afterwards.
-  std::vector<Location> locations;
+  IndexArray<Location> locations;
   host::ThreadGroup zero_locations;
-  zero_locations.spawn([&locations, position] { locations.resize(position); });
+  zero_locations.spawn([&locations, position] { locations.assign(position, Location{}); });
 
   // 2. Scatter into bucket order.
   std::unique_ptr<Key[]> keys(new Key[position]);
@@ -232,12 +232,12 @@ FeatureIndex finalize_with(const Codec& codec, const Input& input,
   // Features and offsets are allocated and zeroed (first touch: page faults,
   // gigabytes on big inputs) by two threads while the others gather the
   // locations; then all gather the features and offsets.
-  std::vector<feature_t> features;
-  std::vector<std::uint64_t> offsets;
+  IndexArray<feature_t> features;
+  IndexArray<std::uint64_t> offsets;
   {
     host::ThreadGroup zeroing;
-    zeroing.spawn([&] { features.resize(feature_base.back()); });
-    zeroing.spawn([&] { offsets.resize(feature_base.back() + 1); });
+    zeroing.spawn([&] { features.assign(feature_base.back(), 0); });
+    zeroing.spawn([&] { offsets.assign(feature_base.back() + 1, 0); });
     host::parallel_for(bucket_count, std::max(2u, threads) - 1, [&](std::size_t b) {
       const Key* in = keys.get() + bucket_begin[b];
       Location* out = locations.data() + location_base[b];

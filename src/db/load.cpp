@@ -1,13 +1,17 @@
 // load(): read and validate a database file (docs/database-format.md). Every
 // check names the problem, and load() puts the file's name in front of it, in
 // that one place; the big arrays are read straight into their vectors, by all
-// cores (Reader::read_checksummed).
+// cores, each core checking the checksum chunks it read (parallel_read.hpp).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <cstdio>
+#include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -19,6 +23,7 @@
 #include "metawarp/host/large_vector.hpp"
 #include "metawarp/host/parallel_for.hpp"
 #include "metawarp/sketch/sketch.hpp"
+#include "output/file_descriptor.hpp"
 
 namespace metawarp::db {
 namespace {
@@ -36,14 +41,16 @@ struct SectionEntry {
 
 class Reader {
  public:
-  explicit Reader(const std::filesystem::path& path) {
+  Reader(const std::filesystem::path& path, unsigned threads) : threads_(threads) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) fail("no such file");
     if (std::filesystem::is_directory(path, ec)) fail("is a directory, not a database file");
-    file_.reset(std::fopen(path.c_str(), "rb"));
-    if (!file_) fail(std::string("cannot open: ") + std::strerror(errno));
-    size_ = std::filesystem::file_size(path, ec);
-    if (ec) fail("cannot determine file size: " + ec.message());
+    file_ = output::FileDescriptor(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!file_.is_open()) fail(std::string("cannot open: ") + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(file_.get(), &st) != 0)
+      fail(std::string("cannot determine file size: ") + std::strerror(errno));
+    size_ = std::uint64_t(st.st_size);
   }
 
   // The file's name is added by load(), for this and every other error.
@@ -51,38 +58,52 @@ class Reader {
 
   std::uint64_t size() const { return size_; }
 
-  // Reads up to n bytes; returns how many were read.
-  std::size_t read_some(void* dst, std::size_t n) {
-    return n ? std::fread(dst, 1, n, file_.get()) : 0;
+  // Reads up to n bytes at `offset`; returns how many were read.
+  std::size_t read_some(void* dst, std::size_t n, std::uint64_t offset) {
+    auto* out = static_cast<char*>(dst);
+    std::size_t done = 0;
+    while (done < n) {
+      const ssize_t got = ::pread(file_.get(), out + done, n - done, off_t(offset + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) break;
+      done += std::size_t(got);
+    }
+    return done;
   }
-  void read_exact(void* dst, std::size_t n, std::string_view what) {
-    if (read_some(dst, n) != n)
+  void read_exact(void* dst, std::size_t n, std::uint64_t offset, std::string_view what) {
+    if (read_some(dst, n, offset) != n)
       fail("truncated or unreadable while reading " + std::string(what));
   }
 
-  // read_exact() and checksum64() of the bytes read; large sections are
-  // read by all cores (read_and_checksum).
-  std::uint64_t read_checksummed(void* dst, std::size_t n, std::string_view what) {
-    if (n < 2 * parallel_read_chunk) {
-      read_exact(dst, n, what);
-      return checksum64(dst, n);
+  // read_exact() of a section's bytes, by all cores; returns their checksum
+  // as the file's format version defines it. `on_chunk` sees every checksum
+  // chunk of dst (version 1: after the whole section is read).
+  std::uint64_t read_checksummed(void* dst, std::size_t n, std::uint64_t offset,
+                                 std::uint32_t version, std::string_view what,
+                                 const ChunkVisitor& on_chunk) {
+    if (version >= ff::first_chunked_checksum_version) {
+      const auto sum = read_chunked(file_.get(), offset, dst, n, threads_, on_chunk);
+      if (!sum) fail("truncated or unreadable while reading " + std::string(what));
+      return *sum;
     }
-    const long start = std::ftell(file_.get());
-    if (start < 0) fail("cannot tell the read position: " + std::string(std::strerror(errno)));
-    const auto sum = read_and_checksum(fileno(file_.get()), std::uint64_t(start), dst, n);
+    const auto sum = read_and_checksum(file_.get(), offset, dst, n);
     if (!sum) fail("truncated or unreadable while reading " + std::string(what));
-    if (std::fseek(file_.get(), start + long(n), SEEK_SET) != 0)
-      fail("cannot seek: " + std::string(std::strerror(errno)));
+    if (on_chunk) {
+      constexpr std::size_t chunk = ff::checksum_chunk_bytes;
+      const std::size_t chunks = checksum_chunk_count(n);
+      host::parallel_ranges(chunks, threads_ == 0 ? host::parts_for(chunks, 1)
+                                                  : std::min<std::size_t>(threads_, chunks),
+                            [&](std::size_t first, std::size_t last) {
+        for (std::size_t c = first; c < last; ++c) on_chunk(c * chunk, std::min(n, (c + 1) * chunk));
+      });
+    }
     return *sum;
   }
 
  private:
-  struct Closer {
-    void operator()(std::FILE* f) const { std::fclose(f); }
-  };
-
-  std::unique_ptr<std::FILE, Closer> file_;
+  output::FileDescriptor file_;
   std::uint64_t size_ = 0;
+  unsigned threads_;
 };
 
 std::uint32_t u32_at(const char* p) {
@@ -93,14 +114,19 @@ std::uint32_t u32_at(const char* p) {
 
 // Reads a section's payload into `out` (resized to count elements of T or to
 // its byte size for T = char), checks its checksum and zero padding.
+// `on_chunk` sees each checksum chunk of the payload once it is read.
 template <class T>
-void read_section(Reader& in, const SectionEntry& s, std::vector<T>& out) {
+void read_section(Reader& in, std::uint32_t version, const SectionEntry& s, IndexArray<T>& out,
+                  const ChunkVisitor& on_chunk = {}) {
   const std::string name(ff::section_name(s.id));
-  out = host::make_large_vector<T>(sizeof(T) == 1 ? s.bytes : s.count);
-  const std::uint64_t checksum = in.read_checksummed(out.data(), s.bytes, "section '" + name + "'");
+  // Not zeroed first: the readers' writes fault the pages in, on all cores.
+  out = host::make_uninitialized_large_vector<T>(sizeof(T) == 1 ? s.bytes : s.count);
+  const std::uint64_t checksum =
+      in.read_checksummed(out.data(), s.bytes, s.offset, version, "section '" + name + "'",
+                          on_chunk);
   char padding[ff::alignment] = {};
   const std::size_t pad = ff::padded(s.bytes) - s.bytes;
-  in.read_exact(padding, pad, "section '" + name + "'");
+  in.read_exact(padding, pad, s.offset + s.bytes, "section '" + name + "'");
   for (std::size_t i = 0; i < pad; ++i)
     if (padding[i] != 0) in.fail("corrupted: non-zero padding after section '" + name + "'");
   if (checksum != s.checksum)
@@ -156,7 +182,7 @@ std::vector<SectionEntry> read_section_table(Reader& in, const char* h, std::uin
   return table;
 }
 
-std::vector<Target> parse_targets(Reader& in, const std::vector<char>& bytes,
+std::vector<Target> parse_targets(Reader& in, const IndexArray<char>& bytes,
                                   std::uint64_t count) {
   ByteReader r(bytes.data(), bytes.size(), "section 'targets'");
   std::vector<Target> targets(count);
@@ -176,8 +202,8 @@ std::vector<Target> parse_targets(Reader& in, const std::vector<char>& bytes,
   return targets;
 }
 
-taxonomy::Taxonomy parse_taxonomy(Reader& in, const std::vector<char>& node_bytes,
-                                  std::uint64_t node_count, const std::vector<char>& merged_bytes,
+taxonomy::Taxonomy parse_taxonomy(Reader& in, const IndexArray<char>& node_bytes,
+                                  std::uint64_t node_count, const IndexArray<char>& merged_bytes,
                                   std::uint64_t merged_count) {
   ByteReader r(node_bytes.data(), node_bytes.size(), "section 'taxonomy nodes'");
   std::vector<taxonomy::Node> nodes(node_count);
@@ -208,10 +234,11 @@ taxonomy::Taxonomy parse_taxonomy(Reader& in, const std::vector<char>& node_byte
   }
 }
 
-Database read_database(const std::filesystem::path& path) {
-  Reader in(path);
+Database read_database(const std::filesystem::path& path, unsigned threads,
+                       IndexReadObserver* observer) {
+  Reader in(path, threads);
   char h[ff::header_bytes];
-  const std::size_t got = in.read_some(h, sizeof h);
+  const std::size_t got = in.read_some(h, sizeof h, 0);
   if (got < ff::magic.size() || std::memcmp(h, ff::magic.data(), ff::magic.size()) != 0)
     in.fail("not a metawarp database (wrong magic number)");
   if (got < 12) in.fail("truncated: " + std::to_string(in.size()) + " bytes, shorter than the header");
@@ -249,41 +276,53 @@ Database read_database(const std::filesystem::path& path) {
   if (section(ff::SectionId::offsets).count != section(ff::SectionId::features).count + 1)
     in.fail("implausible counts: offsets must number features + 1");
 
-  std::vector<char> target_bytes, node_bytes, merged_bytes;
-  std::vector<feature_t> features;
-  std::vector<std::uint64_t> offsets;
-  std::vector<Location> locations;
-  read_section(in, section(ff::SectionId::targets), target_bytes);
-  read_section(in, section(ff::SectionId::taxonomy_nodes), node_bytes);
-  read_section(in, section(ff::SectionId::taxonomy_merged), merged_bytes);
-  read_section(in, section(ff::SectionId::features), features);
-  read_section(in, section(ff::SectionId::offsets), offsets);
-  read_section(in, section(ff::SectionId::locations), locations);
-
+  IndexArray<char> target_bytes, node_bytes, merged_bytes;
+  read_section(in, version, section(ff::SectionId::targets), target_bytes);
+  read_section(in, version, section(ff::SectionId::taxonomy_nodes), node_bytes);
+  read_section(in, version, section(ff::SectionId::taxonomy_merged), merged_bytes);
   db.targets = parse_targets(in, target_bytes, section(ff::SectionId::targets).count);
   db.taxonomy = parse_taxonomy(in, node_bytes, section(ff::SectionId::taxonomy_nodes).count,
                                merged_bytes, section(ff::SectionId::taxonomy_merged).count);
-  // Every location inside its target's windows, checked by all cores; the
-  // first bad one (in file order) is reported.
+
+  IndexArray<feature_t> features;
+  IndexArray<std::uint64_t> offsets;
+  IndexArray<Location> locations;
+  using Array = IndexReadObserver::Array;
+  // What the observer sees of an array: each chunk once it is read.
+  const auto shown = [observer](Array array, const auto& out) -> ChunkVisitor {
+    if (!observer) return {};
+    return [observer, array, &out](std::size_t begin, std::size_t end) {
+      observer->chunk(array, begin, reinterpret_cast<const char*>(out.data()) + begin, end - begin);
+    };
+  };
+  if (observer)
+    observer->sizes(section(ff::SectionId::features).count,
+                    section(ff::SectionId::locations).count);
+  read_section(in, version, section(ff::SectionId::features), features,
+               shown(Array::features, features));
+  read_section(in, version, section(ff::SectionId::offsets), offsets,
+               shown(Array::offsets, offsets));
+  const ChunkVisitor show_locations = shown(Array::locations, locations);
+  // Every location inside its target's windows, checked by the thread that
+  // read it while it is in the cache; the first bad one in file order is
+  // reported, once the section's checksum has shown that it is what was written.
   std::vector<std::uint32_t> windows(db.targets.size());
   for (std::size_t t = 0; t < db.targets.size(); ++t) windows[t] = db.targets[t].windows;
-  std::mutex bad_mutex;
-  std::size_t bad = locations.size();
-  host::parallel_ranges(locations.size(),
-                        host::parts_for(locations.size(), std::size_t(1) << 22),
-                        [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      const Location l = locations[i];
-      if (l.target >= windows.size() || l.window >= windows[l.target]) {
-        std::lock_guard lock(bad_mutex);
-        bad = std::min(bad, i);
-        return;
+  std::atomic<std::size_t> bad{section(ff::SectionId::locations).count};
+  read_section(in, version, section(ff::SectionId::locations), locations,
+               [&](std::size_t begin, std::size_t end) {
+    const Location* l = locations.data();
+    for (std::size_t i = begin / sizeof(Location); i < end / sizeof(Location); ++i) {
+      if (l[i].target < windows.size() && l[i].window < windows[l[i].target]) continue;
+      for (std::size_t seen = bad.load(); i < seen && !bad.compare_exchange_weak(seen, i);) {
       }
+      break;
     }
+    if (show_locations) show_locations(begin, end);
   });
-  if (bad < locations.size())
-    in.fail("corrupted: location (target " + std::to_string(locations[bad].target) +
-            ", window " + std::to_string(locations[bad].window) +
+  if (const std::size_t i = bad.load(); i < locations.size())
+    in.fail("corrupted: location (target " + std::to_string(locations[i].target) +
+            ", window " + std::to_string(locations[i].window) +
             ") outside the targets' windows");
   try {
     db.index = FeatureIndex(std::move(features), std::move(offsets), std::move(locations));
@@ -295,9 +334,9 @@ Database read_database(const std::filesystem::path& path) {
 
 }  // namespace
 
-Database load(const std::filesystem::path& path) {
+Database load(const std::filesystem::path& path, unsigned threads, IndexReadObserver* observer) {
   try {
-    return read_database(path);
+    return read_database(path, threads, observer);
   } catch (const std::runtime_error& problem) {
     throw std::runtime_error("database '" + path.string() + "': " + problem.what());
   }

@@ -1,11 +1,14 @@
 #include "db/parallel_read.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <vector>
 
 #include <unistd.h>
 
 #include "db/checksum.hpp"
+#include "db/file_format.hpp"
 #include "metawarp/host/parallel_for.hpp"
 #include "metawarp/host/thread_group.hpp"
 
@@ -25,6 +28,29 @@ bool pread_all(int fd, char* dst, std::size_t n, std::uint64_t offset) {
 }
 
 }  // namespace
+
+std::optional<std::uint64_t> read_chunked(int fd, std::uint64_t offset, void* dst, std::size_t n,
+                                          unsigned threads, const ChunkVisitor& on_chunk) {
+  constexpr std::size_t chunk = file_format::checksum_chunk_bytes;
+  auto* out = static_cast<char*>(dst);
+  std::vector<std::uint64_t> sums(checksum_chunk_count(n));
+  const std::size_t parts = threads == 0 ? host::parts_for(sums.size(), 1)
+                                         : std::min<std::size_t>(threads, sums.size());
+  std::atomic<bool> failed{false};
+  host::parallel_ranges(sums.size(), parts, [&](std::size_t first, std::size_t last) {
+    for (std::size_t c = first; c < last && !failed.load(std::memory_order_relaxed); ++c) {
+      const std::size_t begin = c * chunk, size = std::min(chunk, n - begin);
+      if (!pread_all(fd, out + begin, size, offset + begin)) {
+        failed = true;
+        return;
+      }
+      sums[c] = checksum64(out + begin, size);
+      if (on_chunk) on_chunk(begin, begin + size);
+    }
+  });
+  if (failed) return std::nullopt;
+  return combine_chunk_checksums(sums);
+}
 
 std::optional<std::uint64_t> read_and_checksum(int fd, std::uint64_t offset, void* dst,
                                                std::size_t n, std::size_t chunk) {

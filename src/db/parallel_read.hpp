@@ -1,18 +1,29 @@
 #pragma once
-// Reading a large file section at the speed of the page cache: all cores copy
-// one chunk at once (pread at their own offsets) while one more thread
-// checksums the chunk before, so that loading is bound by the checksum, not by
-// one thread copying.
+// Reading a large file section at the speed of the page cache.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 namespace metawarp::db {
 
-inline constexpr std::size_t parallel_read_chunk = std::size_t(128) << 20;
+// Format version 2 (chunked checksums): up to `threads` threads (0: all
+// cores) each read a contiguous run of checksum chunks straight into dst
+// (pread at their own offsets; the first write to each page faults it in,
+// on the reading core) and sum each chunk right after reading it, while it
+// is in the cache. `on_chunk(begin, end)`, when given, is called on the
+// reading thread for each chunk [begin, end) of dst once it is read (to check
+// or forward it while it is hot). Returns chunked_checksum() of the n bytes at
+// `offset` of the open file `fd`, or nothing when the file ends first or a
+// read fails.
+using ChunkVisitor = std::function<void(std::size_t begin, std::size_t end)>;
+std::optional<std::uint64_t> read_chunked(int fd, std::uint64_t offset, void* dst, std::size_t n,
+                                          unsigned threads = 0, const ChunkVisitor& on_chunk = {});
 
-// Reads n bytes at `offset` of the open file `fd` into dst; returns
-// checksum64() of them, or nothing when the file ends first or a read fails.
+// Format version 1 (one checksum64 per section, a serial chain): all cores
+// copy one chunk at once while one more thread checksums the chunk before;
+// the checksum bounds the speed. Returns checksum64() of the bytes read.
+inline constexpr std::size_t parallel_read_chunk = std::size_t(128) << 20;
 // `chunk` must be a positive multiple of 32.
 std::optional<std::uint64_t> read_and_checksum(int fd, std::uint64_t offset, void* dst,
                                                std::size_t n,

@@ -1,6 +1,8 @@
 // save(): serialise a Database (docs/database-format.md) through an atomic
 // output (output/atomic_file.hpp): a temporary next to the destination,
-// renamed into place only once fully written and synced.
+// renamed into place only once fully written and synced. The big arrays are
+// checksummed and written by several threads at their offsets
+// (parallel_write.hpp).
 #include <stdexcept>
 #include <string>
 
@@ -8,6 +10,7 @@
 #include "db/checksum.hpp"
 #include "db/database.hpp"
 #include "db/file_format.hpp"
+#include "db/parallel_write.hpp"
 #include "output/atomic_file.hpp"
 
 namespace metawarp::db {
@@ -57,7 +60,7 @@ std::vector<char> serialise_merged(const std::vector<std::pair<taxid_t, taxid_t>
 
 }  // namespace
 
-void save(const Database& db, const std::filesystem::path& path) {
+void save(const Database& db, const std::filesystem::path& path, unsigned threads) {
   // First, so that a path that cannot be written fails before any work. A
   // failed save keeps the database that was there: a failed rebuild must not
   // destroy a working one.
@@ -80,6 +83,19 @@ void save(const Database& db, const std::filesystem::path& path) {
        index.locations().size() * sizeof(Location), index.locations().size()},
   };
 
+  // The sections first, each at its offset by all threads; the header, which
+  // holds their checksums, last. Nothing is visible before commit() anyway.
+  const char zeros[ff::alignment] = {};
+  std::uint64_t checksums[ff::section_count];
+  std::uint64_t offset = ff::header_bytes;
+  for (std::uint32_t i = 0; i < ff::section_count; ++i) {
+    const SectionData& s = sections[i];
+    checksums[i] = write_chunked(file, offset, s.data, s.bytes, threads);
+    file.write_at(offset + s.bytes, zeros, ff::padded(s.bytes) - s.bytes);
+    offset += ff::padded(s.bytes);
+  }
+  const std::uint64_t file_size = offset;
+
   ByteWriter header;
   header.raw(ff::magic.data(), ff::magic.size());
   header.u32(format_version);
@@ -93,29 +109,22 @@ void save(const Database& db, const std::filesystem::path& path) {
   header.u32(db.params.remove_overpopulated_features ? ff::flag_remove_overpopulated : 0);
   header.u32(ff::section_count);
   header.u32(0);  // reserved
-  std::uint64_t offset = ff::header_bytes;
-  for (const SectionData& s : sections) offset += ff::padded(s.bytes);
-  header.u64(offset);  // file size
+  header.u64(file_size);
   offset = ff::header_bytes;
-  for (const SectionData& s : sections) {
+  for (std::uint32_t i = 0; i < ff::section_count; ++i) {
+    const SectionData& s = sections[i];
     header.u32(std::uint32_t(s.id));
     header.u32(ff::element_size(s.id));
     header.u64(offset);
     header.u64(s.bytes);
     header.u64(s.count);
-    header.u64(checksum64(s.data, s.bytes));
+    header.u64(checksums[i]);
     offset += ff::padded(s.bytes);
   }
   header.u64(checksum64(header.bytes().data(), header.bytes().size()));
   if (header.bytes().size() != ff::header_bytes)
     throw std::logic_error("database header layout does not match file_format.hpp");
-
-  file.write(header.bytes().data(), header.bytes().size());
-  const char zeros[ff::alignment] = {};
-  for (const SectionData& s : sections) {
-    file.write(s.data, s.bytes);
-    file.write(zeros, ff::padded(s.bytes) - s.bytes);
-  }
+  file.write_at(0, header.bytes().data(), header.bytes().size());
   file.commit();
 }
 

@@ -86,6 +86,22 @@ void AtomicFile::write(const void* data, std::size_t bytes) {
   buffered_ += bytes;
 }
 
+void AtomicFile::write_at(std::uint64_t offset, const void* data, std::size_t bytes) const {
+  if (!file_.is_open()) fail("write after commit", 0);
+  const char* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t written = ::pwrite(file_.get(), p, bytes, off_t(offset));
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      fail("write failed", errno);
+    }
+    if (written == 0) fail("write failed (no progress)", 0);
+    p += written;
+    bytes -= std::size_t(written);
+    offset += std::uint64_t(written);
+  }
+}
+
 void AtomicFile::copy_owner_and_mode() {
   if (!target_.exists) return;
   struct stat st {};

@@ -9,6 +9,7 @@
 // the old file or the complete new one. Every write, the flush, the sync and
 // the close are checked. Until commit() succeeds the temporary is removed by
 // the destructor and by an interrupt (signals.hpp).
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -42,6 +43,10 @@ class AtomicFile {
 
   void write(const void* data, std::size_t bytes);
   void write(std::string_view text) { write(text.data(), text.size()); }
+  // Writes at `offset` (pwrite), bypassing the buffer: for a file written in
+  // parts by several threads at once, which may call it concurrently. Not to
+  // be mixed with write().
+  void write_at(std::uint64_t offset, const void* data, std::size_t bytes) const;
   // Makes the file the target (see above). Throws when any step fails; the
   // temporary is then removed and, with keep_existing, the old file kept.
   void commit();

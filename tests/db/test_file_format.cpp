@@ -1,42 +1,29 @@
 // save()/load(): round trip, byte-identical output, and rejection of damaged,
 // foreign and newer files with a message that says what is wrong.
-#include <unistd.h>
-
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "catch.hpp"
-#include "sample_database.hpp"
 #include "db/checksum.hpp"
 #include "db/database.hpp"
+#include "file_bytes.hpp"
 #include "metawarp/sketch/sketch.hpp"
+#include "sample_database.hpp"
+#include "scratch_dir.hpp"
 
 using namespace metawarp;
 using namespace metawarp::db;
 using metawarp::db::test::make_database;
 namespace fs = std::filesystem;
+using metawarp::db::test::read_bytes;
+using metawarp::db::test::write_bytes;
+using metawarp::test::ScratchDir;
 
 namespace {
 
-// A fresh directory per test case, removed afterwards.
-struct ScratchDir {
-  fs::path path;
-  explicit ScratchDir(const std::string& name) {
-    path = fs::temp_directory_path() /
-           ("metawarp-test-db-" + name + "-" + std::to_string(::getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 void require_equal(const Database& a, const Database& b) {
   REQUIRE(a.params.sketch.k == b.params.sketch.k);
@@ -64,16 +51,6 @@ void require_equal(const Database& a, const Database& b) {
   }
   REQUIRE(a.taxonomy.merged() == b.taxonomy.merged());
   REQUIRE(a.index == b.index);
-}
-
-std::vector<char> read_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_bytes(const fs::path& p, const std::vector<char>& bytes) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), std::streamsize(bytes.size()));
 }
 
 // The message load() throws, or "" if it does not throw.
@@ -114,7 +91,8 @@ void reseal_section(std::vector<char>& bytes, std::size_t section) {
   const std::size_t entry = section_entry(section);
   const auto offset = read_at<std::uint64_t>(bytes, entry + 8);
   const auto size = read_at<std::uint64_t>(bytes, entry + 16);
-  set_u64(bytes, entry + 32, checksum64(bytes.data() + offset, size));
+  const auto version = read_at<std::uint32_t>(bytes, 4);
+  set_u64(bytes, entry + 32, section_checksum(version, bytes.data() + offset, size));
   reseal_header(bytes);
 }
 
@@ -129,7 +107,7 @@ bool temp_files_in(const fs::path& dir) {
 TEST_CASE("save/load round trip and byte-identical files") {
   ScratchDir dir("roundtrip");
   const Database db = make_database(1);
-  const fs::path a = dir.path / "a.mwdb", b = dir.path / "b.mwdb", c = dir.path / "c.mwdb";
+  const fs::path a = dir.path() / "a.mwdb", b = dir.path() / "b.mwdb", c = dir.path() / "c.mwdb";
   save(db, a);
   const Database loaded = load(a);
   require_equal(db, loaded);
@@ -142,7 +120,7 @@ TEST_CASE("save/load round trip and byte-identical files") {
   save(loaded, c);            // re-saved after loading
   CHECK(read_bytes(a) == read_bytes(b));
   CHECK(read_bytes(a) == read_bytes(c));
-  CHECK_FALSE(temp_files_in(dir.path));
+  CHECK_FALSE(temp_files_in(dir.path()));
 
   save(make_database(2), a);  // overwrites an existing database
   require_equal(make_database(2), load(a));
@@ -154,7 +132,7 @@ TEST_CASE("save/load round trip and byte-identical files") {
 
 TEST_CASE("load rejects damaged sections naming the section") {
   ScratchDir dir("corrupt");
-  const fs::path path = dir.path / "db.mwdb";
+  const fs::path path = dir.path() / "db.mwdb";
   save(make_database(3), path);
   const std::vector<char> good = read_bytes(path);
   const char* names[] = {"targets", "taxonomy nodes", "taxonomy merged",
@@ -187,7 +165,7 @@ TEST_CASE("load rejects damaged sections naming the section") {
 
 TEST_CASE("load rejects truncated, foreign, newer and missing files") {
   ScratchDir dir("reject");
-  const fs::path path = dir.path / "db.mwdb";
+  const fs::path path = dir.path() / "db.mwdb";
   save(make_database(4), path);
   const std::vector<char> good = read_bytes(path);
 
@@ -223,7 +201,7 @@ TEST_CASE("load rejects truncated, foreign, newer and missing files") {
   write_bytes(path, swapped);
   CHECK(contains(load_error(path), "byte order"));
 
-  const std::string missing = load_error(dir.path / "nope.mwdb");
+  const std::string missing = load_error(dir.path() / "nope.mwdb");
   CHECK(contains(missing, "no such file"));
   CHECK(contains(missing, "nope.mwdb"));
 }
@@ -232,19 +210,19 @@ TEST_CASE("a failed save leaves neither a database nor a temporary file") {
   ScratchDir dir("failsave");
   const Database db = make_database(5);
   // The destination is a non-empty directory: writing works, the rename fails.
-  const fs::path blocked = dir.path / "blocked";
+  const fs::path blocked = dir.path() / "blocked";
   fs::create_directories(blocked / "inside");
   CHECK_THROWS_AS(save(db, blocked), std::runtime_error);
   CHECK(fs::is_directory(blocked));
-  CHECK_FALSE(temp_files_in(dir.path));
+  CHECK_FALSE(temp_files_in(dir.path()));
   // The destination's folder does not exist: nothing can be created.
-  CHECK_THROWS_AS(save(db, dir.path / "missing" / "db.mwdb"), std::runtime_error);
-  CHECK_FALSE(fs::exists(dir.path / "missing"));
+  CHECK_THROWS_AS(save(db, dir.path() / "missing" / "db.mwdb"), std::runtime_error);
+  CHECK_FALSE(fs::exists(dir.path() / "missing"));
 }
 
 TEST_CASE("load rejects implausible content even with matching checksums") {
   ScratchDir dir("implausible");
-  const fs::path path = dir.path / "db.mwdb";
+  const fs::path path = dir.path() / "db.mwdb";
   save(make_database(6), path);
   const std::vector<char> good = read_bytes(path);
   const std::size_t features_entry = section_entry(3), locations_entry = section_entry(5);
@@ -273,7 +251,7 @@ TEST_CASE("load rejects implausible content even with matching checksums") {
 
 TEST_CASE("every load error names the database once, in front") {
   ScratchDir dir("prefix");
-  const fs::path path = dir.path / "db.mwdb";
+  const fs::path path = dir.path() / "db.mwdb";
   save(make_database(7), path);
   const std::vector<char> good = read_bytes(path);
   const std::string prefix = "database '" + path.string() + "': ";

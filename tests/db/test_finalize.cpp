@@ -95,7 +95,7 @@ TEST_CASE("finalize handles empty and tiny inputs") {
   const FeatureIndex empty = finalize({}, p, 4);
   CHECK(empty.feature_count() == 0);
   CHECK(empty.location_count() == 0);
-  CHECK(empty.offsets() == std::vector<std::uint64_t>{0});
+  CHECK(empty.offsets() == IndexArray<std::uint64_t>{0});
   CHECK(empty.find(123).empty());
   CHECK(empty == FeatureIndex());
 
@@ -190,12 +190,12 @@ TEST_CASE("FeatureIndex find_many equals find, present and absent features") {
 TEST_CASE("FeatureIndex lookup finds every feature and nothing else") {
   std::mt19937_64 rng(5);
   // Large enough to use the parallel lookup build.
-  std::vector<feature_t> features(1500000);
+  IndexArray<feature_t> features(1500000);
   for (auto& f : features) f = feature_t(rng());
   std::sort(features.begin(), features.end());
   features.erase(std::unique(features.begin(), features.end()), features.end());
-  std::vector<std::uint64_t> offsets(features.size() + 1);
-  std::vector<Location> locations(features.size());
+  IndexArray<std::uint64_t> offsets(features.size() + 1);
+  IndexArray<Location> locations(features.size());
   for (std::size_t i = 0; i < features.size(); ++i) {
     offsets[i] = i;
     locations[i] = Location{std::uint32_t(i), std::uint32_t(i % 7)};
@@ -235,7 +235,7 @@ TEST_CASE("FeatureIndex lookup finds every feature and nothing else") {
 }
 
 TEST_CASE("FeatureIndex rejects inconsistent arrays") {
-  using V = std::vector<Location>;
+  using V = IndexArray<Location>;
   CHECK_THROWS_AS(FeatureIndex({1, 2}, {0, 1}, V(1)), std::invalid_argument);      // offsets count
   CHECK_THROWS_AS(FeatureIndex({2, 1}, {0, 1, 2}, V(2)), std::invalid_argument);   // not ascending
   CHECK_THROWS_AS(FeatureIndex({1, 1}, {0, 1, 2}, V(2)), std::invalid_argument);   // duplicate

@@ -1,10 +1,13 @@
-// Checksum64 in pieces equals checksum64 at once, and read_and_checksum reads
-// exactly the bytes at its offset (any size, chunk boundaries anywhere) and
-// says when the file ends first.
+// Checksum64 in pieces equals checksum64 at once, and read_and_checksum
+// (format 1) and read_chunked (format 2) read exactly the bytes at their
+// offset (any size, chunk boundaries anywhere) and say when the file ends first.
 #include <cstdio>
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
+#include <mutex>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include <fcntl.h>
@@ -12,6 +15,7 @@
 
 #include "catch.hpp"
 #include "db/checksum.hpp"
+#include "db/file_format.hpp"
 #include "db/parallel_read.hpp"
 
 using namespace metawarp::db;
@@ -60,6 +64,42 @@ TEST_CASE("read_and_checksum reads and checksums the bytes at an offset") {
     }
     std::vector<char> out(file.size());
     CHECK_FALSE(read_and_checksum(fd, 100, out.data(), file.size(), chunk).has_value());
+  }
+  ::close(fd);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("read_chunked reads the bytes at an offset, sums them by chunk, shows each chunk once") {
+  constexpr std::size_t chunk = metawarp::db::file_format::checksum_chunk_bytes;
+  const auto path = std::filesystem::temp_directory_path() / "metawarp_read_chunked.bin";
+  const std::vector<char> file = random_bytes(3 * chunk + 5000, 10);
+  std::ofstream(path, std::ios::binary).write(file.data(), std::streamsize(file.size()));
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  REQUIRE(fd >= 0);
+  for (unsigned threads : {1u, 2u, 4u, 0u}) {
+    for (std::size_t offset : {std::size_t(0), std::size_t(77)}) {
+      for (std::size_t n : {std::size_t(0), std::size_t(5), chunk, 2 * chunk + 1, 3 * chunk}) {
+        CAPTURE(threads, offset, n);
+        std::vector<char> out(n + 1, 'x');
+        std::mutex seen_mutex;
+        std::vector<std::pair<std::size_t, std::size_t>> seen;
+        const auto sum = read_chunked(fd, offset, out.data(), n, threads,
+                                      [&](std::size_t begin, std::size_t end) {
+                                        std::lock_guard lock(seen_mutex);
+                                        seen.emplace_back(begin, end);
+                                      });
+        REQUIRE(sum.has_value());
+        REQUIRE(*sum == chunked_checksum(file.data() + offset, n));
+        REQUIRE(std::equal(out.begin(), out.begin() + long(n), file.begin() + long(offset)));
+        REQUIRE(out[n] == 'x');
+        std::sort(seen.begin(), seen.end());
+        REQUIRE(seen.size() == checksum_chunk_count(n));
+        for (std::size_t c = 0; c < seen.size(); ++c)
+          REQUIRE(seen[c] == std::make_pair(c * chunk, std::min(n, (c + 1) * chunk)));
+      }
+    }
+    std::vector<char> out(file.size());
+    CHECK_FALSE(read_chunked(fd, 100, out.data(), file.size(), threads).has_value());
   }
   ::close(fd);
   std::filesystem::remove(path);

@@ -48,6 +48,12 @@ void write_file(const fs::path& path, std::string_view bytes) {
   out.write(bytes.data(), std::streamsize(bytes.size()));
 }
 
+std::uint32_t u32_at(const std::string& bytes, std::size_t at) {
+  std::uint32_t value;
+  std::memcpy(&value, bytes.data() + at, 4);
+  return value;
+}
+
 std::uint64_t u64_at(const std::string& bytes, std::size_t at) {
   std::uint64_t value;
   std::memcpy(&value, bytes.data() + at, 8);
@@ -65,7 +71,8 @@ void reseal(std::string& bytes) {
     const std::size_t entry = ff::fixed_header_bytes + s * ff::section_entry_bytes;
     const std::uint64_t offset = u64_at(bytes, entry + 8), size = u64_at(bytes, entry + 16);
     if (offset <= bytes.size() && size <= bytes.size() - offset)
-      set_u64(bytes, entry + 32, db::checksum64(bytes.data() + offset, size));
+      set_u64(bytes, entry + 32,
+              db::section_checksum(u32_at(bytes, 4), bytes.data() + offset, size));
   }
   set_u64(bytes, ff::header_bytes - 8, db::checksum64(bytes.data(), ff::header_bytes - 8));
 }

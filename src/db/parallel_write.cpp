@@ -1,0 +1,31 @@
+#include "db/parallel_write.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "db/checksum.hpp"
+#include "db/file_format.hpp"
+#include "metawarp/host/parallel_for.hpp"
+
+namespace metawarp::db {
+
+std::uint64_t write_chunked(const output::AtomicFile& file, std::uint64_t offset,
+                            const void* data, std::size_t n, unsigned threads) {
+  constexpr std::size_t chunk = file_format::checksum_chunk_bytes;
+  const auto* in = static_cast<const char*>(data);
+  std::vector<std::uint64_t> sums(checksum_chunk_count(n));
+  const std::size_t parts = threads == 0 ? host::parts_for(sums.size(), 1)
+                                         : std::min<std::size_t>(threads, sums.size());
+  // A failed write throws; parallel_ranges rethrows the first failure once
+  // every part has stopped.
+  host::parallel_ranges(sums.size(), parts, [&](std::size_t first, std::size_t last) {
+    for (std::size_t c = first; c < last; ++c) {
+      const std::size_t begin = c * chunk, size = std::min(chunk, n - begin);
+      sums[c] = checksum64(in + begin, size);
+      file.write_at(offset + begin, in + begin, size);
+    }
+  });
+  return combine_chunk_checksums(sums);
+}
+
+}  // namespace metawarp::db
