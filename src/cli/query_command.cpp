@@ -186,32 +186,38 @@ void run_query(QueryCommand& cmd) {
   check_before_work(cmd);
   auto& opt = cmd.options;
   const bool gpu = use_gpu(cmd.device, "query", cmd.quiet);
-  pipeline::ProgressStep loading(cmd.quiet, "query: loading database " + cmd.database);
-  const db::Database database = db::load(cmd.database);
-  if (!gpu) database.index.prepare_lookup();  // part of loading for the CPU path
-  const double load_seconds = loading.seconds();
-  loading.done(pipeline::format_bytes(file_size_or_zero(cmd.database)) + ", " +
-               pipeline::format_seconds(load_seconds));
   // Made here, once for every sample, not by run_query, so that classifier
-  // options out of range are refused before any output is touched.
+  // options out of range are refused before any output is touched. For the
+  // GPU, the index goes to the GPU while the file is read.
+  std::unique_ptr<db::Database> database;
   std::unique_ptr<pipeline::QueryEngine> engine;
   std::unique_ptr<pipeline::GpuQueryEngine> gpu_engine;
+  if (gpu && !cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;
+  pipeline::ProgressStep loading(
+      cmd.quiet, "query: loading database " + cmd.database +
+                     (gpu ? " onto GPU " + std::to_string(cmd.gpu.device) : std::string()));
   if (gpu) {
-    if (!cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;
-    pipeline::ProgressStep upload(cmd.quiet, "query: uploading the database to GPU " +
-                                                 std::to_string(cmd.gpu.device));
-    gpu_engine = pipeline::make_gpu_query_engine(database, opt.classifier, cmd.gpu);
-    upload.done(pipeline::format_bytes(gpu_engine->stats().database_bytes) + " on the GPU, " +
-                pipeline::format_seconds(upload.seconds()));
+    pipeline::GpuLoadedDatabase loaded =
+        pipeline::load_for_gpu_query(cmd.database, opt.classifier, cmd.gpu);
+    database = std::move(loaded.database);
+    gpu_engine = std::move(loaded.engine);
   } else {
-    engine = pipeline::make_cpu_query_engine(database, opt.classifier);
+    database = std::make_unique<db::Database>(db::load(cmd.database));
+    database->index.prepare_lookup();  // part of loading for the CPU path
   }
+  const double load_seconds = loading.seconds();
+  loading.done(pipeline::format_bytes(file_size_or_zero(cmd.database)) +
+               (gpu ? ", " + pipeline::format_bytes(gpu_engine->stats().database_bytes) +
+                          " on the GPU"
+                    : std::string()) +
+               ", " + pipeline::format_seconds(load_seconds));
+  if (!gpu) engine = pipeline::make_cpu_query_engine(*database, opt.classifier);
   const pipeline::QueryEngine* chosen = gpu ? gpu_engine.get() : engine.get();
   const pipeline::ProgressStyle progress = pipeline::progress_style(cmd.quiet);
 
   if (cmd.many_samples()) {
     SampleSummaries summaries(cmd);
-    const auto results = pipeline::run_samples(database, opt, cmd.samples, cmd.output_dir,
+    const auto results = pipeline::run_samples(*database, opt, cmd.samples, cmd.output_dir,
                                                chosen, progress, &summaries);
     if (cmd.quiet) return;
     double seconds = 0;
@@ -223,7 +229,7 @@ void run_query(QueryCommand& cmd) {
     std::optional<pipeline::QuerySummary> summary;
     {
       pipeline::QueryProgress line(progress, "query", opt);
-      summary = pipeline::run_query(database, opt, chosen, &line.counters());
+      summary = pipeline::run_query(*database, opt, chosen, &line.counters());
     }
     if (cmd.quiet) return;
     print_counts("query", *summary, opt.reads.size() == 2 || opt.interleaved);

@@ -4,6 +4,7 @@
 // Implemented in src/pipeline/gpu/ (on the kernels of kernels/query_chunk.hpp)
 // when built with CUDA; without CUDA, src/pipeline/no_gpu/ says why not.
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 
 #include "db/database.hpp"
@@ -54,6 +55,19 @@ class GpuQueryEngine : public QueryEngine {
 std::unique_ptr<GpuQueryEngine> make_gpu_query_engine(const db::Database& db,
                                                       const ClassifierOptions& classifier,
                                                       const GpuQueryOptions& gpu = {});
+
+// A database loaded for the GPU query: its index goes to the GPU while the
+// file is read (the copies overlap the reading, so the query can start right
+// after the load), and the engine works on that upload. The same checks,
+// errors and results as db::load then make_gpu_query_engine; nothing uploaded
+// is used unless the whole file was read and checked.
+struct GpuLoadedDatabase {
+  std::unique_ptr<db::Database> database;  // on the heap: the engine refers to it
+  std::unique_ptr<GpuQueryEngine> engine;  // declared last: goes first
+};
+GpuLoadedDatabase load_for_gpu_query(const std::filesystem::path& path,
+                                     const ClassifierOptions& classifier,
+                                     const GpuQueryOptions& gpu = {});
 
 // Slots of the device lookup table for `features` distinct features: a power
 // of two, at most half full (linear probing stays short).

@@ -60,6 +60,7 @@ kernels::DeviceIndex upload_index(const db::FeatureIndex& index, cudaStream_t st
 
 StreamingIndexUpload::StreamingIndexUpload(cudaStream_t stream)
     : stream_(stream), staging_(staging_buffers()), idle_(staging_.size()) {
+  cuda::check(cudaGetDevice(&device_), uploading);
   for (std::size_t i = 0; i < staging_.size(); ++i) {
     staging_[i].buffer = cuda::pinned_buffer<char>(db::file_format::checksum_chunk_bytes);
     idle_.push(i);
@@ -79,6 +80,8 @@ void StreamingIndexUpload::chunk(Array array, std::uint64_t begin, const void* d
                  : array == Array::offsets ? reinterpret_cast<char*>(index_->offsets())
                                            : reinterpret_cast<char*>(index_->locations());
   const auto* host = static_cast<const char*>(data);
+  // load()'s reading threads call this: the CUDA device is a per-thread setting.
+  cuda::check(cudaSetDevice(device_), uploading);
   std::size_t slot = 0;
   if (!idle_.pop(slot)) throw std::logic_error("StreamingIndexUpload: no staging buffers");
   Staging& s = staging_[slot];

@@ -50,6 +50,7 @@ class StreamingIndexUpload final : public db::IndexReadObserver {
     bool used = false;
   };
   cudaStream_t stream_;
+  int device_ = 0;  // the stream's, selected on every reading thread
   std::vector<Staging> staging_;
   host::Channel<std::size_t> idle_;  // staging buffers free to fill
   std::optional<kernels::DeviceIndex> index_;

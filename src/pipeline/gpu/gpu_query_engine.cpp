@@ -79,20 +79,25 @@ class GpuLane {
 
 class GpuEngine final : public GpuQueryEngine {
  public:
+  // Uploads db's index, unless `uploaded` holds it already (uploaded while
+  // the file was read, in `upload_seconds`).
   GpuEngine(const db::Database& db, const ClassifierOptions& classifier,
-            const GpuQueryOptions& gpu)
+            const GpuQueryOptions& gpu, std::optional<kernels::DeviceIndex> uploaded = {},
+            double upload_seconds = 0)
       : device_(gpu.device, "query"),
         classifier_(db, classifier),
         options_(classifier),
         gpu_(gpu),
         params_(db.params.sketch),
+        index_(std::move(uploaded)),
         idle_(gpu.lanes) {
-    const auto start = std::chrono::steady_clock::now();
-    {
+    stats_.upload_seconds = upload_seconds;
+    if (!index_) {
+      const auto start = std::chrono::steady_clock::now();
       const cuda::stream stream;
       index_.emplace(gpu::upload_index(db.index, stream));
+      stats_.upload_seconds = host::seconds_since(start);
     }
-    stats_.upload_seconds = host::seconds_since(start);
     stats_.database_bytes = index_->bytes();
     for (std::uint32_t i = 0; i < gpu.lanes; ++i) idle_.push(std::make_unique<GpuLane>(*this));
     stats_.lanes = gpu.lanes;
@@ -314,6 +319,25 @@ std::unique_ptr<GpuQueryEngine> make_gpu_query_engine(const db::Database& db,
                                                       const GpuQueryOptions& gpu) {
   if (gpu.lanes == 0) throw std::invalid_argument("the GPU query needs at least one lane");
   return std::make_unique<GpuEngine>(db, classifier, gpu);
+}
+
+GpuLoadedDatabase load_for_gpu_query(const std::filesystem::path& path,
+                                     const ClassifierOptions& classifier,
+                                     const GpuQueryOptions& gpu) {
+  if (gpu.lanes == 0) throw std::invalid_argument("the GPU query needs at least one lane");
+  const gpu::SelectedGpu device(gpu.device, "query");  // before the stream and the buffers
+  const auto start = std::chrono::steady_clock::now();
+  GpuLoadedDatabase loaded;
+  std::optional<kernels::DeviceIndex> index;
+  {
+    const cuda::stream stream;
+    gpu::StreamingIndexUpload upload(stream);
+    loaded.database = std::make_unique<db::Database>(db::load(path, 0, &upload));
+    index.emplace(upload.finish());
+  }
+  loaded.engine = std::make_unique<GpuEngine>(*loaded.database, classifier, gpu, std::move(index),
+                                              host::seconds_since(start));
+  return loaded;
 }
 
 }  // namespace metawarp::pipeline

@@ -28,4 +28,9 @@ std::unique_ptr<GpuQueryEngine> make_gpu_query_engine(const db::Database&,
   unavailable("GPU query");
 }
 
+GpuLoadedDatabase load_for_gpu_query(const std::filesystem::path&, const ClassifierOptions&,
+                                     const GpuQueryOptions&) {
+  unavailable("GPU query");
+}
+
 }  // namespace metawarp::pipeline
