@@ -46,14 +46,14 @@ struct DecodeOptions {
   };
   Gzip gzip = Gzip::fastest;
   // Threads that decode the members of a BGZF file at once (1: serial;
-  // 0: default_decode_threads()). Not built yet: decoding is serial.
+  // 0: default_decode_threads()). Other gzip files are decoded serially.
   unsigned threads = 1;
   // Decode on a thread of its own, ahead of the reader (bounded: a few MiB).
   bool read_ahead = false;
 };
 
-// Threads per compressed input when none are given: a quarter of the
-// hardware threads, 1 to 8 (a paired query decodes two inputs at once).
+// Threads per BGZF input when none are given: the hardware threads, at most 4
+// (a paired query decodes two inputs at once).
 unsigned default_decode_threads();
 
 // Plain, gzip (1f 8b), bzip2 ("BZh" and a digit) or zstd (28 b5 2f fd),

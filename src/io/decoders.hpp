@@ -14,8 +14,13 @@ std::unique_ptr<ByteSource> make_zlib_gzip_source(CompressedInput input);
 // gzip through Intel ISA-L's igzip; null when metawarp was built without it.
 std::unique_ptr<ByteSource> make_isal_gzip_source(CompressedInput input);
 bool isal_available();
-// Meant for BGZF decoded member by member on `threads` threads; not built
-// yet: the serial decoder `serial_decoder` names.
+// The serial gzip decoder `decoder` names (ISA-L falls back to zlib where
+// metawarp was built without it).
+std::unique_ptr<ByteSource> make_serial_gzip_source(CompressedInput input, DecodeOptions::Gzip decoder);
+// BGZF decoded member by member on `threads` threads (parallel_gzip_source.cpp),
+// the rest of the file from the first member that cannot be by the serial
+// decoder `serial_decoder` names; other gzip files, or threads <= 1: that
+// serial decoder from the start.
 std::unique_ptr<ByteSource> make_parallel_gzip_source(CompressedInput input, unsigned threads,
                                                       DecodeOptions::Gzip serial_decoder);
 std::unique_ptr<ByteSource> make_bzip2_source(CompressedInput input);

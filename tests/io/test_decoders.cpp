@@ -13,10 +13,11 @@
 
 #include "catch.hpp"
 #include "io/byte_source.hpp"
+#include "gzip_writers.hpp"
 #include "test_sources.hpp"
 
 using namespace metawarp::io;
-using metawarp::io::test::MemorySource;
+using namespace metawarp::io::test;
 
 namespace {
 
@@ -55,57 +56,6 @@ DecodeOptions with(DecodeOptions::Gzip gzip, unsigned threads = 1, bool read_ahe
 std::vector<DecodeOptions> all_decoders() {
   using G = DecodeOptions::Gzip;
   return {with(G::zlib), with(G::isal), with(G::isal, 1, true), with(G::isal, 3), with(G::zlib, 2, true)};
-}
-
-std::string fastq_text(std::mt19937_64& random, std::size_t records) {
-  std::string text;
-  for (std::size_t i = 0; i < records; ++i) {
-    text += "@read" + std::to_string(i) + "\n";
-    for (int j = 0; j < 150; ++j) text += "ACGT"[random() % 4];
-    text += "\n+\n";
-    for (int j = 0; j < 150; ++j) text += static_cast<char>('!' + random() % 41);
-    text += "\n";
-  }
-  return text;
-}
-
-// One gzip member (gzip wrapper), at `level`; `strategy` Z_DEFAULT_STRATEGY etc.
-std::string gzip_member(const std::string& data, int level, int strategy = Z_DEFAULT_STRATEGY,
-                        const std::string& extra = "") {
-  z_stream stream{};
-  REQUIRE(deflateInit2(&stream, level, Z_DEFLATED, 15 + 16, 8, strategy) == Z_OK);
-  gz_header header{};
-  std::string extra_copy = extra;
-  if (!extra.empty()) {
-    header.extra = reinterpret_cast<Bytef*>(extra_copy.data());
-    header.extra_len = static_cast<uInt>(extra_copy.size());
-    deflateSetHeader(&stream, &header);
-  }
-  std::string out(deflateBound(&stream, data.size()) + 64, '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  stream.avail_in = static_cast<uInt>(data.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  REQUIRE(deflate(&stream, Z_FINISH) == Z_STREAM_END);
-  out.resize(stream.total_out);
-  deflateEnd(&stream);
-  return out;
-}
-
-// BGZF: members of at most 65280 bytes of data with the "BC" extra field
-// giving each member's size, then the empty end-of-file member.
-std::string bgzf(const std::string& data, int level = 6) {
-  std::string file;
-  const auto block = [&](const std::string& part) {
-    std::string member = gzip_member(part, level, Z_DEFAULT_STRATEGY, std::string("BC\x02\x00\x00\x00", 6));
-    const std::size_t size = member.size() - 1;
-    member[16] = static_cast<char>(size & 0xff);
-    member[17] = static_cast<char>(size >> 8);
-    file += member;
-  };
-  for (std::size_t at = 0; at < data.size(); at += 65280) block(data.substr(at, 65280));
-  block("");
-  return file;
 }
 
 void check_all_agree(const std::string& file) {
@@ -211,5 +161,94 @@ TEST_CASE("zstd frames, skippable frames, padding, trailing data and truncation"
     const Decoded cut_short = decode(frame.substr(0, cut), plain);
     CHECK(cut_short.error == "truncated zstd stream (unexpected end of file)");
     CHECK(text.compare(0, cut_short.bytes.size(), cut_short.bytes) == 0);
+  }
+}
+
+namespace {
+
+// The member-parallel decoder (threads > 1 on BGZF), with both serial
+// decoders behind it and with and without read-ahead, against zlib alone.
+void check_parallel_agrees(const std::string& file) {
+  using G = DecodeOptions::Gzip;
+  const Decoded reference = decode(file, with(G::zlib));
+  std::size_t trial = 0;
+  for (const unsigned threads : {2u, 3u, 8u}) {
+    for (const DecodeOptions& options : {with(G::zlib, threads), with(G::isal, threads, true)}) {
+      ++trial;
+      const Decoded other = decode(file, options, 1 + trial * 7919, trial % 2 ? 4093 : std::string::npos);
+      INFO(threads << " threads: reference error " << reference.error.value_or("none") << " after "
+                   << reference.bytes.size() << " bytes; this one " << other.error.value_or("none")
+                   << " after " << other.bytes.size());
+      CHECK(other == reference);
+    }
+  }
+}
+
+// `file` without its last member (BGZF's empty end-of-file member, 28 bytes).
+std::string without_eof(const std::string& file) { return file.substr(0, file.size() - 28); }
+
+}  // namespace
+
+TEST_CASE("BGZF decoded on 1, 2, 3 and 8 threads gives zlib's bytes") {
+  std::mt19937_64 random(4);
+  const std::string text = fastq_text(random, 4000);  // about 1.3 MB
+  for (const int level : {1, 6, 9}) {
+    const std::string file = bgzf(text, level, 4000 + 1000 * level);  // hundreds of members
+    for (const unsigned threads : {1u, 2u, 3u, 8u})
+      for (const auto gzip : {DecodeOptions::Gzip::zlib, DecodeOptions::Gzip::isal})
+        for (const bool read_ahead : {false, true}) {
+          INFO("level " << level << ", " << threads << " threads, read-ahead " << read_ahead);
+          const Decoded decoded = decode(file, with(gzip, threads, read_ahead), 1000 + threads * 333);
+          CHECK(!decoded.error);
+          CHECK(decoded.bytes == text);
+        }
+  }
+  // The BGZF end-of-file member alone, and a file of empty members.
+  check_parallel_agrees(bgzf(""));
+  check_parallel_agrees(bgzf("") + bgzf("") + bgzf(""));
+}
+
+TEST_CASE("BGZF decoded on several threads gives zlib's error after zlib's bytes") {
+  std::mt19937_64 random(5);
+  const std::string text = fastq_text(random, 800);
+  const std::string file = bgzf(text, 6, 3000);  // about 80 members
+  SECTION("truncated at many offsets") {
+    for (std::size_t cut = 0; cut < file.size(); cut += 1 + cut / 16) check_parallel_agrees(file.substr(0, cut));
+    for (std::size_t cut = file.size() - 40; cut < file.size(); ++cut) check_parallel_agrees(file.substr(0, cut));
+  }
+  SECTION("a corrupt byte in a middle member") {
+    for (int trial = 0; trial < 60; ++trial) {
+      std::string broken = file;
+      const std::size_t at = file.size() / 4 + random() % (file.size() / 2);
+      broken[at] = static_cast<char>(broken[at] ^ (1 + random() % 255));
+      check_parallel_agrees(broken);
+    }
+  }
+  SECTION("trailing garbage, zero padding, and data after padding") {
+    check_parallel_agrees(file + "garbage");
+    check_parallel_agrees(without_eof(file) + "garbage");
+    check_parallel_agrees(file + std::string(5000, '\0'));
+    check_parallel_agrees(file + std::string(10, '\0') + "x");
+    check_parallel_agrees(file + "\x1f");
+  }
+  SECTION("a member without the BGZF field, or with a wrong size, in the middle") {
+    const std::string half = text.substr(0, text.size() / 2), rest = text.substr(text.size() / 2);
+    check_parallel_agrees(without_eof(bgzf(half, 6, 3000)) + gzip_member(rest, 6) + bgzf(rest, 6, 3000));
+    check_parallel_agrees(without_eof(bgzf(half, 6, 3000)) + gzip_member(rest, 6));
+    // The BC size of the 10th member one too large and one too small.
+    for (const int delta : {1, -1}) {
+      std::string changed = file;
+      std::size_t at = 0;
+      for (int member = 0; member < 10; ++member) at += (unsigned char)changed[at + 16] + 256u * (unsigned char)changed[at + 17] + 1;
+      const std::size_t size = (unsigned char)changed[at + 16] + 256u * (unsigned char)changed[at + 17] + delta;
+      changed[at + 16] = static_cast<char>(size & 0xff);
+      changed[at + 17] = static_cast<char>(size >> 8);
+      check_parallel_agrees(changed);
+    }
+  }
+  SECTION("empty members among the others") {
+    const std::string half = text.substr(0, text.size() / 3), rest = text.substr(text.size() / 3);
+    check_parallel_agrees(bgzf(half, 6, 3000) + bgzf("") + bgzf(rest, 1, 2000) + bgzf(""));
+    check_parallel_agrees(without_eof(bgzf(half, 6, 3000)) + bgzf("") + "garbage");
   }
 }
