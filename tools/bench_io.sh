@@ -42,6 +42,9 @@ run() {
   last_wall=$wall
 }
 
+# -v where the binary has it (the stage lines; older binaries printed them always).
+verbose() { "$1" query --help 2>&1 | grep -q -- "--verbose" && echo -v || true; }
+
 binaries() {  # the binaries to measure: "new" and, if given, "old"
   echo "new $new"
   [ -z "$old" ] || echo "old $old"
@@ -78,7 +81,7 @@ if [ "$step" = all ] || [ "$step" = small ]; then
       [ "$form" = fq ] || { r1=$r1.gz r2=$r2.gz; }
       for rep in 1 2; do
         run "$name query small .$form #$rep" "$bin" query "$work/small.$name.mwdb" "$r1" "$r2" \
-          -o "$work/small.$name.$form.tsv" --device "$device" -t "$threads" -v
+          -o "$work/small.$name.$form.tsv" --device "$device" -t "$threads" $(verbose "$bin")
         echo "    => $(rate "$pairs" "$last_wall") M pairs/s end to end"
       done
     done
@@ -124,13 +127,13 @@ if [ "$step" = all ] || [ "$step" = large ]; then
     warm "$l"/genomes/*
     run "$name build large ($device)" "$bin" build "$work/large.mwdb" "$l/genomes" \
       --taxonomy "$l/taxonomy" --seqid2taxid "$l/seqid2taxid.map" --device "$device" \
-      -t "$threads" -v
+      -t "$threads" $(verbose "$bin")
     db_bytes=$(stat -c %s "$work/large.mwdb")
     echo "    => $(awk -v b="$(du -sb "$l/genomes" | cut -f1)" -v s="$last_wall" \
       'BEGIN{printf "%.0f", b/s/1e6}') MB/s of reference end to end; database $db_bytes bytes"
     warm "$work/large.mwdb" "$l/reads_R1.fq" "$l/reads_R2.fq"
     run "$name query large .fq" "$bin" query "$work/large.mwdb" "$l/reads_R1.fq" "$l/reads_R2.fq" \
-      -o "$work/large.$name.tsv" --device "$device" -t "$threads" -v
+      -o "$work/large.$name.tsv" --device "$device" -t "$threads" $(verbose "$bin")
     if [ "$name" = new ] && [ -x "$build/tools/bench_db_io" ]; then
       "$build/tools/bench_db_io" --database "$work/large.mwdb" --threads "$threads" --repeat 2 ||
         true
