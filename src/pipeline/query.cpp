@@ -126,7 +126,8 @@ class QueryRun {
     // Cutting is the one serial input stage, so it leaves the parsing to the
     // workers; with two files, mates 1 and mates 2 are cut (and decompressed)
     // by two threads at once, and a plain file is read by several threads
-    // (io/cut_source.hpp, docs/architecture.md "Cutting reads"). Batches in flight: enough to keep every worker busy.
+    // (io/cut_source.hpp, docs/architecture.md "Cutting reads"). Batches in
+    // flight: enough to keep every worker busy.
     host::OrderedPipeline<Batch> pipeline(2 * std::size_t(threads) + 2);
     pipeline.source([&](Batch& batch) {
       host::Stopwatch clock;
