@@ -1,0 +1,58 @@
+#include "pipeline/shard_layout.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace metawarp::pipeline {
+namespace {
+
+constexpr std::size_t max_gpus = 64;
+
+int parse_number(const std::string& item, const std::string& text) {
+  if (item.empty() || item.size() > 6 ||
+      !std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    throw std::invalid_argument("--gpus '" + text +
+                                "': expected a number of GPUs (e.g. 4) or a comma-separated "
+                                "list of CUDA device numbers (e.g. 0,2 or 3,)");
+  return std::stoi(item);
+}
+
+}  // namespace
+
+std::vector<int> parse_gpu_list(const std::string& text) {
+  std::vector<int> devices;
+  if (text.find(',') == std::string::npos) {
+    const int count = parse_number(text, text);
+    if (count == 0) throw std::invalid_argument("--gpus 0: at least one GPU is needed (or --device cpu)");
+    if (std::size_t(count) > max_gpus)
+      throw std::invalid_argument("--gpus " + text + ": at most " + std::to_string(max_gpus) + " GPUs");
+    for (int d = 0; d < count; ++d) devices.push_back(d);
+    return devices;
+  }
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    start = comma + 1;
+    if (item.empty() && comma == text.size() && !devices.empty()) break;  // "3,"
+    const int device = parse_number(item, text);
+    if (std::find(devices.begin(), devices.end(), device) != devices.end())
+      throw std::invalid_argument("--gpus '" + text + "': device " + std::to_string(device) +
+                                  " is named twice");
+    devices.push_back(device);
+    if (devices.size() > max_gpus)
+      throw std::invalid_argument("--gpus '" + text + "': at most " + std::to_string(max_gpus) + " GPUs");
+  }
+  return devices;
+}
+
+std::string describe(const ShardLayout& layout) {
+  std::string out = layout.devices.size() == 1 ? "GPU " : "GPUs ";
+  for (std::size_t i = 0; i < layout.devices.size(); ++i)
+    out += (i ? "," : "") + std::to_string(layout.devices[i]);
+  if (layout.shards_per_gpu > 1)
+    out += " (" + std::to_string(layout.shards_per_gpu) + " shards each)";
+  return out;
+}
+
+}  // namespace metawarp::pipeline

@@ -1,0 +1,30 @@
+#pragma once
+// Where the shards of a database live: `--gpus N|LIST` and `--shards-per-gpu`
+// (build and query). Shard s covers the s-th feature range and lives on
+// device devices[s / shards_per_gpu]; several shards on one GPU exercise the
+// same split and exchange as several GPUs (that is how it is tested on one).
+#include <string>
+#include <vector>
+
+namespace metawarp::pipeline {
+
+struct ShardLayout {
+  std::vector<int> devices{0};  // CUDA device numbers, each once
+  unsigned shards_per_gpu = 1;
+
+  unsigned shards() const { return unsigned(devices.size()) * shards_per_gpu; }
+  int device_of(unsigned shard) const { return devices[shard / shards_per_gpu]; }
+  bool single() const { return shards() == 1; }
+};
+
+// Parses `--gpus`: "N" is the first N devices (0..N-1), a comma list
+// ("0,2,3", or "3," for device 3 alone) names devices. Throws
+// std::invalid_argument naming the problem (empty, not a number, negative,
+// zero GPUs, a device twice, more than 64). Whether the devices exist is
+// checked where they are opened (pipeline/gpu/selected_gpu.hpp).
+std::vector<int> parse_gpu_list(const std::string& text);
+
+// "GPU 0" / "GPUs 0,1 (2 shards each)": for messages.
+std::string describe(const ShardLayout& layout);
+
+}  // namespace metawarp::pipeline
