@@ -194,6 +194,17 @@ class DistributedTable {
     }
     shards_.synchronize_all();
   }
+  // Each shard's table is freed with its device current.
+  ~DistributedTable() {
+    for (unsigned s = 0; s < tables_.size(); ++s) {
+      try {
+        DeviceGuard on(shards_.device(s));
+        tables_[s].reset();
+      } catch (...) {
+        tables_[s].reset();  // a destructor cannot report; free it anyway
+      }
+    }
+  }
   // The exchange and clock refer to shards_: not copyable or movable.
   DistributedTable(const DistributedTable&) = delete;
   DistributedTable& operator=(const DistributedTable&) = delete;
@@ -354,6 +365,8 @@ class DistributedTable {
     std::vector<cuda::device_buffer<V>> shard_values(S);
     std::vector<std::vector<std::uint64_t>> value_rows(S, std::vector<std::uint64_t>(S, 0));
     clock_.begin();
+    // Counts on every shard first (they run concurrently), then each shard's
+    // scan (which returns its total to the host) and its retrieval.
     for (unsigned d = 0; d < S; ++d) {
       DeviceGuard on(shards_.device(d));
       const std::uint64_t m = route.received[d];
@@ -366,6 +379,11 @@ class DistributedTable {
                                     m * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice, st),
                     "copying a shard's value counts");
       }
+    }
+    for (unsigned d = 0; d < S; ++d) {
+      DeviceGuard on(shards_.device(d));
+      const std::uint64_t m = route.received[d];
+      const cudaStream_t st = shards_.stream(d);
       const std::uint64_t total = counts_to_offsets(shard_offsets[d].data(), m, st);
       value_rows[d][0] = total;
       shard_values[d] = cuda::device_buffer<V>(total);
