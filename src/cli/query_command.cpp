@@ -16,6 +16,7 @@
 #include "db/database.hpp"
 #include "metawarp/host/clock.hpp"
 #include "pipeline/classifier.hpp"
+#include "pipeline/gpu_available.hpp"
 #include "pipeline/gpu_query.hpp"
 #include "pipeline/partitioned_query.hpp"
 #include "pipeline/progress.hpp"
@@ -191,6 +192,8 @@ void run_partitioned_query(QueryCommand& cmd) {
   if (cmd.device == "gpu")
     throw std::invalid_argument("--partitions and --max-memory run on the CPU for now: give "
                                 "--device cpu (or auto)");
+  if (!cmd.quiet && cmd.device == "auto" && pipeline::gpu_unavailable_reason().empty())
+    std::fprintf(stderr, "query: --partitions and --max-memory run on the CPU for now\n");
   pipeline::ProgressStep loading(cmd.quiet, "query: checking database " + cmd.database +
                                                 " to read it in parts");
   const db::PartialDatabase database(cmd.database);
@@ -198,7 +201,7 @@ void run_partitioned_query(QueryCommand& cmd) {
   std::uint64_t largest = 0;
   for (const db::IndexPart& part : parts)
     largest = std::max(largest, db::index_bytes(part.features(), part.locations()));
-  loading.done(std::to_string(parts.size()) + " parts, the largest " +
+  loading.done(std::to_string(parts.size()) + (parts.size() == 1 ? " part, " : " parts, the largest ") +
                pipeline::format_bytes(largest) + " in memory, " +
                pipeline::format_seconds(loading.seconds()));
   // Classifier options out of range are refused before any output is touched.
@@ -223,7 +226,7 @@ void run_partitioned_query(QueryCommand& cmd) {
   }
   if (cmd.verbose)
     std::fprintf(stderr,
-                 "query: %zu parts (the largest %s), %llu super-batches, %llu part loads "
+                 "query: %zu part(s) (the largest %s), %llu super-batch(es), %llu part loads "
                  "%.2f s, hit lookups %.2f s, decisions %.2f s, at most %s of hits\n",
                  stats.parts, pipeline::format_bytes(stats.largest_part_bytes).c_str(),
                  (unsigned long long)stats.super_batches, (unsigned long long)stats.part_loads,

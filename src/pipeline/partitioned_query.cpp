@@ -95,7 +95,7 @@ class PartitionedRun {
     stages.worker_wait = waits[waits.size() - 2];
     stages.writer_wait = waits.back();
     stats.parts = parts_.size();
-    stats.super_batches = state.super_batches;
+    stats.super_batches += state.super_batches;
     for (const db::IndexPart& part : parts_)
       stats.largest_part_bytes =
           std::max(stats.largest_part_bytes, db::index_bytes(part.features(), part.locations()));

@@ -54,7 +54,7 @@ struct PartitionStats {
 
 // run_query's contract (errors, atomic outputs, counters) on the parts of
 // `db`. `collector` finds the hits (nullptr: the CPU's, on options.threads);
-// `stats`, when given, is filled.
+// `stats`, when given, is added to (one for several samples sums them).
 QuerySummary run_partitioned_query(const db::PartialDatabase& db,
                                    const std::vector<db::IndexPart>& parts,
                                    const QueryOptions& options, const PartitionOptions& partitions,

@@ -117,12 +117,7 @@ TEST_CASE("partitioned query: test_data, pairs and single reads, equal the whole
 TEST_CASE("partitioned query: databases of random parameters equal the whole database") {
   std::mt19937_64 rng(20240612);
   for (int round = 0; round < 3; ++round) {
-    pipeline::BuildOptions b;
-    b.references = {(data_dir / "genomes").string()};
-    b.taxonomy_dir = data_dir / "taxonomy";
-    b.seqid2taxid_files = {(data_dir / "seqid2taxid.map").string()};
-    b.threads = 2;
-    b.quiet = true;
+    pipeline::BuildOptions b = test::test_build_options();
     b.params.sketch.k = 12 + std::uint32_t(rng() % 20);
     b.params.sketch.window = b.params.sketch.k + 16 + std::uint32_t(rng() % 200);
     b.params.sketch.sketch_size = 2 + std::uint32_t(rng() % 30);
