@@ -201,7 +201,8 @@ void run_partitioned_query(QueryCommand& cmd) {
   std::uint64_t largest = 0;
   for (const db::IndexPart& part : parts)
     largest = std::max(largest, db::index_bytes(part.features(), part.locations()));
-  loading.done(std::to_string(parts.size()) + (parts.size() == 1 ? " part, " : " parts, the largest ") +
+  loading.done(std::to_string(parts.size()) +
+               (parts.size() == 1 ? " part, " : " parts, the largest ") +
                pipeline::format_bytes(largest) + " in memory, " +
                pipeline::format_seconds(loading.seconds()));
   // Classifier options out of range are refused before any output is touched.

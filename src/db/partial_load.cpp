@@ -64,7 +64,8 @@ PartialDatabase::PartialDatabase(const std::filesystem::path& path, unsigned thr
   locations_ = Section{meta_.locations, ff::section_name(ff::SectionId::locations), {}};
   try {
     file_ = output::FileDescriptor(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!file_.is_open()) throw std::runtime_error(std::string("cannot open: ") + std::strerror(errno));
+    if (!file_.is_open())
+      throw std::runtime_error(std::string("cannot open: ") + std::strerror(errno));
     struct stat st {};
     if (::fstat(file_.get(), &st) != 0 || std::uint64_t(st.st_size) != meta_.file_size)
       throw std::runtime_error("changed while it was being read");
@@ -139,8 +140,8 @@ void PartialDatabase::stream_section(Section& section, unsigned threads, Check c
   const IndexSectionInfo& s = section.info;
   const std::string what = "section '" + std::string(section.name) + "'";
   section.chunk_sums.assign(checksum_chunk_count(s.bytes), 0);
-  host::LargeVector<char> buffer =
-      host::make_uninitialized_large_vector<char>(std::min<std::uint64_t>(s.bytes, stream_window_bytes));
+  host::LargeVector<char> buffer = host::make_uninitialized_large_vector<char>(
+      std::min<std::uint64_t>(s.bytes, stream_window_bytes));
   Checksum64 whole;  // version 1: one checksum64 over the section
   std::uint64_t whole_sum = 0;
   for (std::uint64_t done = 0; done < s.bytes || done == 0; done += stream_window_bytes) {
@@ -158,7 +159,8 @@ void PartialDatabase::stream_section(Section& section, unsigned threads, Check c
   const std::uint64_t sum = meta_.version < ff::first_chunked_checksum_version
                                 ? whole_sum
                                 : combine_chunk_checksums(section.chunk_sums);
-  if (sum != s.checksum) throw std::runtime_error("checksum mismatch in " + what + " (the file is corrupted)");
+  if (sum != s.checksum)
+    throw std::runtime_error("checksum mismatch in " + what + " (the file is corrupted)");
   char padding[ff::alignment] = {};
   const std::size_t pad = std::size_t(ff::padded(s.bytes) - s.bytes);
   if (!pread_all(file_.get(), padding, pad, s.offset + s.bytes))
@@ -179,7 +181,8 @@ void PartialDatabase::read_verified(const Section& section, std::uint64_t begin,
     std::vector<char> edge;  // a chunk the range covers in part: read whole, to check it
     for (std::uint64_t c = first + a; c < first + b; ++c) {
       const std::uint64_t chunk_begin = c * chunk_bytes;
-      const std::uint64_t chunk_end = std::min<std::uint64_t>(chunk_begin + chunk_bytes, section.info.bytes);
+      const std::uint64_t chunk_end =
+          std::min<std::uint64_t>(chunk_begin + chunk_bytes, section.info.bytes);
       const bool whole = chunk_begin >= begin && chunk_end <= end;
       if (!whole) edge.resize(chunk_bytes);
       char* into = whole ? dst + (chunk_begin - begin) : edge.data();
@@ -279,7 +282,8 @@ std::vector<IndexPart> PartialDatabase::plan_by_bytes(std::uint64_t max_bytes) c
 std::vector<IndexPart> PartialDatabase::plan_parts(std::size_t parts) const {
   if (parts == 0) throw std::invalid_argument("the number of parts must be at least 1");
   const std::uint64_t features = feature_count();
-  const std::uint64_t count = std::clamp<std::uint64_t>(parts, 1, std::max<std::uint64_t>(features, 1));
+  const std::uint64_t count =
+      std::clamp<std::uint64_t>(parts, 1, std::max<std::uint64_t>(features, 1));
   // A feature's weight: its bytes in the arrays (the lookup grows with the
   // features, about in step).
   const auto weight = [](std::uint64_t length) {

@@ -148,7 +148,8 @@ class PartitionedRun {
       sketched.shapes.clear();
       if (!parse_batch(reads_.layout(), super.batches[b], state.parsed[b])) return;
       for (const ReadView& read : state.parsed[b].reads) {
-        sketched.shapes.push_back(classifier_.sketch_read(read.mate1, read.mate2, sketched.features));
+        sketched.shapes.push_back(
+            classifier_.sketch_read(read.mate1, read.mate2, sketched.features));
         sketched.offsets.push_back(sketched.features.size());
       }
     });

@@ -34,7 +34,8 @@ pass "1, 2 and 3 partitions: outputs byte-identical to the whole database"
 expect_success "$metawarp" query db.mwdb "$r1" "$r2" -v --top-hits --max-memory 40K \
   --hit-memory 64K --batch-size 50 -t 3 $(outputs tiny)
 same_outputs whole tiny
-grep -q "query: [0-9][0-9]* part(s) (the largest" stderr || fail "no partition statistics: $(cat stderr)"
+grep -q "query: [0-9][0-9]* part(s) (the largest" stderr ||
+  fail "no partition statistics: $(cat stderr)"
 pass "--max-memory 40K: $(grep -o '[0-9][0-9]* parts' stderr | head -n 1), outputs identical"
 
 # Samples stream the parts too.

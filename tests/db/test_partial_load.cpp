@@ -188,7 +188,8 @@ TEST_CASE("partial load: damage is found when opening, and in a part read later"
   CHECK(error.find(path.string()) != std::string::npos);
   const std::uint64_t damaged_chunk = location * sizeof(Location) / ff::checksum_chunk_bytes;
   for (const IndexPart& part : parts) {
-    const std::uint64_t first_chunk = part.first_location * sizeof(Location) / ff::checksum_chunk_bytes;
+    const std::uint64_t first_chunk =
+        part.first_location * sizeof(Location) / ff::checksum_chunk_bytes;
     const std::uint64_t last_chunk =
         (part.last_location * sizeof(Location) - 1) / ff::checksum_chunk_bytes;
     if (damaged_chunk >= first_chunk && damaged_chunk <= last_chunk) continue;
