@@ -47,16 +47,16 @@ __device__ inline ListRange find(const DeviceIndexView& index, sketch::feature_t
   return ListRange{owner, 0, 0};
 }
 
-// (target, window) of a global window id: the last target whose base is at
-// or below it (targets without windows share the next one's base and are
-// never chosen).
-__device__ inline sketch::Location to_location(const DeviceIndexView& index, std::uint32_t id) {
+// The target of a global window id: the last target whose base is at or
+// below it (targets without windows share the next one's base and are never
+// chosen).
+__device__ inline std::uint32_t target_of(const DeviceIndexView& index, std::uint32_t id) {
   std::uint32_t lo = 0, hi = index.targets;
   while (hi - lo > 1) {
     const std::uint32_t mid = (lo + hi) / 2;
     if (index.window_base[mid] <= id) lo = mid; else hi = mid;
   }
-  return sketch::Location{lo, id - index.window_base[lo]};
+  return lo;
 }
 
 }  // namespace metawarp::kernels

@@ -41,8 +41,8 @@ void gather_sorted_hits(const QueryChunkView& chunk, std::uint32_t sketch_size,
     return cub::DeviceSegmentedSort::SortKeys(temp, bytes, keys, sorted, total, chunk.reads,
                                               chunk.read_offsets, chunk.read_offsets + 1, stream);
   }, "sorting each read's hits");
-  unpack_locations_kernel<<<cuda::blocks_for(total, block), block, 0, stream>>>(index, sorted,
-                                                                                total, hits);
+  unpack_locations_kernel<<<cuda::blocks_for((total + unpack_run - 1) / unpack_run, block),
+                            block, 0, stream>>>(index, sorted, total, hits);
   cuda::check_launch("unpack_locations_kernel");
 }
 

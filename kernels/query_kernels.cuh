@@ -68,14 +68,27 @@ __global__ void gather_kernel(QueryChunkView chunk, std::uint32_t sketch_size,
   }
 }
 
-// Element by element: a binary search over the window bases (in the cache:
-// 4 bytes per target).
+// A thread converts a run of consecutive (sorted) ids: the target found for
+// one holds for the next while the id stays below the target's end, so the
+// binary search over the window bases runs only where the target changes.
+inline constexpr unsigned unpack_run = 8;
 __global__ void unpack_locations_kernel(DeviceIndexView index, const std::uint32_t* ids,
                                         std::uint64_t count, sketch::Location* locations) {
-  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += stride)
-    locations[i] = to_location(index, ids[i]);
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x * unpack_run;
+  for (std::uint64_t first = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) * unpack_run;
+       first < count; first += stride) {
+    const std::uint64_t last = first + unpack_run < count ? first + unpack_run : count;
+    std::uint32_t target = 0, begin = 1, end = 0;  // an empty range: the first id searches
+    for (std::uint64_t i = first; i < last; ++i) {
+      const std::uint32_t id = ids[i];
+      if (id < begin || id >= end) {
+        target = target_of(index, id);
+        begin = index.window_base[target];
+        end = index.window_base[target + 1];
+      }
+      locations[i] = sketch::Location{target, id - begin};
+    }
+  }
 }
 
 // The window span of a read by the rule the CPU classifier uses

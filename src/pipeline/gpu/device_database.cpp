@@ -65,9 +65,11 @@ std::size_t staging_buffers() {
 
 std::vector<ShardCut> cut_shards(std::span<const sketch::feature_t> features,
                                  std::span<const std::uint64_t> offsets, ShardLayout layout) {
-  if (offsets.size() != features.size() + 1)
-    throw std::logic_error("cut_shards: offsets must number features + 1");
+  if (offsets.size() != features.size() + 1 || offsets[0] != 0)
+    throw std::invalid_argument("cut_shards: offsets must number features + 1, from 0");
   for (;;) {
+    if (layout.shards_per_gpu > (1u << 16))
+      throw std::invalid_argument("cut_shards: a location list of 2^32 locations or more");
     const std::vector<std::uint64_t> cut = cut_positions(offsets, layout.shards());
     std::vector<ShardCut> cuts(layout.shards());
     bool fits = true;
@@ -82,6 +84,8 @@ std::vector<ShardCut> cut_shards(std::span<const sketch::feature_t> features,
                                                  : index::feature_space_end;
       c.device = layout.device_of(s);
       if (s > 0) cuts[s - 1].range.end = c.range.begin;
+      if (c.end_location < c.first_location || c.end_location > offsets.back())
+        throw std::invalid_argument("cut_shards: offsets not ascending");
       fits = fits && c.end_location - c.first_location < shard_limit &&
              c.end_feature - c.first_feature < shard_limit - 1;
     }
@@ -339,20 +343,23 @@ void StreamingIndexUpload::chunk(Array array, std::uint64_t begin, const void* d
   std::call_once(planned_, [&] {
     if (window_base_.empty() || !host_offsets_ || (features_ > 0 && !host_features_))
       throw std::logic_error("StreamingIndexUpload: locations before the targets and offsets");
-    writer_ = std::make_unique<IndexWriter>(
-        layout_, window_base_, std::span(host_features_, features_),
-        std::span(host_offsets_, features_ + 1));
+    try {
+      writer_ = std::make_unique<IndexWriter>(
+          layout_, window_base_, std::span(host_features_, features_),
+          std::span(host_offsets_, features_ + 1));
+    } catch (const std::invalid_argument&) {
+      // Offsets that are not an index's (load() will say so): nothing is
+      // streamed, finish() is not reached.
+    }
   });
+  if (!writer_) return;
   writer_->locations(begin / sizeof(sketch::Location),
                      static_cast<const sketch::Location*>(data), bytes / sizeof(sketch::Location));
 }
 
 DeviceDatabase StreamingIndexUpload::finish(const db::Database& db) {
   const db::FeatureIndex& index = db.index;
-  if (!writer_) {  // no locations: nothing was planned while loading
-    writer_ = std::make_unique<IndexWriter>(layout_, window_bases(db.targets), index.features(),
-                                            index.offsets());
-  }
+  if (!writer_) return upload_index(db, layout_);  // no locations: nothing was streamed
   DeviceDatabase device = writer_->finish(index.features(), index.offsets());
   writer_.reset();
   return device;
