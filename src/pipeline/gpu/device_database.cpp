@@ -13,6 +13,7 @@
 #include "metawarp/cuda/pinned_buffer.hpp"
 #include "metawarp/cuda/stream.hpp"
 #include "metawarp/host/channel.hpp"
+#include "metawarp/host/parallel_for.hpp"
 #include "pipeline/gpu_query.hpp"
 
 namespace metawarp::pipeline::gpu {
@@ -56,10 +57,10 @@ std::uint64_t shard_device_bytes(std::uint64_t features, std::uint64_t locations
          features * 4;
 }
 
+unsigned host_threads() { return std::clamp(std::thread::hardware_concurrency(), 1u, 32u); }
+
 // Two staging buffers per core: one being filled, one being copied.
-std::size_t staging_buffers() {
-  return 2 * std::clamp(std::thread::hardware_concurrency(), 1u, 32u);
-}
+std::size_t staging_buffers() { return 2 * host_threads(); }
 
 }  // namespace
 
@@ -219,19 +220,38 @@ class IndexWriter {
 
   DeviceDatabase finish(std::span<const sketch::feature_t> features,
                         std::span<const std::uint64_t> offsets) {
+    // Features and offsets in pieces of a staging buffer, on all cores.
+    struct Piece {
+      std::size_t shard;
+      bool offsets;
+      std::uint64_t first, count;  // positions in the index's arrays
+    };
+    std::vector<Piece> pieces;
+    const std::uint64_t per = db::file_format::checksum_chunk_bytes / sizeof(std::uint32_t);
     for (std::size_t s = 0; s < db_.cuts_.size(); ++s) {
       const ShardCut& c = db_.cuts_[s];
-      kernels::DeviceShard& shard = db_.shards_[s];
-      put(s, shard.features(), c.end_feature - c.first_feature,
-          [&](std::uint32_t* out, std::uint64_t at, std::uint64_t n) {
-            std::memcpy(out, features.data() + at, n * sizeof(std::uint32_t));
-          }, c.first_feature);
-      put(s, shard.offsets(), c.end_feature + 1 - c.first_feature,
-          [&](std::uint32_t* out, std::uint64_t at, std::uint64_t n) {
-            for (std::uint64_t i = 0; i < n; ++i)
-              out[i] = std::uint32_t(offsets[at + i] - c.first_location);
-          }, c.first_feature);
+      for (bool offs : {false, true}) {
+        const std::uint64_t end = c.end_feature + (offs ? 1 : 0);
+        for (std::uint64_t first = c.first_feature; first < end; first += per)
+          pieces.push_back(Piece{s, offs, first, std::min(per, end - first)});
+      }
     }
+    host::parallel_for(pieces.size(), host_threads(), [&](std::size_t i) {
+      const Piece& p = pieces[i];
+      const ShardCut& c = db_.cuts_[p.shard];
+      kernels::DeviceShard& shard = db_.shards_[p.shard];
+      if (!p.offsets)
+        put(p.shard, shard.features() + (p.first - c.first_feature), p.count,
+            [&](std::uint32_t* out, std::uint64_t at, std::uint64_t n) {
+              std::memcpy(out, features.data() + at, n * sizeof(std::uint32_t));
+            }, p.first);
+      else
+        put(p.shard, shard.offsets() + (p.first - c.first_feature), p.count,
+            [&](std::uint32_t* out, std::uint64_t at, std::uint64_t n) {
+              for (std::uint64_t k = 0; k < n; ++k)
+                out[k] = std::uint32_t(offsets[at + k] - c.first_location);
+            }, p.first);
+    });
     const std::vector<int>& devices = db_.layout_.devices;
     for (std::size_t s = 0; s < db_.cuts_.size(); ++s) {
       const std::size_t d = s / db_.layout_.shards_per_gpu;
@@ -306,10 +326,12 @@ class IndexWriter {
 DeviceDatabase upload_index(const db::Database& db, const ShardLayout& layout) {
   const db::FeatureIndex& index = db.index;
   IndexWriter writer(layout, window_bases(db.targets), index.features(), index.offsets());
-  const std::uint64_t piece = std::uint64_t(1) << 20;
-  for (std::uint64_t first = 0; first < index.location_count(); first += piece)
-    writer.locations(first, index.locations().data() + first,
-                     std::min(piece, index.location_count() - first));
+  const std::uint64_t piece = std::uint64_t(1) << 18;
+  const std::uint64_t count = index.location_count();
+  host::parallel_for((count + piece - 1) / piece, host_threads(), [&](std::size_t i) {
+    const std::uint64_t first = i * piece;
+    writer.locations(first, index.locations().data() + first, std::min(piece, count - first));
+  });
   return writer.finish(index.features(), index.offsets());
 }
 
