@@ -29,8 +29,9 @@ void count_hits(const QueryChunkView& chunk, const sketch::SketchParams& params,
 }
 
 void gather_sorted_hits(const QueryChunkView& chunk, std::uint32_t sketch_size,
-                        const DeviceIndexView& index, std::uint64_t total, std::uint64_t* keys,
-                        std::uint64_t* sorted, CubScratch& scratch, cudaStream_t stream) {
+                        const DeviceIndexView& index, std::uint64_t total, std::uint32_t* keys,
+                        std::uint32_t* sorted, sketch::Location* hits, CubScratch& scratch,
+                        cudaStream_t stream) {
   if (total == 0) return;
   const unsigned block = 256;
   gather_kernel<<<cuda::blocks_for(chunk.windows * 32, block), block, 0, stream>>>(
@@ -40,7 +41,8 @@ void gather_sorted_hits(const QueryChunkView& chunk, std::uint32_t sketch_size,
     return cub::DeviceSegmentedSort::SortKeys(temp, bytes, keys, sorted, total, chunk.reads,
                                               chunk.read_offsets, chunk.read_offsets + 1, stream);
   }, "sorting each read's hits");
-  unpack_locations_kernel<<<cuda::blocks_for(total, block), block, 0, stream>>>(sorted, total);
+  unpack_locations_kernel<<<cuda::blocks_for((total + unpack_run - 1) / unpack_run, block),
+                            block, 0, stream>>>(index, sorted, total, hits);
   cuda::check_launch("unpack_locations_kernel");
 }
 

@@ -26,12 +26,6 @@ struct QuerySequence {
   std::uint64_t window_prefix;  // windows of all earlier sequences
 };
 
-// A looked-up feature's location list.
-struct ListRange {
-  std::uint64_t begin;
-  std::uint32_t count;
-};
-
 // A chunk's device arrays.
 struct QueryChunkView {
   const char* bases;
@@ -53,11 +47,12 @@ struct CandidateParams {
 void count_hits(const QueryChunkView& chunk, const sketch::SketchParams& params,
                 const DeviceIndexView& index, CubScratch& scratch, cudaStream_t stream);
 
-// `total` hits (window_offsets[windows]) into `keys`, each read's sorted into
-// `sorted` (as sketch::Location).
+// `total` hits (window_offsets[windows]) as global window ids into `keys`,
+// each read's sorted into `sorted`, then as (target, window) into `hits`.
 void gather_sorted_hits(const QueryChunkView& chunk, std::uint32_t sketch_size,
-                        const DeviceIndexView& index, std::uint64_t total, std::uint64_t* keys,
-                        std::uint64_t* sorted, CubScratch& scratch, cudaStream_t stream);
+                        const DeviceIndexView& index, std::uint64_t total, std::uint32_t* keys,
+                        std::uint32_t* sorted, sketch::Location* hits, CubScratch& scratch,
+                        cudaStream_t stream);
 
 // Per read: top[r * max_candidates ...] its best candidates, top_counts[r]
 // how many, hit_counts[r] its hits.

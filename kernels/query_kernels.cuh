@@ -5,10 +5,10 @@
 //     sketch.hpp), looks every feature up and notes its location list;
 //  2. (CUB exclusive scan of the per-window hit counts: output positions)
 //  3. read_offsets: each read's hits are the range of its windows' hits;
-//  4. gather: one warp per window copies its lists' locations, as (target,
-//     window) sort keys, to the window's position;
-//  5. (CUB segmented sort of each read's keys)
-//  6. unpack_locations: sort keys back to sketch::Location, in place;
+//  4. gather: one warp per window copies its lists' global window ids (from
+//     each feature's owner shard) to the window's position;
+//  5. (CUB segmented sort of each read's ids: the (target, window) order)
+//  6. unpack_locations: ids back to sketch::Location (target, window);
 //  7. top_candidates: one thread per read runs the shared
 //     classify::top_candidates over its sorted hits.
 #include <cstdint>
@@ -34,8 +34,8 @@ __global__ void lookup_count_kernel(QueryChunkView chunk, sketch::SketchParams p
                                                   w - seq.window_prefix, params, features);
     std::uint64_t total = 0;
     for (std::uint32_t j = 0; j < s; ++j) {
-      ListRange range{0, 0};
-      if (j < n) find(index, features[j], range.begin, range.count);
+      ListRange range{0, 0, 0};
+      if (j < n) range = find(index, features[j]);
       chunk.ranges[w * s + j] = range;
       total += range.count;
     }
@@ -51,7 +51,7 @@ __global__ void read_offsets_kernel(QueryChunkView chunk) {
 }
 
 __global__ void gather_kernel(QueryChunkView chunk, std::uint32_t sketch_size,
-                              DeviceIndexView index, std::uint64_t* keys) {
+                              DeviceIndexView index, std::uint32_t* keys) {
   constexpr unsigned warp = 32;
   const unsigned lane = threadIdx.x % warp;
   const std::uint64_t warps = std::uint64_t(gridDim.x) * blockDim.x / warp;
@@ -60,21 +60,34 @@ __global__ void gather_kernel(QueryChunkView chunk, std::uint32_t sketch_size,
     std::uint64_t out = chunk.window_offsets[w];
     for (std::uint32_t j = 0; j < sketch_size; ++j) {
       const ListRange range = chunk.ranges[w * sketch_size + j];
-      for (std::uint32_t i = lane; i < range.count; i += warp)
-        keys[out + i] = index.locations[range.begin + i].packed();
+      if (range.count == 0) continue;
+      const std::uint32_t* list = index.shards[range.shard].locations + range.begin;
+      for (std::uint32_t i = lane; i < range.count; i += warp) keys[out + i] = list[i];
       out += range.count;
     }
   }
 }
 
-// Same size, element by element: safe in place.
-__global__ void unpack_locations_kernel(std::uint64_t* keys, std::uint64_t count) {
-  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  auto* locations = reinterpret_cast<sketch::Location*>(keys);
-  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += stride) {
-    const std::uint64_t key = keys[i];
-    locations[i] = sketch::Location::unpack(key);
+// A thread converts a run of consecutive (sorted) ids: the target found for
+// one holds for the next while the id stays below the target's end, so the
+// binary search over the window bases runs only where the target changes.
+inline constexpr unsigned unpack_run = 8;
+__global__ void unpack_locations_kernel(DeviceIndexView index, const std::uint32_t* ids,
+                                        std::uint64_t count, sketch::Location* locations) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x * unpack_run;
+  for (std::uint64_t first = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) * unpack_run;
+       first < count; first += stride) {
+    const std::uint64_t last = first + unpack_run < count ? first + unpack_run : count;
+    std::uint32_t target = 0, begin = 1, end = 0;  // an empty range: the first id searches
+    for (std::uint64_t i = first; i < last; ++i) {
+      const std::uint32_t id = ids[i];
+      if (id < begin || id >= end) {
+        target = target_of(index, id);
+        begin = index.window_base[target];
+        end = index.window_base[target + 1];
+      }
+      locations[i] = sketch::Location{target, id - begin};
+    }
   }
 }
 

@@ -42,6 +42,8 @@ struct QueryCommand {
   std::vector<pipeline::Sample> samples;  // filled by check_before_work
   std::string device = "auto";
   pipeline::GpuQueryOptions gpu;
+  int gpu_device = 0;    // --gpu: the one-device form of --gpus
+  std::string gpu_list;  // --gpus N|LIST
   bool batch_size_given = false;
   bool gpu_lanes_given = false;
   bool output_given = false;
@@ -69,6 +71,11 @@ void print_gpu_stats(const pipeline::GpuQueryStats& g) {
                (unsigned long long)g.chunks, (unsigned long long)g.hits, g.pack_seconds,
                g.copy_in_seconds, g.sketch_lookup_seconds, g.gather_sort_seconds,
                g.candidates_seconds, g.copy_out_seconds, g.assign_seconds);
+  std::fprintf(stderr, "query: GPU database in %llu shards:", (unsigned long long)g.shards);
+  for (std::size_t d = 0; d < g.devices.size(); ++d)
+    std::fprintf(stderr, "%s GPU %d %.1f MiB", d ? "," : "", g.devices[d],
+                 double(g.device_bytes[d]) / mib);
+  std::fprintf(stderr, "\n");
 }
 
 // Reads may come from stdin ("-"); anything else must be an existing file.
@@ -249,7 +256,7 @@ void run_query(QueryCommand& cmd) {
   if (gpu && !cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;
   pipeline::ProgressStep loading(
       cmd.quiet, "query: loading database " + cmd.database +
-                     (gpu ? " onto GPU " + std::to_string(cmd.gpu.device) : std::string()));
+                     (gpu ? " onto " + pipeline::describe(cmd.gpu.layout) : std::string()));
   if (gpu) {
     pipeline::GpuLoadedDatabase loaded =
         pipeline::load_for_gpu_query(cmd.database, opt.classifier, cmd.gpu);
@@ -352,7 +359,17 @@ void add_query_command(CLI::App& app) {
   sub->add_option("--device", cmd->device, "Where to classify: auto (GPU if present), cpu or gpu")
       ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
       ->capture_default_str();
-  sub->add_option("--gpu", cmd->gpu.device, "GPU: CUDA device number")->capture_default_str();
+  // The GPUs (--gpu: one; --gpus: several) and shards the index is cut into.
+  auto* one_gpu =
+      sub->add_option("--gpu", cmd->gpu_device, "GPU: CUDA device number")->capture_default_str();
+  sub->add_option("--gpus", cmd->gpu_list,
+                  "GPUs the database is sharded over: a count N (devices 0..N-1) or a list "
+                  "(0,2,3); they must reach one another's memory (peer access)")
+      ->excludes(one_gpu);
+  sub->add_option("--shards-per-gpu", cmd->gpu.layout.shards_per_gpu,
+                  "Shards (feature ranges) per GPU; results do not depend on it")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   sub->add_option("--gpu-lanes", cmd->gpu.lanes,
                   "GPU: streams the worker threads share (each with its own buffers; at most "
                   "the threads, 64)")
@@ -377,6 +394,8 @@ void add_query_command(CLI::App& app) {
   sub->callback([cmd, sub] {
     cmd->batch_size_given = sub->count("--batch-size") > 0;
     cmd->gpu_lanes_given = sub->count("--gpu-lanes") > 0;
+    cmd->gpu.layout.devices = sub->count("--gpus") > 0 ? pipeline::parse_gpu_list(cmd->gpu_list)
+                                                       : std::vector<int>{cmd->gpu_device};
     cmd->output_given = sub->count("--output") > 0;
     run_query(*cmd);
   });

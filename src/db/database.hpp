@@ -177,6 +177,8 @@ class IndexReadObserver {
  public:
   enum class Array { features, offsets, locations };
   virtual ~IndexReadObserver() = default;
+  // Once, before sizes(): the targets (e.g. to convert locations on the fly).
+  virtual void targets(std::span<const Target> /*targets*/) {}
   // Once, before any chunk: the number of features (offsets: one more) and
   // of locations.
   virtual void sizes(std::uint64_t features, std::uint64_t locations) = 0;

@@ -316,6 +316,7 @@ Database read_database(const std::filesystem::path& path, unsigned threads,
       observer->chunk(array, begin, reinterpret_cast<const char*>(out.data()) + begin, end - begin);
     };
   };
+  if (observer) observer->targets(db.targets);
   if (observer)
     observer->sizes(section(ff::SectionId::features).count,
                     section(ff::SectionId::locations).count);

@@ -3,18 +3,24 @@
 // sketching, lookup, gathering, sorting and candidate scoring on the GPU.
 // Implemented in src/pipeline/gpu/ (on the kernels of kernels/query_chunk.hpp)
 // when built with CUDA; without CUDA, src/pipeline/no_gpu/ says why not.
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "db/database.hpp"
 #include "pipeline/classifier.hpp"
 #include "pipeline/query.hpp"
+#include "pipeline/shard_layout.hpp"
 
 namespace metawarp::pipeline {
 
 struct GpuQueryOptions {
-  int device = 0;  // CUDA device number
+  // The GPUs and the shards per GPU the index is cut into (by feature range,
+  // balanced by locations and features); results do not depend on it. Several
+  // GPUs read one another's shards (peer access); the lanes are spread over them.
+  ShardLayout layout;
   // A worker's batch goes to the GPU in chunks of at most this many bases
   // (a longer single read is a chunk of its own), bounding device memory.
   std::uint64_t chunk_bases = std::uint64_t(32) << 20;
@@ -28,7 +34,10 @@ struct GpuQueryOptions {
 // Time per stage, summed over all lanes (lanes overlap, so the sums
 // can exceed the wall time). GPU stages are measured with CUDA events.
 struct GpuQueryStats {
-  std::uint64_t database_bytes = 0;  // device footprint of the database
+  std::uint64_t database_bytes = 0;  // device footprint of the database, all GPUs
+  std::vector<int> devices;          // the GPUs, in layout order
+  std::vector<std::uint64_t> device_bytes;  // the database's bytes on each of them
+  std::uint64_t shards = 0;
   double upload_seconds = 0;         // database to the GPU, lookup table built
   std::uint64_t lanes = 0;           // lanes made (one stream each)
   std::uint64_t chunks = 0;
@@ -69,22 +78,25 @@ GpuLoadedDatabase load_for_gpu_query(const std::filesystem::path& path,
                                      const ClassifierOptions& classifier,
                                      const GpuQueryOptions& gpu = {});
 
-// Slots of the device lookup table for `features` distinct features: a power
-// of two, at most half full (linear probing stays short).
-inline std::uint64_t gpu_lookup_slots(std::uint64_t features) {
-  std::uint64_t slots = 2;
-  while (slots < 2 * features) slots *= 2;
-  return slots;
-}
+// A shard's entry in the table of shards on each GPU (kernels::ShardView and
+// its first feature; checked in device_database.cpp).
+inline constexpr std::uint64_t gpu_shard_table_bytes = 36;
 
-// Device bytes the GPU query needs for a database's index (lookup table,
-// offsets, locations), computable without a GPU (for `info`).
-inline std::uint64_t gpu_database_bytes(std::uint64_t features, std::uint64_t locations) {
-  return gpu_lookup_slots(features) * sizeof(std::uint64_t) +
-         (features + 1) * sizeof(std::uint64_t) + locations * sizeof(sketch::Location);
+// Device bytes the GPU query needs for a database's index in one shard:
+// the lookup (8-byte slots, at most 80 % full: kernels::lookup_capacity), the
+// 32-bit list offsets and the locations as 32-bit global window ids; plus the
+// targets' window bases. Computable without a GPU (for `info`); several
+// shards add a few bytes each.
+inline std::uint64_t gpu_database_bytes(std::uint64_t features, std::uint64_t locations,
+                                        std::uint64_t targets) {
+  const std::uint64_t slots = std::max((features * 5 + 3) / 4, features + 1);
+  return slots * sizeof(std::uint64_t) + (features + 1) * sizeof(std::uint32_t) +
+         locations * sizeof(std::uint32_t) + (targets + 1) * sizeof(std::uint32_t) +
+         gpu_shard_table_bytes;
 }
 inline std::uint64_t gpu_database_bytes(const db::Database& db) {
-  return gpu_database_bytes(db.index.feature_count(), db.index.location_count());
+  return gpu_database_bytes(db.index.feature_count(), db.index.location_count(),
+                            db.targets.size());
 }
 
 }  // namespace metawarp::pipeline

@@ -1,6 +1,8 @@
 // The upload overlapped with the load (StreamingIndexUpload as load()'s
-// observer) puts the same arrays on the GPU as the upload after the load, for
-// format 2 and format 1 files and any thread count; a load that fails leaves
+// observer) puts the same compact shards on the GPU as the upload after the
+// load, for any thread count and 1-4 shards:
+// each shard holds its features' lists as 32-bit offsets from its first
+// location and the locations as global window ids; a load that fails leaves
 // nothing hanging.
 #include <cuda_runtime_api.h>
 
@@ -15,8 +17,8 @@
 #include "db/database.hpp"
 #include "file_bytes.hpp"
 #include "large_database.hpp"
-#include "metawarp/cuda/stream.hpp"
 #include "pipeline/gpu/device_database.hpp"
+#include "pipeline/gpu_query.hpp"
 #include "scratch_dir.hpp"
 
 using namespace metawarp;
@@ -27,43 +29,88 @@ namespace {
 template <class T>
 std::vector<T> download(const T* device, std::size_t count) {
   std::vector<T> host(count);
-  REQUIRE(cudaMemcpy(host.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost) ==
-          cudaSuccess);
+  if (count > 0)
+    REQUIRE(cudaMemcpy(host.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost) ==
+            cudaSuccess);
   return host;
 }
 
-void require_on_device(const kernels::DeviceIndex& device, const db::FeatureIndex& index) {
-  const kernels::DeviceIndexView view = device.view();
-  const auto offsets = download(view.offsets, index.offsets().size());
-  REQUIRE(std::memcmp(offsets.data(), index.offsets().data(), offsets.size() * 8) == 0);
-  const auto locations = download(view.locations, index.location_count());
-  REQUIRE(std::memcmp(locations.data(), index.locations().data(), locations.size() * 8) == 0);
+// The shards together are the index, converted: offsets relative to each
+// shard, locations as window_base[target] + window.
+void require_on_device(const pipeline::gpu::DeviceDatabase& device, const db::Database& db) {
+  const db::FeatureIndex& index = db.index;
+  std::vector<std::uint64_t> base(db.targets.size() + 1, 0);
+  for (std::size_t t = 0; t < db.targets.size(); ++t)
+    base[t + 1] = base[t] + db.targets[t].windows;
+  const auto& cuts = device.cuts();
+  REQUIRE(cuts.front().first_feature == 0);
+  REQUIRE(cuts.back().end_feature == index.feature_count());
+  REQUIRE(cuts.front().range.begin == 0);
+  REQUIRE(cuts.back().range.end == index::feature_space_end);
+  // Balanced: each shard's locations + features within a list of its share.
+  std::uint64_t longest = 0;
+  for (std::size_t f = 0; f < index.feature_count(); ++f)
+    longest = std::max(longest, index.offsets()[f + 1] - index.offsets()[f]);
+  const std::uint64_t share = (index.location_count() + index.feature_count()) / cuts.size();
+  for (std::size_t s = 0; s < cuts.size(); ++s) {
+    CAPTURE(s);
+    const auto& c = cuts[s];
+    const std::uint64_t weight =
+        c.end_location - c.first_location + c.end_feature - c.first_feature;
+    CHECK(weight <= share + longest + 2);
+    CHECK(weight + longest + 2 >= share);
+    if (s > 0) {
+      REQUIRE(c.first_feature == cuts[s - 1].end_feature);
+      REQUIRE(c.range.begin == cuts[s - 1].range.end);
+    }
+    // Every feature of the shard lies in its range.
+    for (std::uint64_t f = c.first_feature; f < c.end_feature; ++f)
+      if (!c.range.contains(index.features()[f])) FAIL("feature " << f << " outside its shard");
+    const kernels::ShardView view = device.shard(s).view();
+    REQUIRE(view.capacity > c.end_feature - c.first_feature);
+    std::vector<std::uint32_t> offsets, ids;
+    for (std::uint64_t f = c.first_feature; f <= c.end_feature; ++f)
+      offsets.push_back(std::uint32_t(index.offsets()[f] - c.first_location));
+    for (std::uint64_t i = c.first_location; i < c.end_location; ++i) {
+      const sketch::Location l = index.locations()[i];
+      ids.push_back(std::uint32_t(base[l.target] + l.window));
+    }
+    REQUIRE(download(view.offsets, offsets.size()) == offsets);
+    REQUIRE(download(view.locations, ids.size()) == ids);
+    // The lookup holds each feature once, with its list number.
+    std::vector<std::uint64_t> entries;
+    for (std::uint64_t f = c.first_feature; f < c.end_feature; ++f)
+      entries.push_back(std::uint64_t(index.features()[f]) << 32 | (f - c.first_feature));
+    auto slots = download(view.slots, view.capacity);
+    std::erase(slots, ~std::uint64_t(0));
+    std::sort(slots.begin(), slots.end());
+    REQUIRE(slots == entries);
+  }
 }
 
 }  // namespace
 
-TEST_CASE("the streaming upload puts the index on the GPU as the upload after the load does") {
+TEST_CASE("the streaming upload puts the compact shards on the GPU as the upload after the load") {
   ScratchDir dir("gpu_upload");
   const auto path = dir / "db.mwdb";
   const db::Database original = db::test::large_database();
   db::save(original, path);
-  for (unsigned threads : {1u, 3u, 0u}) {
-    INFO("threads " << threads);
-    const cuda::stream stream;
-    pipeline::gpu::StreamingIndexUpload upload(stream);
-    const db::Database loaded = db::load(path, threads, &upload);
-    const kernels::DeviceIndex streamed = upload.finish();
-    REQUIRE(loaded.index == original.index);
-    require_on_device(streamed, loaded.index);
-    const kernels::DeviceIndex after = pipeline::gpu::upload_index(loaded.index, stream);
-    CHECK(streamed.bytes() == after.bytes());
-    // The lookups hold the same (feature, list) pairs; their order may differ.
-    const std::size_t slots = streamed.view().slot_mask + 1;
-    auto a = download(streamed.view().slots, slots), b = download(after.view().slots, slots);
-    std::sort(a.begin(), a.end());
-    std::sort(b.begin(), b.end());
-    CHECK(a == b);
-  }
+  for (unsigned shards : {1u, 2u, 3u, 4u})
+    for (unsigned threads : {1u, 3u, 0u}) {
+      CAPTURE(shards, threads);
+      pipeline::ShardLayout layout;
+      layout.shards_per_gpu = shards;
+      pipeline::gpu::StreamingIndexUpload upload(layout);
+      const db::Database loaded = db::load(path, threads, &upload);
+      const pipeline::gpu::DeviceDatabase streamed = upload.finish(loaded);
+      REQUIRE(loaded.index == original.index);
+      REQUIRE(streamed.cuts().size() == shards);
+      require_on_device(streamed, loaded);
+      const pipeline::gpu::DeviceDatabase after = pipeline::gpu::upload_index(loaded, layout);
+      require_on_device(after, loaded);
+      CHECK(streamed.bytes() == after.bytes());
+      if (shards == 1) CHECK(streamed.bytes() == pipeline::gpu_database_bytes(loaded));
+    }
 }
 
 TEST_CASE("a load that fails while uploading throws and leaves the upload to be dropped") {
@@ -73,8 +120,7 @@ TEST_CASE("a load that fails while uploading throws and leaves the upload to be 
   std::vector<char> bytes = db::test::read_bytes(path);
   bytes[bytes.size() - 100] ^= 1;  // in the locations
   db::test::write_bytes(path, bytes);
-  const cuda::stream stream;
-  pipeline::gpu::StreamingIndexUpload upload(stream);
+  pipeline::gpu::StreamingIndexUpload upload(pipeline::ShardLayout{{0}, 2});
   std::string error;
   try {
     db::load(path, 0, &upload);

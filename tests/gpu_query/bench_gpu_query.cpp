@@ -5,6 +5,7 @@
 //
 //   METAWARP_BENCH_DB=db.mwdb METAWARP_BENCH_R1=r1.fq METAWARP_BENCH_R2=r2.fq
 //   [METAWARP_BENCH_THREADS=16] [METAWARP_BENCH_BATCH=32768] [METAWARP_BENCH_LANES=8]
+//   [METAWARP_BENCH_SHARDS=1 (shards on the one GPU)]
 //   test_gpu_query "[benchmark]"
 #include <atomic>
 #include <chrono>
@@ -83,12 +84,20 @@ TEST_CASE("GPU and CPU engine throughput on reads in memory", "[.][benchmark]") 
 
   pipeline::GpuQueryOptions gpu_options;
   gpu_options.lanes = std::uint32_t(env_number("METAWARP_BENCH_LANES", gpu_options.lanes));
+  gpu_options.layout.shards_per_gpu = unsigned(env_number("METAWARP_BENCH_SHARDS", 1));
   const auto gpu = pipeline::make_gpu_query_engine(db, options, gpu_options);
   std::vector<pipeline::ReadResult> gpu_results(reads.size());
   classify_all(*gpu, reads, gpu_results, threads, batch);  // warm-up: buffers, clocks
   const pipeline::GpuQueryStats warm = gpu->stats();
   const double gpu_seconds = classify_all(*gpu, reads, gpu_results, threads, batch);
   const pipeline::GpuQueryStats s = gpu->stats();
+  std::printf("GPU database: %llu bytes in %llu shards (%.3f GiB per Gbp)\n",
+              (unsigned long long)s.database_bytes, (unsigned long long)s.shards,
+              [&] {
+                double bases = 0;
+                for (const db::Target& t : db.targets) bases += double(t.length);
+                return double(s.database_bytes) / double(1 << 30) / (bases / 1e9);
+              }());
 
   const auto cpu = pipeline::make_cpu_query_engine(db, options);
   std::vector<pipeline::ReadResult> cpu_results(reads.size());

@@ -1,6 +1,8 @@
 // The GPU query engine behind make_gpu_query_engine. The database is uploaded
-// once; the worker threads then share a few lanes (a stream and its buffers
-// each): a worker takes an idle lane for its batch, which packs the bases
+// once, in shards over the layout's GPUs (device_database.hpp); the worker
+// threads then share a few lanes (a stream and its buffers each, spread over
+// the GPUs; a lane's kernels read every shard, on other GPUs through peer
+// access): a worker takes an idle lane for its batch, which packs the bases
 // into pinned memory, uploads them and runs the chunk kernels of
 // kernels/query_chunk.hpp. The lanes overlap one another's copies, kernels
 // and host work. Candidate scoring runs the shared classify::top_candidates
@@ -23,6 +25,7 @@
 #include "metawarp/host/clock.hpp"
 #include "pipeline/gpu/device_database.hpp"
 #include "pipeline/gpu/selected_gpu.hpp"
+#include "pipeline/gpu_available.hpp"
 #include "pipeline/gpu_query.hpp"
 
 namespace metawarp::pipeline {
@@ -39,7 +42,10 @@ class GpuEngine;
 // A stream with its buffers; one worker at a time classifies through it.
 class GpuLane {
  public:
-  explicit GpuLane(const GpuEngine& engine) : engine_(engine), host_total_(1) {}
+  // Made with its GPU selected.
+  GpuLane(const GpuEngine& engine, std::size_t device_index)
+      : engine_(engine), device_index_(device_index), host_total_(1) {}
+  std::size_t device_index() const { return device_index_; }
   ~GpuLane() { cudaStreamSynchronize(stream_); }  // buffers must outlive work still queued
 
   void classify(std::span<const ReadView> reads, std::span<ReadResult> results);
@@ -50,7 +56,8 @@ class GpuLane {
   std::uint64_t pack(std::span<const ReadView> reads);
   void finish(std::span<const ReadView> reads, std::span<ReadResult> results);
 
-  const GpuEngine& engine_;  // the device is selected before a lane is made
+  const GpuEngine& engine_;
+  std::size_t device_index_;  // in the layout's devices
   cuda::stream stream_;
   GpuQueryStats stats_;
   cuda::event start_, uploaded_, counted_, sorted_, scored_, downloaded_;
@@ -69,22 +76,47 @@ class GpuLane {
   cuda::device_buffer<std::uint64_t> window_hits_;
   cuda::device_buffer<std::uint64_t> window_offsets_;
   cuda::device_buffer<std::uint64_t> read_offsets_;
-  cuda::device_buffer<std::uint64_t> keys_;
-  cuda::device_buffer<std::uint64_t> keys_sorted_;
+  cuda::device_buffer<std::uint32_t> keys_;
+  cuda::device_buffer<std::uint32_t> keys_sorted_;
+  cuda::device_buffer<sketch::Location> hits_;
   kernels::CubScratch scratch_;
   cuda::device_buffer<classify::Candidate> top_;
   cuda::device_buffer<std::uint32_t> top_counts_;
   cuda::device_buffer<std::uint32_t> hit_counts_;
 };
 
+// Every GPU of the layout opened (the first selected); a clear error for one
+// that does not exist.
+std::vector<gpu::SelectedGpu> open_gpus(const ShardLayout& layout) {
+  if (layout.devices.empty() || layout.shards_per_gpu == 0)
+    throw std::invalid_argument("the GPU query needs at least one GPU and one shard per GPU");
+  const std::string why = gpu_unavailable_reason();
+  if (!why.empty()) throw std::runtime_error("GPU query requested, but " + why + "; use --device cpu");
+  int count = 0;
+  cuda::check(cudaGetDeviceCount(&count), "counting CUDA devices");
+  for (int d : layout.devices)
+    if (d < 0 || d >= count)
+      throw std::invalid_argument("GPU " + std::to_string(d) + " requested (" +
+                                  describe(layout) + "), but this host has " +
+                                  std::to_string(count) + " CUDA device" +
+                                  (count == 1 ? "" : "s") +
+                                  (count > 0 ? " (0-" + std::to_string(count - 1) + ")" : "") +
+                                  "; use --gpus with existing devices");
+  std::vector<gpu::SelectedGpu> gpus;
+  for (auto d = layout.devices.rbegin(); d != layout.devices.rend(); ++d)
+    gpus.emplace_back(*d, "query");
+  std::reverse(gpus.begin(), gpus.end());  // the first selected last: it stays selected
+  return gpus;
+}
+
 class GpuEngine final : public GpuQueryEngine {
  public:
   // Uploads db's index, unless `uploaded` holds it already (uploaded while
   // the file was read, in `upload_seconds`).
   GpuEngine(const db::Database& db, const ClassifierOptions& classifier,
-            const GpuQueryOptions& gpu, std::optional<kernels::DeviceIndex> uploaded = {},
+            const GpuQueryOptions& gpu, std::optional<gpu::DeviceDatabase> uploaded = {},
             double upload_seconds = 0)
-      : device_(gpu.device, "query"),
+      : devices_(open_gpus(gpu.layout)),
         classifier_(db, classifier),
         options_(classifier),
         gpu_(gpu),
@@ -94,12 +126,20 @@ class GpuEngine final : public GpuQueryEngine {
     stats_.upload_seconds = upload_seconds;
     if (!index_) {
       const auto start = std::chrono::steady_clock::now();
-      const cuda::stream stream;
-      index_.emplace(gpu::upload_index(db.index, stream));
+      index_.emplace(gpu::upload_index(db, gpu.layout));
       stats_.upload_seconds = host::seconds_since(start);
     }
     stats_.database_bytes = index_->bytes();
-    for (std::uint32_t i = 0; i < gpu.lanes; ++i) idle_.push(std::make_unique<GpuLane>(*this));
+    stats_.devices = index_->layout().devices;
+    stats_.device_bytes = index_->device_bytes();
+    stats_.shards = index_->cuts().size();
+    // Lanes round-robin over the GPUs.
+    for (std::uint32_t i = 0; i < gpu.lanes; ++i) {
+      const std::size_t d = i % devices_.size();
+      devices_[d].select();
+      idle_.push(std::make_unique<GpuLane>(*this, d));
+    }
+    devices_[0].select();
     stats_.lanes = gpu.lanes;
   }
   ~GpuEngine() override { idle_.cancel(); }  // the lanes go before the index
@@ -132,20 +172,22 @@ class GpuEngine final : public GpuQueryEngine {
     stats_.assign_seconds += lane.assign_seconds;
   }
 
-  void select_device() const { device_.select(); }
+  void select_device(std::size_t device_index) const { devices_[device_index].select(); }
   const Classifier& classifier() const { return classifier_; }
   const ClassifierOptions& options() const { return options_; }
   const GpuQueryOptions& gpu() const { return gpu_; }
   const sketch::SketchParams& params() const { return params_; }
-  kernels::DeviceIndexView index() const { return index_->view(); }
+  kernels::DeviceIndexView index(std::size_t device_index) const {
+    return index_->view(device_index);
+  }
 
  private:
-  gpu::SelectedGpu device_;  // first: everything below lives on that GPU
+  std::vector<gpu::SelectedGpu> devices_;  // first: everything below lives on them
   Classifier classifier_;  // lineages and assignment parameters, as on the CPU
   ClassifierOptions options_;
   GpuQueryOptions gpu_;
   sketch::SketchParams params_;
-  std::optional<kernels::DeviceIndex> index_;
+  std::optional<gpu::DeviceDatabase> index_;
   mutable std::mutex mutex_;  // guards stats_
   mutable GpuQueryStats stats_;
   mutable host::Channel<std::unique_ptr<GpuLane>> idle_;  // the pool of lanes
@@ -156,9 +198,9 @@ class PooledGpuClassifier final : public BatchClassifier {
  public:
   explicit PooledGpuClassifier(const GpuEngine& engine) : engine_(engine) {}
   void classify(std::span<const ReadView> reads, std::span<ReadResult> results) override {
-    engine_.select_device();  // the CUDA device is per host thread
     std::unique_ptr<GpuLane> lane = engine_.acquire_lane();
     try {
+      engine_.select_device(lane->device_index());  // the CUDA device is per host thread
       lane->classify(reads, results);
     } catch (...) {
       engine_.release_lane(std::move(lane));
@@ -247,7 +289,8 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   bases_.copy_from_host(host_bases_.data(), bases, stream);
   sequences_.copy_from_host(host_sequences_.data(), sequences, stream);
   uploaded_.record(stream);
-  kernels::count_hits(chunk, p, engine_.index(), scratch_, stream);
+  const kernels::DeviceIndexView index = engine_.index(device_index_);
+  kernels::count_hits(chunk, p, index, scratch_, stream);
   cuda::check(cudaMemcpyAsync(host_total_.data(), window_offsets_.data() + windows,
                               sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream),
               "downloading the chunk's hit count");
@@ -258,12 +301,12 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
 
   grow_to(keys_, total);
   grow_to(keys_sorted_, total);
-  kernels::gather_sorted_hits(chunk, p.sketch_size, engine_.index(), total, keys_.data(),
-                              keys_sorted_.data(), scratch_, stream);
+  grow_to(hits_, total);
+  kernels::gather_sorted_hits(chunk, p.sketch_size, index, total, keys_.data(),
+                              keys_sorted_.data(), hits_.data(), scratch_, stream);
   sorted_.record(stream);
   const kernels::CandidateParams cp{p.stride(), engine_.options().insert_size, max_candidates};
-  kernels::score_candidates(chunk, reinterpret_cast<const sketch::Location*>(keys_sorted_.data()),
-                            cp, top_.data(), top_counts_.data(), hit_counts_.data(), stream);
+  kernels::score_candidates(chunk, hits_.data(), cp, top_.data(), top_counts_.data(), hit_counts_.data(), stream);
   scored_.record(stream);
   top_.copy_to_host(host_top_.data(), std::uint64_t(n) * max_candidates, stream);
   top_counts_.copy_to_host(host_top_counts_.data(), n, stream);
@@ -325,15 +368,14 @@ GpuLoadedDatabase load_for_gpu_query(const std::filesystem::path& path,
                                      const ClassifierOptions& classifier,
                                      const GpuQueryOptions& gpu) {
   if (gpu.lanes == 0) throw std::invalid_argument("the GPU query needs at least one lane");
-  const gpu::SelectedGpu device(gpu.device, "query");  // before the stream and the buffers
+  const std::vector<gpu::SelectedGpu> devices = open_gpus(gpu.layout);  // before the buffers
   const auto start = std::chrono::steady_clock::now();
   GpuLoadedDatabase loaded;
-  std::optional<kernels::DeviceIndex> index;
+  std::optional<gpu::DeviceDatabase> index;
   {
-    const cuda::stream stream;
-    gpu::StreamingIndexUpload upload(stream);
+    gpu::StreamingIndexUpload upload(gpu.layout);
     loaded.database = std::make_unique<db::Database>(db::load(path, 0, &upload));
-    index.emplace(upload.finish());
+    index.emplace(upload.finish(*loaded.database));
   }
   loaded.engine = std::make_unique<GpuEngine>(*loaded.database, classifier, gpu, std::move(index),
                                               host::seconds_since(start));
