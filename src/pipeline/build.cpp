@@ -155,7 +155,8 @@ db::Database build_parts(const BuildOptions& options, const BuildInputs& inputs,
       // More partitions make every part smaller; the factor covers parts
       // that are unbalanced (repeats crowding some features).
       throw std::runtime_error(
-          "build: " + (label.empty() ? std::string("the database: ") : label) + e.what() +
+          "build: " + (label.empty() ? std::string("the database in one partition: ") : label) +
+          e.what() +
           "; build in more partitions (--partitions " + std::to_string(std::max(2u, partitions * 2)) +
           ")" + (options.partition_bytes != 0 ? " or allow more memory per partition (--partition-size)" : ""));
     }

@@ -6,7 +6,7 @@
 // one executor builds (index/feature_range.hpp). Every target goes to every
 // shard, which sketches all of it and keeps its own features (replicated
 // sketching): no exchange between shards, at the price of sketching each
-// window once per shard (docs/scale-out.md).
+// window once per shard (docs/cli.md, "Building a database in parts").
 #include <functional>
 #include <memory>
 
