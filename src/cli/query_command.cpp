@@ -16,7 +16,9 @@
 #include "db/database.hpp"
 #include "metawarp/host/clock.hpp"
 #include "pipeline/classifier.hpp"
+#include "pipeline/gpu_available.hpp"
 #include "pipeline/gpu_query.hpp"
+#include "pipeline/partitioned_query.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/query.hpp"
 #include "pipeline/query_progress.hpp"
@@ -43,6 +45,7 @@ struct QueryCommand {
   bool batch_size_given = false;
   bool gpu_lanes_given = false;
   bool output_given = false;
+  pipeline::PartitionOptions partitions;  // the database part by part (CPU)
 
   bool many_samples() const { return !sample_sheet.empty() || !sample_groups.empty(); }
 };
@@ -182,8 +185,59 @@ class SampleSummaries final : public pipeline::SampleObserver {
   const QueryCommand& cmd_;
 };
 
+// --partitions / --max-memory: the database read part by part, on the CPU
+// (pipeline/partitioned_query.hpp); outputs identical to the whole database's.
+void run_partitioned_query(QueryCommand& cmd) {
+  auto& opt = cmd.options;
+  if (cmd.device == "gpu")
+    throw std::invalid_argument("--partitions and --max-memory run on the CPU for now: give "
+                                "--device cpu (or auto)");
+  if (!cmd.quiet && cmd.device == "auto" && pipeline::gpu_unavailable_reason().empty())
+    std::fprintf(stderr, "query: --partitions and --max-memory run on the CPU for now\n");
+  pipeline::ProgressStep loading(cmd.quiet, "query: checking database " + cmd.database +
+                                                " to read it in parts");
+  const db::PartialDatabase database(cmd.database);
+  const std::vector<db::IndexPart> parts = pipeline::plan_partitions(database, cmd.partitions);
+  std::uint64_t largest = 0;
+  for (const db::IndexPart& part : parts)
+    largest = std::max(largest, db::index_bytes(part.features(), part.locations()));
+  loading.done(std::to_string(parts.size()) +
+               (parts.size() == 1 ? " part, " : " parts, the largest ") +
+               pipeline::format_bytes(largest) + " in memory, " +
+               pipeline::format_seconds(loading.seconds()));
+  // Classifier options out of range are refused before any output is touched.
+  (void)pipeline::Classifier(database.metadata(), opt.classifier);
+  pipeline::PartitionStats stats;
+  const auto query = [&](const pipeline::QueryOptions& o, pipeline::QueryCounters* counters) {
+    return pipeline::run_partitioned_query(database, parts, o, cmd.partitions, counters, nullptr,
+                                           &stats);
+  };
+  const pipeline::ProgressStyle progress = pipeline::progress_style(cmd.quiet);
+  if (cmd.many_samples()) {
+    SampleSummaries summaries(cmd);
+    pipeline::run_samples(opt, cmd.samples, cmd.output_dir, query, progress, &summaries);
+  } else {
+    std::optional<pipeline::QuerySummary> summary;
+    {
+      pipeline::QueryProgress line(progress, "query", opt);
+      summary = query(opt, &line.counters());
+    }
+    if (!cmd.quiet) print_counts("query", *summary, opt.reads.size() == 2 || opt.interleaved);
+    if (cmd.verbose) print_stages(summary->stages);
+  }
+  if (cmd.verbose)
+    std::fprintf(stderr,
+                 "query: %zu part(s) (the largest %s), %llu super-batch(es), %llu part loads "
+                 "%.2f s, hit lookups %.2f s, decisions %.2f s, at most %s of hits\n",
+                 stats.parts, pipeline::format_bytes(stats.largest_part_bytes).c_str(),
+                 (unsigned long long)stats.super_batches, (unsigned long long)stats.part_loads,
+                 stats.load_seconds, stats.collect_seconds, stats.decide_seconds,
+                 pipeline::format_bytes(stats.largest_hits_bytes).c_str());
+}
+
 void run_query(QueryCommand& cmd) {
   check_before_work(cmd);
+  if (cmd.partitions.enabled()) return run_partitioned_query(cmd);
   auto& opt = cmd.options;
   const bool gpu = use_gpu(cmd.device, "query", cmd.quiet);
   // Made here, once for every sample, not by run_query, so that classifier
@@ -302,6 +356,19 @@ void add_query_command(CLI::App& app) {
   sub->add_option("--gpu-lanes", cmd->gpu.lanes,
                   "GPU: streams the worker threads share (each with its own buffers; at most "
                   "the threads, 64)")
+      ->capture_default_str();
+  sub->add_option("--partitions", cmd->partitions.partitions,
+                  "Read the database in this many parts, one at a time (CPU; 0: as "
+                  "--max-memory needs)")
+      ->capture_default_str();
+  sub->add_option("--max-memory", cmd->partitions.max_memory,
+                  "Hold at most this much of the database at once (e.g. 8G), reading it in "
+                  "parts (CPU; 0: no limit)")
+      ->transform(CLI::AsSizeValue(false))
+      ->capture_default_str();
+  sub->add_option("--hit-memory", cmd->partitions.hit_memory,
+                  "With parts: about this much memory for the hits of the reads in flight")
+      ->transform(CLI::AsSizeValue(false))
       ->capture_default_str();
   auto* quiet = sub->add_flag("-q,--quiet", cmd->quiet, "No progress or summary on stderr");
   sub->add_flag("-v,--verbose", cmd->verbose,

@@ -95,7 +95,10 @@ class FeatureIndex {
   const IndexArray<std::uint64_t>& offsets() const { return offsets_; }
   const IndexArray<Location>& locations() const { return locations_; }
   // Bytes the open-addressing lookup takes once built (for `info`).
-  std::size_t lookup_bytes() const;
+  std::size_t lookup_bytes() const { return lookup_bytes_for(features_.size()); }
+  // The same for an index of `features` features (the partitioned query's
+  // memory budget, db/partial_load.hpp).
+  static std::size_t lookup_bytes_for(std::size_t features);
 
   friend bool operator==(const FeatureIndex& a, const FeatureIndex& b) {
     return a.features_ == b.features_ && a.offsets_ == b.offsets_ &&

@@ -122,8 +122,8 @@ void FeatureIndex::check_consistency() const {
                               std::to_string(i));
 }
 
-std::size_t FeatureIndex::lookup_bytes() const {
-  return 2 * lookup_capacity(features_.size()) * sizeof(std::uint64_t);
+std::size_t FeatureIndex::lookup_bytes_for(std::size_t features) {
+  return 2 * lookup_capacity(features) * sizeof(std::uint64_t);
 }
 
 void FeatureIndex::build_lookup() const {

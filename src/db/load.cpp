@@ -19,6 +19,7 @@
 #include "db/checksum.hpp"
 #include "db/database.hpp"
 #include "db/file_format.hpp"
+#include "db/metadata.hpp"
 #include "db/parallel_read.hpp"
 #include "metawarp/host/large_vector.hpp"
 #include "metawarp/host/parallel_for.hpp"
@@ -234,9 +235,19 @@ taxonomy::Taxonomy parse_taxonomy(Reader& in, const IndexArray<char>& node_bytes
   }
 }
 
-Database read_database(const std::filesystem::path& path, unsigned threads,
-                       IndexReadObserver* observer) {
-  Reader in(path, threads);
+// What a file holds before its index (steps 1-9 and 11 of
+// docs/database-format.md "Reading and validation"): the header, the section
+// table, the targets and the taxonomy. Shared by load() and
+// load_metadata() (the partitioned query, db/partial_load.hpp).
+struct Metadata {
+  Database db;  // the index empty
+  std::uint32_t version = 0;
+  std::uint64_t file_size = 0;
+  std::vector<SectionEntry> table;
+  const SectionEntry& section(ff::SectionId id) const { return table[std::uint32_t(id) - 1]; }
+};
+
+Metadata read_metadata(Reader& in) {
   char h[ff::header_bytes];
   const std::size_t got = in.read_some(h, sizeof h, 0);
   if (got < ff::magic.size() || std::memcmp(h, ff::magic.data(), ff::magic.size()) != 0)
@@ -267,22 +278,32 @@ Database read_database(const std::filesystem::path& path, unsigned threads,
     in.fail("corrupted: " + std::to_string(in.size() - declared_size) +
             " unexpected bytes after the end of the database");
 
-  Database db;
-  db.params = read_params(in, h);
-  const std::vector<SectionEntry> table = read_section_table(in, h, declared_size);
-  auto section = [&](ff::SectionId id) -> const SectionEntry& {
-    return table[std::uint32_t(id) - 1];
-  };
-  if (section(ff::SectionId::offsets).count != section(ff::SectionId::features).count + 1)
+  Metadata m;
+  m.version = version;
+  m.file_size = declared_size;
+  m.db.params = read_params(in, h);
+  m.table = read_section_table(in, h, declared_size);
+  if (m.section(ff::SectionId::offsets).count != m.section(ff::SectionId::features).count + 1)
     in.fail("implausible counts: offsets must number features + 1");
 
   IndexArray<char> target_bytes, node_bytes, merged_bytes;
-  read_section(in, version, section(ff::SectionId::targets), target_bytes);
-  read_section(in, version, section(ff::SectionId::taxonomy_nodes), node_bytes);
-  read_section(in, version, section(ff::SectionId::taxonomy_merged), merged_bytes);
-  db.targets = parse_targets(in, target_bytes, section(ff::SectionId::targets).count);
-  db.taxonomy = parse_taxonomy(in, node_bytes, section(ff::SectionId::taxonomy_nodes).count,
-                               merged_bytes, section(ff::SectionId::taxonomy_merged).count);
+  read_section(in, version, m.section(ff::SectionId::targets), target_bytes);
+  read_section(in, version, m.section(ff::SectionId::taxonomy_nodes), node_bytes);
+  read_section(in, version, m.section(ff::SectionId::taxonomy_merged), merged_bytes);
+  m.db.targets = parse_targets(in, target_bytes, m.section(ff::SectionId::targets).count);
+  m.db.taxonomy =
+      parse_taxonomy(in, node_bytes, m.section(ff::SectionId::taxonomy_nodes).count, merged_bytes,
+                     m.section(ff::SectionId::taxonomy_merged).count);
+  return m;
+}
+
+Database read_database(const std::filesystem::path& path, unsigned threads,
+                       IndexReadObserver* observer) {
+  Reader in(path, threads);
+  Metadata m = read_metadata(in);
+  const std::uint32_t version = m.version;
+  Database& db = m.db;
+  const auto section = [&m](ff::SectionId id) -> const SectionEntry& { return m.section(id); };
 
   IndexArray<feature_t> features;
   IndexArray<std::uint64_t> offsets;
@@ -329,17 +350,42 @@ Database read_database(const std::filesystem::path& path, unsigned threads,
   } catch (const std::invalid_argument& e) {
     in.fail(std::string("corrupted ") + e.what());
   }
-  return db;
+  return std::move(db);
+}
+
+// The path in front of every problem, in this one place.
+template <class F>
+auto naming_the_file(const std::filesystem::path& path, F read) {
+  try {
+    return read();
+  } catch (const std::runtime_error& problem) {
+    throw std::runtime_error("database '" + path.string() + "': " + problem.what());
+  }
+}
+
+IndexSectionInfo section_info(const SectionEntry& s) {
+  return IndexSectionInfo{s.offset, s.bytes, s.count, s.checksum};
 }
 
 }  // namespace
 
 Database load(const std::filesystem::path& path, unsigned threads, IndexReadObserver* observer) {
-  try {
-    return read_database(path, threads, observer);
-  } catch (const std::runtime_error& problem) {
-    throw std::runtime_error("database '" + path.string() + "': " + problem.what());
-  }
+  return naming_the_file(path, [&] { return read_database(path, threads, observer); });
+}
+
+DatabaseMetadata load_metadata(const std::filesystem::path& path, unsigned threads) {
+  return naming_the_file(path, [&] {
+    Reader in(path, threads);
+    Metadata m = read_metadata(in);
+    DatabaseMetadata result;
+    result.db = std::move(m.db);
+    result.version = m.version;
+    result.file_size = m.file_size;
+    result.features = section_info(m.section(ff::SectionId::features));
+    result.offsets = section_info(m.section(ff::SectionId::offsets));
+    result.locations = section_info(m.section(ff::SectionId::locations));
+    return result;
+  });
 }
 
 }  // namespace metawarp::db

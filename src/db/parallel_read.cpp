@@ -13,9 +13,9 @@
 #include "metawarp/host/thread_group.hpp"
 
 namespace metawarp::db {
-namespace {
 
-bool pread_all(int fd, char* dst, std::size_t n, std::uint64_t offset) {
+bool pread_all(int fd, void* to, std::size_t n, std::uint64_t offset) {
+  auto* dst = static_cast<char*>(to);
   while (n > 0) {
     const ssize_t got = ::pread(fd, dst, n, off_t(offset));
     if (got < 0 && errno == EINTR) continue;
@@ -27,17 +27,16 @@ bool pread_all(int fd, char* dst, std::size_t n, std::uint64_t offset) {
   return true;
 }
 
-}  // namespace
-
-std::optional<std::uint64_t> read_chunked(int fd, std::uint64_t offset, void* dst, std::size_t n,
-                                          unsigned threads, const ChunkVisitor& on_chunk) {
+bool read_chunk_sums(int fd, std::uint64_t offset, void* dst, std::size_t n,
+                     std::span<std::uint64_t> sums, unsigned threads,
+                     const ChunkVisitor& on_chunk) {
   constexpr std::size_t chunk = file_format::checksum_chunk_bytes;
   auto* out = static_cast<char*>(dst);
-  std::vector<std::uint64_t> sums(checksum_chunk_count(n));
-  const std::size_t parts = threads == 0 ? host::parts_for(sums.size(), 1)
-                                         : std::min<std::size_t>(threads, sums.size());
+  const std::size_t chunks = std::min(sums.size(), checksum_chunk_count(n));
+  const std::size_t parts = threads == 0 ? host::parts_for(chunks, 1)
+                                         : std::min<std::size_t>(threads, chunks);
   std::atomic<bool> failed{false};
-  host::parallel_ranges(sums.size(), parts, [&](std::size_t first, std::size_t last) {
+  host::parallel_ranges(chunks, parts, [&](std::size_t first, std::size_t last) {
     for (std::size_t c = first; c < last && !failed.load(std::memory_order_relaxed); ++c) {
       const std::size_t begin = c * chunk, size = std::min(chunk, n - begin);
       if (!pread_all(fd, out + begin, size, offset + begin)) {
@@ -48,7 +47,13 @@ std::optional<std::uint64_t> read_chunked(int fd, std::uint64_t offset, void* ds
       if (on_chunk) on_chunk(begin, begin + size);
     }
   });
-  if (failed) return std::nullopt;
+  return !failed;
+}
+
+std::optional<std::uint64_t> read_chunked(int fd, std::uint64_t offset, void* dst, std::size_t n,
+                                          unsigned threads, const ChunkVisitor& on_chunk) {
+  std::vector<std::uint64_t> sums(checksum_chunk_count(n));
+  if (!read_chunk_sums(fd, offset, dst, n, sums, threads, on_chunk)) return std::nullopt;
   return combine_chunk_checksums(sums);
 }
 

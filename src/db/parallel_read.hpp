@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 
 namespace metawarp::db {
 
@@ -16,9 +17,21 @@ namespace metawarp::db {
 // or forward it while it is hot). Returns chunked_checksum() of the n bytes at
 // `offset` of the open file `fd`, or nothing when the file ends first or a
 // read fails.
+// pread() until n bytes at `offset` are in dst (EINTR retried); false when
+// the file ends first or a read fails.
+bool pread_all(int fd, void* dst, std::size_t n, std::uint64_t offset);
+
 using ChunkVisitor = std::function<void(std::size_t begin, std::size_t end)>;
 std::optional<std::uint64_t> read_chunked(int fd, std::uint64_t offset, void* dst, std::size_t n,
                                           unsigned threads = 0, const ChunkVisitor& on_chunk = {});
+
+// read_chunked() without combining: sums[c] = checksum64 of chunk c of the n
+// bytes (sums holds checksum_chunk_count(n) entries). For readers that keep
+// the chunks' checksums (db/partial_load.hpp). False when the file ends first
+// or a read fails.
+bool read_chunk_sums(int fd, std::uint64_t offset, void* dst, std::size_t n,
+                     std::span<std::uint64_t> sums, unsigned threads = 0,
+                     const ChunkVisitor& on_chunk = {});
 
 // Format version 1 (one checksum64 per section, a serial chain): all cores
 // copy one chunk at once while one more thread checksums the chunk before;

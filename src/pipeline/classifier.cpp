@@ -108,12 +108,13 @@ void sort_windows(sketch::window_id_t* first, sketch::window_id_t* last,
 
 // The same order std::sort gives, in O(hits): a counting sort by target over
 // the targets this read hit, then each target's (short) group by window.
-void Classifier::gather_sorted_hits(const ReadStage& stage, ClassifierScratch& scratch) const {
+void Classifier::gather_sorted_hits(std::span<const std::span<const sketch::Location>> lists,
+                                    ClassifierScratch& scratch) const {
   std::vector<std::uint32_t>& slots = scratch.target_slots;
   std::vector<sketch::target_id_t>& targets = scratch.targets_hit;
   targets.clear();
   std::size_t total = 0;
-  for (const auto& list : stage.lists) {
+  for (const auto& list : lists) {
     total += list.size();
     for (const sketch::Location& loc : list) {
       if (loc.target >= slots.size()) slots.resize(std::size_t(loc.target) + 1, 0);
@@ -132,7 +133,7 @@ void Classifier::gather_sorted_hits(const ReadStage& stage, ClassifierScratch& s
   // each group, then write the (target, window) hits.
   scratch.windows.resize(total);
   sketch::window_id_t* windows = scratch.windows.data();
-  for (const auto& list : stage.lists)
+  for (const auto& list : lists)
     for (const sketch::Location& loc : list) windows[slots[loc.target]++] = loc.window;
   scratch.hits.resize(total);
   sketch::Location* hits = scratch.hits.data();
@@ -147,15 +148,22 @@ void Classifier::gather_sorted_hits(const ReadStage& stage, ClassifierScratch& s
   }
 }
 
+ReadShape Classifier::sketch_read(std::string_view mate1, std::string_view mate2,
+                                  std::vector<sketch::feature_t>& features) const {
+  ReadShape shape;
+  shape.windows = sketch(mate1, features);
+  shape.windows += sketch(mate2, features);
+  shape.span = classify::read_window_span(mate1.size(), mate2.size(), options_.insert_size,
+                                          db_.params.sketch.stride());
+  shape.paired = !mate2.empty();
+  return shape;
+}
+
 void Classifier::begin_read(std::string_view mate1, std::string_view mate2,
                             ReadStage& stage) const {
   stage.features.clear();
-  stage.windows = sketch(mate1, stage.features);
-  stage.windows += sketch(mate2, stage.features);
+  stage.shape = sketch_read(mate1, mate2, stage.features);
   for (const sketch::feature_t f : stage.features) db_.index.prefetch(f);
-  stage.span = classify::read_window_span(mate1.size(), mate2.size(), options_.insert_size,
-                                          db_.params.sketch.stride());
-  stage.paired = !mate2.empty();
 }
 
 void Classifier::probe_read(ReadStage& stage) const {
@@ -171,17 +179,22 @@ void Classifier::resolve_read(ReadStage& stage) const {
 }
 
 ReadResult Classifier::finish_read(const ReadStage& stage, ClassifierScratch& scratch) const {
+  return decide(stage.lists, stage.shape, scratch);
+}
+
+ReadResult Classifier::decide(std::span<const std::span<const sketch::Location>> lists,
+                              const ReadShape& shape, ClassifierScratch& scratch) const {
   ReadResult result;
-  result.windows = stage.windows;
-  gather_sorted_hits(stage, scratch);
+  result.windows = shape.windows;
+  gather_sorted_hits(lists, scratch);
   // A read with more hits than fit in 32 bits does not exist in practice;
   // clamp rather than wrap.
   const std::uint32_t n = std::uint32_t(std::min<std::size_t>(scratch.hits.size(), 0xffffffffu));
   result.hits = n;
-  result.candidate_count = classify::top_candidates(scratch.hits.data(), n, stage.span, result.top,
+  result.candidate_count = classify::top_candidates(scratch.hits.data(), n, shape.span, result.top,
                                                     options_.max_candidates);
   result.assignment = classify::assign(result.top, result.candidate_count, lineages_.data(),
-                                       params(stage.paired));
+                                       params(shape.paired));
   return result;
 }
 

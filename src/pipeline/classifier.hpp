@@ -44,14 +44,19 @@ struct ReadResult {
   std::uint32_t hits = 0;     // locations gathered
 };
 
+// What the decision needs of a read besides its hits.
+struct ReadShape {
+  std::uint32_t windows = 0;  // read windows sketched (both mates)
+  std::uint32_t span = 0;     // classify::window_span of the fragment
+  bool paired = false;
+};
+
 // One read in flight through Classifier's lookup stages.
 struct ReadStage {
   std::vector<sketch::feature_t> features;               // both mates' window sketches
   std::vector<std::uint64_t> handles;                    // FeatureIndex::probe per feature
   std::vector<std::span<const sketch::Location>> lists;  // location list per feature
-  std::uint32_t windows = 0;
-  std::uint32_t span = 0;  // classify::window_span of the fragment
-  bool paired = false;
+  ReadShape shape;
 };
 
 // Reusable per-thread buffers, so classifying a read does not allocate.
@@ -106,6 +111,18 @@ class Classifier {
     }
   }
 
+  // The two halves of classify(), for callers that find the hits elsewhere
+  // (the partitioned query: pipeline/partitioned_query.hpp):
+  // sketch_read appends the read's features (both mates' window sketches, in
+  // order) to `features` and returns its shape; decide() takes all its hits,
+  // as lists of locations in any order and split in any way (each location
+  // counts once per list it is in), and applies the rules. classify(m1, m2)
+  // == decide(lists of find(f) for f in the features, shape).
+  ReadShape sketch_read(std::string_view mate1, std::string_view mate2,
+                        std::vector<sketch::feature_t>& features) const;
+  ReadResult decide(std::span<const std::span<const sketch::Location>> lists,
+                    const ReadShape& shape, ClassifierScratch& scratch) const;
+
   std::uint32_t hit_min(bool paired) const { return params(paired).hit_min; }
   const classify::AssignParams& params(bool paired) const {
     return paired ? pair_params_ : single_params_;
@@ -121,8 +138,9 @@ class Classifier {
   ReadResult finish_read(const ReadStage& stage, ClassifierScratch& scratch) const;
   // Appends the window sketches of seq to features; returns the windows.
   std::uint32_t sketch(std::string_view seq, std::vector<sketch::feature_t>& features) const;
-  // Fills scratch.hits from stage.lists, sorted by (target, window).
-  void gather_sorted_hits(const ReadStage& stage, ClassifierScratch& scratch) const;
+  // Fills scratch.hits with the locations of lists, sorted by (target, window).
+  void gather_sorted_hits(std::span<const std::span<const sketch::Location>> lists,
+                          ClassifierScratch& scratch) const;
 
   const db::Database& db_;
   ClassifierOptions options_;

@@ -158,6 +158,19 @@ std::vector<QuerySummary> run_samples(const db::Database& db, const QueryOptions
                                       const std::filesystem::path& output_dir,
                                       const QueryEngine* engine, ProgressStyle progress,
                                       SampleObserver* observer) {
+  return run_samples(
+      options, samples, output_dir,
+      [&](const QueryOptions& o, QueryCounters* counters) {
+        return run_query(db, o, engine, counters);
+      },
+      progress, observer);
+}
+
+std::vector<QuerySummary> run_samples(const QueryOptions& options,
+                                      const std::vector<Sample>& samples,
+                                      const std::filesystem::path& output_dir,
+                                      const SampleQuery& query, ProgressStyle progress,
+                                      SampleObserver* observer) {
   check_sample_paths(options, samples, output_dir, {});
   std::vector<QuerySummary> summaries;
   for (std::size_t i = 0; i < samples.size(); ++i) {
@@ -168,7 +181,7 @@ std::vector<QuerySummary> run_samples(const db::Database& db, const QueryOptions
                          "query: sample " + std::to_string(i + 1) + "/" +
                              std::to_string(samples.size()) + " " + samples[i].name,
                          sample_options);
-      summaries.push_back(run_query(db, sample_options, engine, &line.counters()));
+      summaries.push_back(query(sample_options, &line.counters()));
     } catch (const std::exception& e) {
       throw std::runtime_error(sample_failure(samples, i, e.what()));
     }

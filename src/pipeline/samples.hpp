@@ -17,6 +17,7 @@
 // names the sample and says so.
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,6 +83,15 @@ std::vector<QuerySummary> run_samples(const db::Database& db, const QueryOptions
                                       const std::vector<Sample>& samples,
                                       const std::filesystem::path& output_dir,
                                       const QueryEngine* engine,
+                                      ProgressStyle progress = ProgressStyle::off,
+                                      SampleObserver* observer = nullptr);
+
+// The same with any query per sample (the partitioned query: run_partitioned_query).
+using SampleQuery = std::function<QuerySummary(const QueryOptions&, QueryCounters*)>;
+std::vector<QuerySummary> run_samples(const QueryOptions& options,
+                                      const std::vector<Sample>& samples,
+                                      const std::filesystem::path& output_dir,
+                                      const SampleQuery& query,
                                       ProgressStyle progress = ProgressStyle::off,
                                       SampleObserver* observer = nullptr);
 

@@ -22,6 +22,7 @@
 using namespace metawarp;
 using namespace metawarp::db;
 namespace fs = std::filesystem;
+using metawarp::db::test::as_version_1;
 using metawarp::db::test::large_database;
 using metawarp::db::test::read_bytes;
 using metawarp::db::test::write_bytes;
@@ -54,19 +55,6 @@ void write_at(std::vector<char>& bytes, std::size_t offset, T v) {
 
 std::size_t section_entry(std::size_t section) {
   return ff::fixed_header_bytes + ff::section_entry_bytes * section;
-}
-
-// The file as format version 1 wrote it: the same layout, one checksum64 per
-// section.
-std::vector<char> as_version_1(std::vector<char> bytes) {
-  write_at<std::uint32_t>(bytes, 4, 1);
-  for (std::size_t s = 0; s < ff::section_count; ++s) {
-    const auto offset = read_at<std::uint64_t>(bytes, section_entry(s) + 8);
-    const auto size = read_at<std::uint64_t>(bytes, section_entry(s) + 16);
-    write_at(bytes, section_entry(s) + 32, checksum64(bytes.data() + offset, size));
-  }
-  write_at(bytes, ff::header_bytes - 8, checksum64(bytes.data(), ff::header_bytes - 8));
-  return bytes;
 }
 
 }  // namespace

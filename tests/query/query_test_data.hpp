@@ -12,16 +12,19 @@ namespace metawarp::test {
 
 inline const std::filesystem::path query_data_dir = METAWARP_TEST_DATA_DIR;
 
+// test_data's genomes, taxonomy and map, the default parameters.
+inline pipeline::BuildOptions test_build_options() {
+  pipeline::BuildOptions o;
+  o.references = {(query_data_dir / "genomes").string()};
+  o.taxonomy_dir = query_data_dir / "taxonomy";
+  o.seqid2taxid_files = {(query_data_dir / "seqid2taxid.map").string()};
+  o.threads = 2;
+  o.quiet = true;
+  return o;
+}
+
 inline const db::Database& test_database() {
-  static const db::Database db = [] {
-    pipeline::BuildOptions o;
-    o.references = {(query_data_dir / "genomes").string()};
-    o.taxonomy_dir = query_data_dir / "taxonomy";
-    o.seqid2taxid_files = {(query_data_dir / "seqid2taxid.map").string()};
-    o.threads = 2;
-    o.quiet = true;
-    return pipeline::build_database(o);
-  }();
+  static const db::Database db = pipeline::build_database(test_build_options());
   return db;
 }
 

@@ -1,0 +1,625 @@
+#pragma once
+// DistributedTable: one hash table of the library (single-value, multi-value
+// or bucket-list) per shard, shards on a list of devices (several per device
+// allowed). Two modes (WarpCore section IV-E):
+//
+//   distributed   every key lives on one shard, owner(key) (owner.hpp). A
+//                 batch is split by owner on its device (multisplit.cuh), the
+//                 pieces travel to their shards (exchange.cuh), each shard
+//                 works on its piece, answers travel back and are put in
+//                 input order. A key's values all live on one shard, so a
+//                 multi-value retrieval never merges.
+//   independent   one table per shard holding whatever was inserted there
+//                 (in-place batches, or a batch cut into one chunk per shard);
+//                 queries go to every shard and the answers are merged: find
+//                 takes the first shard (lowest number) that has the key,
+//                 retrieve concatenates the shards' values in shard order.
+//
+// Batches given as one array live on shard 0's device; insert_from_shards
+// takes one batch per shard (each on its own device) and runs the full
+// all-to-all. Operations are synchronous: they wait for `stream` (the
+// caller's work producing the inputs) and return with all outputs written.
+// Results are in input order and do not depend on the number of shards, the
+// device list or the exchange (retrieve's values per key come in the order
+// the owning table yields them). Status: the OR of the shards' statuses.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "metawarp/cuda/device_buffer.hpp"
+#include "metawarp/cuda/error.hpp"
+#include "metawarp/tables/distributed/exchange.cuh"
+#include "metawarp/tables/distributed/make_exchange.cuh"
+#include "metawarp/tables/distributed/multisplit.cuh"
+#include "metawarp/tables/distributed/owner.hpp"
+#include "metawarp/tables/distributed/phase_times.cuh"
+#include "metawarp/tables/distributed/shard_set.cuh"
+#include "metawarp/tables/distributed/transfer.hpp"
+#include "metawarp/tables/launch.cuh"
+#include "metawarp/tables/scan.cuh"
+#include "metawarp/tables/sentinels.hpp"
+#include "metawarp/tables/status.hpp"
+
+namespace metawarp::tables::distributed {
+
+enum class Mode { distributed, independent };
+
+struct DistributedOptions {
+  Mode mode = Mode::distributed;
+  ExchangeKind exchange = ExchangeKind::automatic;
+};
+
+// What a shard table must offer for find (single-value tables) and for
+// retrieve (multi-value and bucket-list tables).
+template <class T>
+concept FindTable = requires(const T& t, const typename T::key_type* k,
+                             typename T::value_type* v, Status* s) {
+  t.find(k, std::uint64_t{}, v, typename T::value_type{}, cudaStream_t{}, s);
+};
+template <class T>
+concept RetrieveTable = requires(const T& t, const typename T::key_type* k, const std::uint64_t* o,
+                                 typename T::value_type* v, std::uint64_t* c) {
+  t.count(k, std::uint64_t{}, c, cudaStream_t{});
+  t.retrieve(k, std::uint64_t{}, o, v, cudaStream_t{});
+};
+
+// A batch of pairs resident on one shard's device.
+template <class K, class V>
+struct ShardBatch {
+  const K* keys = nullptr;
+  const V* values = nullptr;
+  std::uint64_t n = 0;
+};
+
+namespace detail {
+
+// Answers j (shard 0's buffers) -> input order. Distributed (source != null):
+// answer j belongs to input source[j]. Independent (source == null): answer
+// d * n + i is shard d's for input i, the first shard having the key wins.
+template <class V>
+void merge_found(const std::uint64_t* source, unsigned shards, std::uint64_t n, const V* answers,
+                 const Status* status, V* values_out, Status* status_out, cudaStream_t st) {
+  if (source != nullptr) {
+    launch_thread_per_item(n, st, [=] __device__(std::uint64_t j, bool valid) {
+      if (!valid) return;
+      const std::uint64_t i = source[j];
+      values_out[i] = answers[j];
+      if (status_out != nullptr) status_out[i] = status[j];
+    }, "distributed find merge");
+    return;
+  }
+  launch_thread_per_item(n, st, [=] __device__(std::uint64_t i, bool valid) {
+    if (!valid) return;
+    unsigned d = 0;
+    while (d + 1 < shards && !status[d * n + i].ok()) ++d;
+    values_out[i] = answers[d * n + i];
+    if (status_out != nullptr) status_out[i] = status[d * n + i];
+  }, "independent find merge");
+}
+
+inline void merge_contains(const std::uint64_t* source, unsigned shards, std::uint64_t n,
+                           const bool* answers, bool* out, cudaStream_t st) {
+  if (source != nullptr) {
+    launch_thread_per_item(n, st, [=] __device__(std::uint64_t j, bool valid) {
+      if (valid) out[source[j]] = answers[j];
+    }, "distributed contains merge");
+    return;
+  }
+  launch_thread_per_item(n, st, [=] __device__(std::uint64_t i, bool valid) {
+    if (!valid) return;
+    bool any = false;
+    for (unsigned d = 0; d < shards; ++d) any = any || answers[d * n + i];
+    out[i] = any;
+  }, "independent contains merge");
+}
+
+// Per-answer counts and the shards' values in answer order -> offsets and
+// values in input order (independent: a key's values shard by shard).
+// Returns the total number of values.
+template <class V>
+std::uint64_t merge_retrieved(const std::uint64_t* source, unsigned shards, std::uint64_t n,
+                              std::uint64_t slots, const std::uint64_t* counts,
+                              const V* answer_values, std::uint64_t* offsets_out,
+                              cuda::device_buffer<V>& values_out, cudaStream_t st) {
+  const unsigned copies = source != nullptr ? 1 : shards;
+  // Per-key totals in input order, scanned into the output offsets.
+  launch_thread_per_item(n, st, [=] __device__(std::uint64_t j, bool valid) {
+    if (!valid) return;
+    if (source != nullptr) {
+      offsets_out[source[j]] = counts[j];
+      return;
+    }
+    std::uint64_t sum = 0;
+    for (unsigned d = 0; d < copies; ++d) sum += counts[d * n + j];
+    offsets_out[j] = sum;
+  }, "retrieve merge counts");
+  const std::uint64_t total = counts_to_offsets(offsets_out, n, st);
+  // Where answer j's values start in answer_values: the scan of the counts.
+  cuda::device_buffer<std::uint64_t> answer_offsets(slots + 1);
+  if (slots > 0) {
+    cuda::check(cudaMemcpyAsync(answer_offsets.data(), counts, slots * sizeof(std::uint64_t),
+                                cudaMemcpyDeviceToDevice, st),
+                "copying retrieved counts");
+  }
+  counts_to_offsets(answer_offsets.data(), slots, st);
+  if (values_out.size() < total) values_out = cuda::device_buffer<V>(total);
+  V* out = values_out.data();
+  const std::uint64_t* from = answer_offsets.data();
+  launch_group_per_item<8>(slots, st, [=] __device__(const cg::thread_block_tile<8>& g,
+                                                     std::uint64_t j) {
+    const std::uint64_t i = source != nullptr ? source[j] : j % n;
+    std::uint64_t at = offsets_out[i];
+    for (std::uint64_t d = 0; source == nullptr && d < j / n; ++d) at += counts[d * n + i];
+    const std::uint64_t c = counts[j];
+    for (std::uint64_t k = g.thread_rank(); k < c; k += 8) out[at + k] = answer_values[from[j] + k];
+  }, "retrieve merge values");
+  cuda::check(cudaStreamSynchronize(st), "waiting for the retrieve merge");
+  return total;
+}
+
+}  // namespace detail
+
+template <class Table, class Owner = HashOwner>
+class DistributedTable {
+ public:
+  using key_type = typename Table::key_type;
+  using value_type = typename Table::value_type;
+  using K = key_type;
+  using V = value_type;
+  using table_type = Table;
+
+  // make_shard(s) returns shard s's table; it is called with the shard's
+  // device current. The owner must have as many shards as `devices`.
+  template <class MakeShard>
+  DistributedTable(std::vector<int> devices, Owner owner, MakeShard make_shard,
+                   DistributedOptions options = {})
+      : shards_(std::move(devices)),
+        exchange_(make_exchange(shards_, options.exchange)),
+        owner_(owner),
+        mode_(options.mode),
+        clock_(shards_) {
+    if (owner_.num_shards() != shards_.size()) {
+      throw std::invalid_argument("the owner policy has " + std::to_string(owner_.num_shards()) +
+                                  " shards but the device list " +
+                                  std::to_string(shards_.size()));
+    }
+    for (unsigned s = 0; s < shards_.size(); ++s) {
+      DeviceGuard on(shards_.device(s));
+      tables_.push_back(std::make_unique<Table>(make_shard(s)));
+    }
+    shards_.synchronize_all();
+  }
+  // Each shard's table is freed with its device current.
+  ~DistributedTable() {
+    for (unsigned s = 0; s < tables_.size(); ++s) {
+      try {
+        DeviceGuard on(shards_.device(s));
+        tables_[s].reset();
+      } catch (...) {
+        tables_[s].reset();  // a destructor cannot report; free it anyway
+      }
+    }
+  }
+  // The exchange and clock refer to shards_: not copyable or movable.
+  DistributedTable(const DistributedTable&) = delete;
+  DistributedTable& operator=(const DistributedTable&) = delete;
+
+  unsigned num_shards() const { return shards_.size(); }
+  const ShardSet& shards() const { return shards_; }
+  const Owner& owner() const { return owner_; }
+  Mode mode() const { return mode_; }
+  const char* exchange_name() const { return exchange_->name(); }
+  Table& shard(unsigned s) { return *tables_[s]; }
+  const Table& shard(unsigned s) const { return *tables_[s]; }
+
+  // Phases of the last operation, and their sum since reset_times().
+  const PhaseTimes& last_times() const { return last_; }
+  const PhaseTimes& total_times() const { return total_; }
+  void reset_times() { total_ = {}; }
+
+  // ------------------------------------------------------------------ insert
+
+  // n pairs on shard 0's device: distributed mode sends each to its owner,
+  // independent mode cuts the batch into one contiguous chunk per shard.
+  void insert(const K* keys, const V* values, std::uint64_t n, cudaStream_t stream = nullptr) {
+    wait_for_caller(stream);
+    std::vector<ShardBatch<K, V>> batches(num_shards());
+    batches[0] = {keys, values, n};
+    if (mode_ == Mode::independent) {
+      insert_chunked(batches[0]);
+    } else {
+      insert_from_shards(batches);
+    }
+  }
+
+  // One batch per shard, each on its shard's device (a shard may have none).
+  // Distributed mode only: every shard splits its batch, then all-to-all.
+  void insert_from_shards(const std::vector<ShardBatch<K, V>>& batches) {
+    if (mode_ != Mode::distributed) {
+      throw std::logic_error("insert_from_shards needs distributed mode (use insert_local)");
+    }
+    if (batches.size() != num_shards()) throw std::invalid_argument("one batch per shard expected");
+    PhaseTimes t;
+    const unsigned S = num_shards();
+    std::vector<cuda::device_buffer<K>> split_keys(S);
+    std::vector<cuda::device_buffer<V>> split_values(S);
+    std::vector<std::vector<std::uint64_t>> rows(S, std::vector<std::uint64_t>(S, 0));
+    clock_.begin();
+    for (unsigned s = 0; s < S; ++s) {
+      if (batches[s].n == 0) continue;
+      DeviceGuard on(shards_.device(s));
+      split_keys[s] = cuda::device_buffer<K>(batches[s].n);
+      split_values[s] = cuda::device_buffer<V>(batches[s].n);
+      const SplitOffsets split =
+          multisplit(batches[s].keys, batches[s].values, batches[s].n, owner_, split_keys[s].data(),
+                     split_values[s].data(), static_cast<std::uint64_t*>(nullptr),
+                     shards_.stream(s));
+      for (unsigned d = 0; d < S; ++d) rows[s][d] = split.count(d);
+    }
+    t.partition_ms = clock_.end();
+    receive_and_insert(rows, pointers(split_keys), pointers(split_values), t);
+  }
+
+  // Independent mode: inserts a batch on shard s's device into shard s's table.
+  void insert_local(unsigned s, const K* keys, const V* values, std::uint64_t n,
+                    cudaStream_t stream = nullptr) {
+    if (mode_ != Mode::independent) {
+      throw std::logic_error("insert_local needs independent mode: in distributed mode a key "
+                             "must go to its owner shard");
+    }
+    wait_for_caller(stream);
+    PhaseTimes t;
+    clock_.begin();
+    {
+      DeviceGuard on(shards_.device(s));
+      tables_[s]->insert(keys, values, n, shards_.stream(s));
+    }
+    t.table_ms = clock_.end();
+    finish(t);
+  }
+
+  // ------------------------------------------------------------------ queries
+
+  // Single-value tables: values_out[i] = value of keys[i] or not_found_value;
+  // status_out[i] (optional) is 0, key_not_found or invalid_key.
+  void find(const K* keys, std::uint64_t n, V* values_out, V not_found_value = V{},
+            cudaStream_t stream = nullptr, Status* status_out = nullptr)
+    requires FindTable<Table>
+  {
+    wait_for_caller(stream);
+    PhaseTimes t;
+    Route route = route_queries(keys, n, t);
+    const unsigned S = num_shards();
+    std::vector<cuda::device_buffer<V>> shard_values(S);
+    std::vector<cuda::device_buffer<Status>> shard_status(S);
+    clock_.begin();
+    for (unsigned d = 0; d < S; ++d) {
+      DeviceGuard on(shards_.device(d));
+      shard_values[d] = cuda::device_buffer<V>(route.received[d]);
+      shard_status[d] = cuda::device_buffer<Status>(route.received[d]);
+      tables_[d]->find(route.shard_keys[d].data(), route.received[d], shard_values[d].data(),
+                       not_found_value, shards_.stream(d), shard_status[d].data());
+    }
+    t.table_ms = clock_.end();
+    DeviceGuard home(shards_.device(0));
+    cuda::device_buffer<V> answers(route.answer_slots());
+    cuda::device_buffer<Status> answer_status(route.answer_slots());
+    clock_.begin();
+    const std::vector<Transfer> back = route.answers_back();
+    exchange_->run_typed<V>(back, pointers(shard_values), at_shard0(answers.data()));
+    exchange_->run_typed<Status>(back, pointers(shard_status), at_shard0(answer_status.data()));
+    t.exchange_ms += clock_.end();
+    clock_.begin();
+    detail::merge_found(route.broadcast ? nullptr : route.source_index.data(), num_shards(), n,
+                        answers.data(), answer_status.data(), values_out, status_out,
+                        shards_.stream(0));
+    t.merge_ms = clock_.end();
+    finish(t);
+  }
+
+  // out[i] = whether keys[i] is stored (on its owner / on any shard).
+  void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream = nullptr) {
+    wait_for_caller(stream);
+    PhaseTimes t;
+    Route route = route_queries(keys, n, t);
+    const unsigned S = num_shards();
+    std::vector<cuda::device_buffer<bool>> shard_found(S);
+    clock_.begin();
+    for (unsigned d = 0; d < S; ++d) {
+      DeviceGuard on(shards_.device(d));
+      shard_found[d] = cuda::device_buffer<bool>(route.received[d]);
+      tables_[d]->contains(route.shard_keys[d].data(), route.received[d], shard_found[d].data(),
+                           shards_.stream(d));
+    }
+    t.table_ms = clock_.end();
+    DeviceGuard home(shards_.device(0));
+    cuda::device_buffer<bool> answers(route.answer_slots());
+    clock_.begin();
+    exchange_->run_typed<bool>(route.answers_back(), pointers(shard_found), at_shard0(answers.data()));
+    t.exchange_ms += clock_.end();
+    clock_.begin();
+    detail::merge_contains(route.broadcast ? nullptr : route.source_index.data(), num_shards(), n,
+                           answers.data(), out, shards_.stream(0));
+    t.merge_ms = clock_.end();
+    finish(t);
+  }
+
+  // Multi-value tables: all values of every key. offsets_out (n + 1 entries,
+  // shard 0's device) receives where each key's values are in values_out
+  // (values of keys[i] = values_out[offsets[i] .. offsets[i+1])); values_out
+  // is reallocated when smaller than the total, which is returned.
+  std::uint64_t retrieve(const K* keys, std::uint64_t n, std::uint64_t* offsets_out,
+                         cuda::device_buffer<V>& values_out, cudaStream_t stream = nullptr)
+    requires RetrieveTable<Table>
+  {
+    wait_for_caller(stream);
+    PhaseTimes t;
+    Route route = route_queries(keys, n, t);
+    const unsigned S = num_shards();
+    std::vector<cuda::device_buffer<std::uint64_t>> shard_counts(S), shard_offsets(S);
+    std::vector<cuda::device_buffer<V>> shard_values(S);
+    std::vector<std::vector<std::uint64_t>> value_rows(S, std::vector<std::uint64_t>(S, 0));
+    clock_.begin();
+    // Counts on every shard first (they run concurrently), then each shard's
+    // scan (which returns its total to the host) and its retrieval.
+    for (unsigned d = 0; d < S; ++d) {
+      DeviceGuard on(shards_.device(d));
+      const std::uint64_t m = route.received[d];
+      const cudaStream_t st = shards_.stream(d);
+      shard_counts[d] = cuda::device_buffer<std::uint64_t>(m);
+      shard_offsets[d] = cuda::device_buffer<std::uint64_t>(m + 1);
+      tables_[d]->count(route.shard_keys[d].data(), m, shard_counts[d].data(), st);
+      if (m > 0) {
+        cuda::check(cudaMemcpyAsync(shard_offsets[d].data(), shard_counts[d].data(),
+                                    m * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice, st),
+                    "copying a shard's value counts");
+      }
+    }
+    for (unsigned d = 0; d < S; ++d) {
+      DeviceGuard on(shards_.device(d));
+      const std::uint64_t m = route.received[d];
+      const cudaStream_t st = shards_.stream(d);
+      const std::uint64_t total = counts_to_offsets(shard_offsets[d].data(), m, st);
+      value_rows[d][0] = total;
+      shard_values[d] = cuda::device_buffer<V>(total);
+      tables_[d]->retrieve(route.shard_keys[d].data(), m, shard_offsets[d].data(),
+                           shard_values[d].data(), st);
+    }
+    t.table_ms = clock_.end();
+
+    DeviceGuard home(shards_.device(0));
+    const std::uint64_t slots = route.answer_slots();
+    cuda::device_buffer<std::uint64_t> answer_counts(slots);
+    clock_.begin();
+    exchange_->run_typed<std::uint64_t>(route.answers_back(), pointers(shard_counts),
+                                        at_shard0(answer_counts.data()));
+    // Values: shard d sends its whole value array to shard 0, sizes first.
+    const AllToAllPlan value_plan = plan_all_to_all(exchange_sizes(value_rows));
+    cuda::device_buffer<V> answer_values(value_plan.recv_totals[0]);
+    exchange_->run_typed<V>(value_plan.transfers, pointers(shard_values),
+                            at_shard0(answer_values.data()));
+    t.exchange_ms += clock_.end();
+
+    clock_.begin();
+    const std::uint64_t total = detail::merge_retrieved(
+        route.broadcast ? nullptr : route.source_index.data(), num_shards(), n, slots,
+        answer_counts.data(), answer_values.data(), offsets_out, values_out, shards_.stream(0));
+    t.merge_ms = clock_.end();
+    finish(t);
+    return total;
+  }
+
+  // ------------------------------------------------------------------ state
+
+  // OR of every shard's accumulated status.
+  Status peek_status() const {
+    Status all;
+    for (unsigned s = 0; s < num_shards(); ++s) {
+      DeviceGuard on(shards_.device(s));
+      all |= tables_[s]->peek_status(shards_.stream(s));
+    }
+    return all;
+  }
+  Status pop_status() {
+    Status all;
+    for (unsigned s = 0; s < num_shards(); ++s) {
+      DeviceGuard on(shards_.device(s));
+      all |= tables_[s]->pop_status(shards_.stream(s));
+    }
+    return all;
+  }
+  // Stored pairs (single/multi-value) or values (bucket list), all shards.
+  std::uint64_t size() const {
+    std::uint64_t total = 0;
+    for (unsigned s = 0; s < num_shards(); ++s) {
+      DeviceGuard on(shards_.device(s));
+      total += tables_[s]->size(shards_.stream(s));
+    }
+    return total;
+  }
+  std::uint64_t bytes() const {
+    std::uint64_t total = 0;
+    for (const auto& t : tables_) total += t->bytes();
+    return total;
+  }
+
+ private:
+  // Keys on their way to the shards, and where the answers come back.
+  struct Route {
+    std::uint64_t n = 0;
+    bool broadcast = false;                   // independent mode: every shard gets all n
+    cuda::device_buffer<K> split_keys;        // distributed: keys in owner order (shard 0)
+    cuda::device_buffer<std::uint64_t> source_index;  // distributed: input position of split j
+    std::vector<std::uint64_t> received;      // keys per shard
+    std::vector<cuda::device_buffer<K>> shard_keys;   // on each shard's device
+
+    // Answer j (shard 0's buffer): shard d's answers follow shard d-1's.
+    std::uint64_t answer_slots() const {
+      std::uint64_t total = 0;
+      for (std::uint64_t r : received) total += r;
+      return total;
+    }
+    std::vector<Transfer> answers_back() const {
+      std::vector<Transfer> back;
+      std::uint64_t at = 0;
+      for (unsigned d = 0; d < received.size(); ++d) {
+        back.push_back(Transfer{d, 0, 0, at, received[d]});
+        at += received[d];
+      }
+      return back;
+    }
+  };
+
+  void wait_for_caller(cudaStream_t stream) {
+    DeviceGuard on(shards_.device(0));
+    cuda::check(cudaStreamSynchronize(stream), "waiting for the caller's stream");
+  }
+
+  void finish(const PhaseTimes& t) {
+    last_ = t;
+    total_ += t;
+  }
+
+  template <class T>
+  static std::vector<const T*> pointers(const std::vector<cuda::device_buffer<T>>& buffers) {
+    std::vector<const T*> p;
+    for (const auto& b : buffers) p.push_back(b.data());
+    return p;
+  }
+  // Receive pointers where only shard 0 receives.
+  template <class T>
+  std::vector<T*> at_shard0(T* p) const {
+    std::vector<T*> v(num_shards(), nullptr);
+    v[0] = p;
+    return v;
+  }
+  template <class T>
+  static std::vector<T*> mutable_pointers(std::vector<cuda::device_buffer<T>>& buffers) {
+    std::vector<T*> p;
+    for (auto& b : buffers) p.push_back(b.data());
+    return p;
+  }
+
+  // rows[s][d] known to shard s -> the matrix as the receivers learn it: each
+  // shard sends its row through the exchange (what separate processes must
+  // do) and reads its column back.
+  std::vector<std::vector<std::uint64_t>> exchange_sizes(
+      const std::vector<std::vector<std::uint64_t>>& rows) {
+    const unsigned S = num_shards();
+    std::vector<cuda::device_buffer<std::uint64_t>> send(S), recv(S);
+    std::vector<Transfer> unit;
+    for (unsigned s = 0; s < S; ++s) {
+      DeviceGuard on(shards_.device(s));
+      send[s] = cuda::device_buffer<std::uint64_t>(S);
+      recv[s] = cuda::device_buffer<std::uint64_t>(S);
+      send[s].copy_from_host(rows[s].data(), S, shards_.stream(s));
+      for (unsigned d = 0; d < S; ++d) unit.push_back(Transfer{s, d, d, s, 1});
+    }
+    exchange_->run_typed<std::uint64_t>(unit, pointers(send), mutable_pointers(recv));
+    std::vector<std::vector<std::uint64_t>> matrix(S, std::vector<std::uint64_t>(S, 0));
+    std::vector<std::uint64_t> column(S);
+    for (unsigned d = 0; d < S; ++d) {
+      DeviceGuard on(shards_.device(d));
+      recv[d].copy_to_host(column.data(), S, shards_.stream(d));
+      cuda::check(cudaStreamSynchronize(shards_.stream(d)), "reading exchanged sizes");
+      for (unsigned s = 0; s < S; ++s) matrix[s][d] = column[s];
+    }
+    return matrix;
+  }
+
+  // Sends each shard's segments (rows[s][d] pairs from its split buffers) and
+  // inserts what every shard received.
+  void receive_and_insert(const std::vector<std::vector<std::uint64_t>>& rows,
+                          const std::vector<const K*>& send_keys,
+                          const std::vector<const V*>& send_values, PhaseTimes& t) {
+    const unsigned S = num_shards();
+    clock_.begin();
+    const AllToAllPlan plan = plan_all_to_all(exchange_sizes(rows));
+    std::vector<cuda::device_buffer<K>> keys(S);
+    std::vector<cuda::device_buffer<V>> values(S);
+    for (unsigned d = 0; d < S; ++d) {
+      DeviceGuard on(shards_.device(d));
+      keys[d] = cuda::device_buffer<K>(plan.recv_totals[d]);
+      values[d] = cuda::device_buffer<V>(plan.recv_totals[d]);
+    }
+    exchange_->run_typed<K>(plan.transfers, send_keys, mutable_pointers(keys));
+    exchange_->run_typed<V>(plan.transfers, send_values, mutable_pointers(values));
+    t.exchange_ms = clock_.end();
+    clock_.begin();
+    for (unsigned d = 0; d < S; ++d) {
+      DeviceGuard on(shards_.device(d));
+      tables_[d]->insert(keys[d].data(), values[d].data(), plan.recv_totals[d], shards_.stream(d));
+    }
+    t.table_ms = clock_.end();
+    finish(t);
+  }
+
+  // Independent mode: chunk d of the batch (equal contiguous pieces) to shard d.
+  void insert_chunked(const ShardBatch<K, V>& batch) {
+    const unsigned S = num_shards();
+    PhaseTimes t;
+    std::vector<std::vector<std::uint64_t>> rows(S, std::vector<std::uint64_t>(S, 0));
+    for (unsigned d = 0; d < S; ++d) {
+      rows[0][d] = batch.n * (d + 1) / S - batch.n * d / S;
+    }
+    std::vector<const K*> send_keys(S, nullptr);
+    std::vector<const V*> send_values(S, nullptr);
+    send_keys[0] = batch.keys;
+    send_values[0] = batch.values;
+    receive_and_insert(rows, send_keys, send_values, t);
+  }
+
+  // Splits (distributed) or broadcasts (independent) n keys from shard 0.
+  Route route_queries(const K* keys, std::uint64_t n, PhaseTimes& t) {
+    const unsigned S = num_shards();
+    Route route;
+    route.n = n;
+    route.broadcast = mode_ == Mode::independent;
+    std::vector<Transfer> out;
+    std::vector<const K*> send(S, nullptr);
+    clock_.begin();
+    if (route.broadcast) {
+      for (unsigned d = 0; d < S; ++d) out.push_back(Transfer{0, d, 0, 0, n});
+      route.received.assign(S, n);
+      send[0] = keys;
+    } else {
+      DeviceGuard on(shards_.device(0));
+      route.split_keys = cuda::device_buffer<K>(n);
+      route.source_index = cuda::device_buffer<std::uint64_t>(n);
+      const SplitOffsets split =
+          multisplit(keys, static_cast<const V*>(nullptr), n, owner_, route.split_keys.data(),
+                     static_cast<V*>(nullptr), route.source_index.data(), shards_.stream(0));
+      std::vector<std::vector<std::uint64_t>> rows(S, std::vector<std::uint64_t>(S, 0));
+      for (unsigned d = 0; d < S; ++d) rows[0][d] = split.count(d);
+      t.partition_ms = clock_.end();
+      clock_.begin();
+      const AllToAllPlan plan = plan_all_to_all(exchange_sizes(rows));
+      out = plan.transfers;
+      route.received = plan.recv_totals;
+      send[0] = route.split_keys.data();
+    }
+    route.shard_keys.resize(S);
+    for (unsigned d = 0; d < S; ++d) {
+      DeviceGuard on(shards_.device(d));
+      route.shard_keys[d] = cuda::device_buffer<K>(route.received[d]);
+    }
+    exchange_->run_typed<K>(out, send, mutable_pointers(route.shard_keys));
+    t.exchange_ms += clock_.end();
+    return route;
+  }
+
+  ShardSet shards_;
+  std::unique_ptr<Exchange> exchange_;
+  Owner owner_;
+  Mode mode_;
+  PhaseClock clock_;
+  std::vector<std::unique_ptr<Table>> tables_;
+  PhaseTimes last_, total_;
+};
+
+}  // namespace metawarp::tables::distributed

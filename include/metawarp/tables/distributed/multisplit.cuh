@@ -1,0 +1,157 @@
+#pragma once
+// Device-side multisplit: reorders a batch of keys (with optional values) so
+// that the keys of each owner shard are contiguous, shard 0 first, and the
+// order within a shard is the input order (stable: results never depend on
+// thread timing). Three steps, as in the multisplit literature:
+//   1. count:   each tile of `tile_items` keys counts its keys per shard;
+//   2. scan:    one exclusive prefix sum over the (shard, tile) counts, laid
+//               out shard-major, gives every tile the first output position
+//               of each of its shards;
+//   3. scatter: each tile re-reads its keys in order and writes each to its
+//               shard's next position (warp ranks by __match_any_sync, warps
+//               combined in order through shared memory).
+// source_index_out[j] receives the input position of output j, so answers
+// computed in shard order can be put back in input order.
+#include <cub/device/device_scan.cuh>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "metawarp/cuda/device_buffer.hpp"
+#include "metawarp/cuda/error.hpp"
+#include "metawarp/tables/distributed/owner.hpp"
+
+namespace metawarp::tables::distributed {
+
+namespace detail {
+
+inline constexpr unsigned split_block = 256;
+inline constexpr unsigned split_warps = split_block / 32;
+inline constexpr unsigned split_chunks = 8;  // chunks of split_block keys per tile
+inline constexpr std::uint64_t tile_items = std::uint64_t(split_block) * split_chunks;
+static_assert(max_shards <= split_block, "one thread per shard in the scatter's scans");
+
+template <class K, class Owner>
+__global__ void split_count(const K* keys, std::uint64_t n, Owner owner, std::uint64_t tiles,
+                            std::uint64_t* tile_counts) {
+  __shared__ unsigned counts[max_shards];
+  const unsigned shards = owner.num_shards();
+  for (unsigned t = threadIdx.x; t < shards; t += blockDim.x) counts[t] = 0;
+  __syncthreads();
+  const std::uint64_t begin = std::uint64_t(blockIdx.x) * tile_items;
+  const std::uint64_t end = begin + tile_items < n ? begin + tile_items : n;
+  for (std::uint64_t i = begin + threadIdx.x; i < end; i += blockDim.x) {
+    atomicAdd(&counts[owner(keys[i])], 1u);
+  }
+  __syncthreads();
+  for (unsigned t = threadIdx.x; t < shards; t += blockDim.x) {
+    tile_counts[std::uint64_t(t) * tiles + blockIdx.x] = counts[t];
+  }
+}
+
+template <class K, class V, class Owner>
+__global__ void split_scatter(const K* keys, const V* values, std::uint64_t n, Owner owner,
+                              std::uint64_t tiles, const std::uint64_t* tile_starts, K* keys_out,
+                              V* values_out, std::uint64_t* source_index_out) {
+  __shared__ std::uint64_t warp_starts[split_warps][max_shards];
+  __shared__ std::uint64_t next[max_shards];  // next output position per shard
+  const unsigned shards = owner.num_shards();
+  const unsigned warp = threadIdx.x / 32;
+  const unsigned lane = threadIdx.x % 32;
+  const unsigned lanes_below = (1u << lane) - 1u;
+  for (unsigned t = threadIdx.x; t < shards; t += blockDim.x) {
+    next[t] = tile_starts[std::uint64_t(t) * tiles + blockIdx.x];
+  }
+  const std::uint64_t tile_begin = std::uint64_t(blockIdx.x) * tile_items;
+  for (unsigned chunk = 0; chunk < split_chunks; ++chunk) {
+    const std::uint64_t i = tile_begin + std::uint64_t(chunk) * split_block + threadIdx.x;
+    const bool valid = i < n;
+    const K key = valid ? keys[i] : K{};
+    const unsigned shard = valid ? owner(key) : ~0u;
+    // Lanes of this warp with the same shard; rank = how many come before.
+    const unsigned peers = __match_any_sync(0xffffffffu, shard);
+    const unsigned rank = __popc(peers & lanes_below);
+    for (unsigned t = lane; t < shards; t += 32) warp_starts[warp][t] = 0;
+    __syncwarp();
+    if (valid && rank == 0) warp_starts[warp][shard] = __popc(peers);
+    __syncthreads();
+    // Per shard: warps' counts -> their first positions, in warp order.
+    for (unsigned t = threadIdx.x; t < shards; t += blockDim.x) {
+      std::uint64_t position = next[t];
+      for (unsigned w = 0; w < split_warps; ++w) {
+        const std::uint64_t count = warp_starts[w][t];
+        warp_starts[w][t] = position;
+        position += count;
+      }
+      next[t] = position;
+    }
+    __syncthreads();
+    if (valid) {
+      const std::uint64_t at = warp_starts[warp][shard] + rank;
+      keys_out[at] = key;
+      if (values != nullptr) values_out[at] = values[i];
+      if (source_index_out != nullptr) source_index_out[at] = i;
+    }
+    __syncthreads();  // warp_starts is rewritten by the next chunk
+  }
+}
+
+// offsets[s] = tile_starts[s * tiles] (first output of shard s), offsets[shards] = n.
+inline __global__ void split_shard_offsets(const std::uint64_t* tile_starts, std::uint64_t tiles,
+                                           unsigned shards, std::uint64_t* offsets) {
+  const unsigned s = threadIdx.x;
+  if (s <= shards) offsets[s] = tile_starts[std::uint64_t(s) * tiles];
+}
+
+}  // namespace detail
+
+// Result of a multisplit: shard s's keys are outputs [offsets[s], offsets[s+1]).
+struct SplitOffsets {
+  std::vector<std::uint64_t> offsets;  // shards + 1 entries
+  std::uint64_t count(unsigned shard) const { return offsets[shard + 1] - offsets[shard]; }
+};
+
+// Splits n keys (and values, if not null) by owner(key) into keys_out /
+// values_out; source_index_out (optional) gets each output's input position.
+// All pointers are device memory on the current device; inputs and outputs
+// must not overlap. Synchronises `stream` (the offsets come back to the host).
+template <class K, class V, class Owner>
+SplitOffsets multisplit(const K* keys, const V* values, std::uint64_t n, const Owner& owner,
+                        K* keys_out, V* values_out, std::uint64_t* source_index_out,
+                        cudaStream_t stream) {
+  const unsigned shards = owner.num_shards();
+  SplitOffsets result;
+  result.offsets.assign(shards + 1, 0);
+  if (n == 0) return result;
+  const std::uint64_t tiles = (n + detail::tile_items - 1) / detail::tile_items;
+  if (tiles >= (std::uint64_t(1) << 31)) throw std::invalid_argument("multisplit batch too large");
+  // (shard, tile) counts shard-major, plus one entry that the scan turns into n.
+  const std::uint64_t cells = std::uint64_t(shards) * tiles;
+  cuda::device_buffer<std::uint64_t> starts(cells + 1);
+  cuda::check(cudaMemsetAsync(starts.data() + cells, 0, sizeof(std::uint64_t), stream),
+              "clearing the multisplit total");
+  detail::split_count<<<unsigned(tiles), detail::split_block, 0, stream>>>(keys, n, owner, tiles,
+                                                                          starts.data());
+  cuda::check_launch("multisplit count");
+  std::size_t temp_bytes = 0;
+  cuda::check(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, starts.data(), starts.data(),
+                                            cells + 1, stream),
+              "sizing the multisplit scan");
+  cuda::device_buffer<unsigned char> temp(temp_bytes);
+  cuda::check(cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, starts.data(), starts.data(),
+                                            cells + 1, stream),
+              "multisplit scan");
+  detail::split_scatter<<<unsigned(tiles), detail::split_block, 0, stream>>>(
+      keys, values, n, owner, tiles, starts.data(), keys_out, values_out, source_index_out);
+  cuda::check_launch("multisplit scatter");
+  cuda::device_buffer<std::uint64_t> offsets(shards + 1);
+  detail::split_shard_offsets<<<1, max_shards + 1, 0, stream>>>(starts.data(), tiles, shards,
+                                                                offsets.data());
+  cuda::check_launch("multisplit offsets");
+  offsets.copy_to_host(result.offsets.data(), shards + 1, stream);
+  cuda::check(cudaStreamSynchronize(stream), "waiting for the multisplit");
+  return result;
+}
+
+}  // namespace metawarp::tables::distributed

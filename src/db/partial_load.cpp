@@ -1,0 +1,348 @@
+// PartialDatabase: the index read part by part (partial_load.hpp). The file
+// is checked once, streamed through a bounded buffer, keeping each checksum
+// chunk's sum; a part is then read with pread, chunk by chunk, each chunk
+// compared with the sum it had.
+#include "db/partial_load.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "db/checksum.hpp"
+#include "db/file_format.hpp"
+#include "db/parallel_read.hpp"
+#include "metawarp/host/large_vector.hpp"
+#include "metawarp/host/parallel_for.hpp"
+
+namespace metawarp::db {
+namespace {
+
+namespace ff = file_format;
+constexpr std::size_t chunk_bytes = ff::checksum_chunk_bytes;
+// The index sections stream through a buffer of this many bytes (a multiple
+// of the checksum chunk and of 32, for Checksum64::add on version 1 files).
+constexpr std::size_t stream_window_bytes = 64 * chunk_bytes;
+
+std::size_t parts_of(std::size_t chunks, unsigned threads) {
+  return threads == 0 ? host::parts_for(chunks, 1) : std::min<std::size_t>(threads, chunks);
+}
+
+// The smallest index `i` of [begin, end) for which bad(i), or `end`, with
+// `parts` threads.
+template <class Bad>
+std::size_t first_where(std::size_t begin, std::size_t end, std::size_t parts, Bad bad) {
+  std::atomic<std::size_t> first{end};
+  host::parallel_ranges(end - begin, parts, [&](std::size_t a, std::size_t b) {
+    for (std::size_t i = begin + a; i < begin + b && i < first.load(std::memory_order_relaxed);
+         ++i) {
+      if (!bad(i)) continue;
+      for (std::size_t seen = first.load(); i < seen && !first.compare_exchange_weak(seen, i);) {
+      }
+      return;
+    }
+  });
+  return first.load();
+}
+
+}  // namespace
+
+std::uint64_t index_bytes(std::uint64_t features, std::uint64_t locations) {
+  return features * sizeof(feature_t) + (features + 1) * sizeof(std::uint64_t) +
+         locations * sizeof(Location) + FeatureIndex::lookup_bytes_for(features);
+}
+
+PartialDatabase::PartialDatabase(const std::filesystem::path& path, unsigned threads)
+    : path_(path), meta_(load_metadata(path, threads)) {
+  features_ = Section{meta_.features, ff::section_name(ff::SectionId::features), {}};
+  offsets_ = Section{meta_.offsets, ff::section_name(ff::SectionId::offsets), {}};
+  locations_ = Section{meta_.locations, ff::section_name(ff::SectionId::locations), {}};
+  try {
+    file_ = output::FileDescriptor(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!file_.is_open())
+      throw std::runtime_error(std::string("cannot open: ") + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(file_.get(), &st) != 0 || std::uint64_t(st.st_size) != meta_.file_size)
+      throw std::runtime_error("changed while it was being read");
+
+    // The same checks as load() step 12, in a stream: the first problem in
+    // file order, reported once the section's checksum has matched.
+    std::uint64_t bad_feature = features_.info.count;
+    feature_t previous = 0;
+    stream_section<feature_t>(features_, threads, [&](const feature_t* f, std::uint64_t first,
+                                                      std::size_t n) {
+      for (std::size_t i = 0; i < n && bad_feature == features_.info.count; ++i) {
+        if (first + i > 0 && f[i] <= previous) bad_feature = first + i;
+        previous = f[i];
+      }
+    });
+    if (bad_feature < features_.info.count)
+      throw std::runtime_error("corrupted feature index: features not strictly ascending at " +
+                               std::to_string(bad_feature));
+
+    std::string offsets_problem;
+    std::uint64_t last_offset = 0;
+    stream_section<std::uint64_t>(offsets_, threads, [&](const std::uint64_t* o,
+                                                         std::uint64_t first, std::size_t n) {
+      for (std::size_t i = 0; i < n && offsets_problem.empty(); ++i) {
+        const std::uint64_t at = first + i;
+        if (at == 0 && o[i] != 0) offsets_problem = "offsets do not span the " +
+                                                    std::to_string(locations_.info.count) +
+                                                    " locations";
+        else if (at > 0 && o[i] < last_offset)
+          offsets_problem = "offsets decrease at feature " + std::to_string(at - 1);
+        else if (at > 0 && o[i] - last_offset > 0xffffffffu)
+          offsets_problem = "more than 2^32-1 locations at feature " + std::to_string(at - 1);
+        last_offset = o[i];
+      }
+    });
+    if (offsets_problem.empty() && last_offset != locations_.info.count)
+      offsets_problem =
+          "offsets do not span the " + std::to_string(locations_.info.count) + " locations";
+    if (!offsets_problem.empty())
+      throw std::runtime_error("corrupted feature index: " + offsets_problem);
+
+    const std::vector<Target>& targets = meta_.db.targets;
+    std::vector<std::uint32_t> windows(targets.size());
+    for (std::size_t t = 0; t < targets.size(); ++t) windows[t] = targets[t].windows;
+    std::uint64_t bad_location = locations_.info.count;
+    Location bad_value{};
+    stream_section<Location>(locations_, threads, [&](const Location* l, std::uint64_t first,
+                                                      std::size_t n) {
+      if (bad_location < locations_.info.count) return;
+      const std::size_t i = first_where(0, n, host::parts_for(n, 1 << 20), [&](std::size_t j) {
+        return !(l[j].target < windows.size() && l[j].window < windows[l[j].target]);
+      });
+      if (i < n) {
+        bad_location = first + i;
+        bad_value = l[i];
+      }
+    });
+    if (bad_location < locations_.info.count)
+      throw std::runtime_error("corrupted: location (target " + std::to_string(bad_value.target) +
+                               ", window " + std::to_string(bad_value.window) +
+                               ") outside the targets' windows");
+  } catch (const std::runtime_error& problem) {
+    throw std::runtime_error("database '" + path.string() + "': " + problem.what());
+  }
+}
+
+// Reads a section window by window into one buffer, keeping the chunks'
+// checksums; check(elements, index of the first, count) sees each window.
+// Then the section's checksum (as its format version defines it) and padding.
+template <class T, class Check>
+void PartialDatabase::stream_section(Section& section, unsigned threads, Check check) {
+  const IndexSectionInfo& s = section.info;
+  const std::string what = "section '" + std::string(section.name) + "'";
+  section.chunk_sums.assign(checksum_chunk_count(s.bytes), 0);
+  host::LargeVector<char> buffer = host::make_uninitialized_large_vector<char>(
+      std::min<std::uint64_t>(s.bytes, stream_window_bytes));
+  Checksum64 whole;  // version 1: one checksum64 over the section
+  std::uint64_t whole_sum = 0;
+  for (std::uint64_t done = 0; done < s.bytes || done == 0; done += stream_window_bytes) {
+    const std::size_t n = std::size_t(std::min<std::uint64_t>(stream_window_bytes, s.bytes - done));
+    if (!read_chunk_sums(file_.get(), s.offset + done, buffer.data(), n,
+                         std::span(section.chunk_sums).subspan(done / chunk_bytes), threads))
+      throw std::runtime_error("truncated or unreadable while reading " + what);
+    check(reinterpret_cast<const T*>(buffer.data()), done / sizeof(T), n / sizeof(T));
+    if (meta_.version < ff::first_chunked_checksum_version) {
+      if (done + n < s.bytes) whole.add(buffer.data(), n);
+      else whole_sum = whole.finish(buffer.data(), n);
+    }
+    if (s.bytes == 0) break;
+  }
+  const std::uint64_t sum = meta_.version < ff::first_chunked_checksum_version
+                                ? whole_sum
+                                : combine_chunk_checksums(section.chunk_sums);
+  if (sum != s.checksum)
+    throw std::runtime_error("checksum mismatch in " + what + " (the file is corrupted)");
+  char padding[ff::alignment] = {};
+  const std::size_t pad = std::size_t(ff::padded(s.bytes) - s.bytes);
+  if (!pread_all(file_.get(), padding, pad, s.offset + s.bytes))
+    throw std::runtime_error("truncated or unreadable while reading " + what);
+  for (std::size_t i = 0; i < pad; ++i)
+    if (padding[i] != 0) throw std::runtime_error("corrupted: non-zero padding after " + what);
+}
+
+void PartialDatabase::read_verified(const Section& section, std::uint64_t begin,
+                                    std::uint64_t end, void* to, unsigned threads) const {
+  if (begin >= end) return;
+  auto* dst = static_cast<char*>(to);
+  const std::uint64_t first = begin / chunk_bytes, last = (end - 1) / chunk_bytes + 1;
+  const std::size_t chunks = std::size_t(last - first);
+  std::atomic<bool> unreadable{false};
+  std::atomic<std::uint64_t> bad{last};
+  host::parallel_ranges(chunks, parts_of(chunks, threads), [&](std::size_t a, std::size_t b) {
+    std::vector<char> edge;  // a chunk the range covers in part: read whole, to check it
+    for (std::uint64_t c = first + a; c < first + b; ++c) {
+      const std::uint64_t chunk_begin = c * chunk_bytes;
+      const std::uint64_t chunk_end =
+          std::min<std::uint64_t>(chunk_begin + chunk_bytes, section.info.bytes);
+      const bool whole = chunk_begin >= begin && chunk_end <= end;
+      if (!whole) edge.resize(chunk_bytes);
+      char* into = whole ? dst + (chunk_begin - begin) : edge.data();
+      const std::size_t size = std::size_t(chunk_end - chunk_begin);
+      if (!pread_all(file_.get(), into, size, section.info.offset + chunk_begin)) {
+        unreadable = true;
+        return;
+      }
+      if (checksum64(into, size) != section.chunk_sums[c]) {
+        for (std::uint64_t seen = bad.load(); c < seen && !bad.compare_exchange_weak(seen, c);) {
+        }
+        continue;
+      }
+      if (whole) continue;
+      const std::uint64_t from = std::max(chunk_begin, begin), to_end = std::min(chunk_end, end);
+      std::memcpy(dst + (from - begin), into + (from - chunk_begin), std::size_t(to_end - from));
+    }
+  });
+  const std::string what = "section '" + std::string(section.name) + "'";
+  if (unreadable)
+    throw std::runtime_error("database '" + path_.string() +
+                             "': truncated or unreadable while reading " + what);
+  if (const std::uint64_t c = bad.load(); c < last)
+    throw std::runtime_error("database '" + path_.string() + "': checksum mismatch in " + what +
+                             ", bytes " + std::to_string(c * chunk_bytes) + " to " +
+                             std::to_string(std::min<std::uint64_t>((c + 1) * chunk_bytes,
+                                                                    section.info.bytes)) +
+                             " (the file is corrupted, or changed since the query opened it)");
+}
+
+template <class F>
+void PartialDatabase::for_each_list_length(F f) const {
+  constexpr std::size_t window = stream_window_bytes / sizeof(std::uint64_t);
+  const std::uint64_t count = offsets_.info.count;  // features + 1
+  std::vector<std::uint64_t> offsets(std::min<std::uint64_t>(count, window));
+  std::uint64_t previous = 0;
+  for (std::uint64_t done = 0; done < count; done += window) {
+    const std::size_t n = std::size_t(std::min<std::uint64_t>(window, count - done));
+    read_verified(offsets_, done * sizeof(std::uint64_t), (done + n) * sizeof(std::uint64_t),
+                  offsets.data(), 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (done + i > 0) f(done + i - 1, offsets[i] - previous);
+      previous = offsets[i];
+    }
+  }
+}
+
+std::vector<IndexPart> PartialDatabase::parts_at(
+    const std::vector<std::uint64_t>& cut_features,
+    const std::vector<std::uint64_t>& cut_locations) const {
+  std::vector<IndexPart> parts(cut_features.size());
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    IndexPart& part = parts[p];
+    part.first_feature = p == 0 ? 0 : cut_features[p - 1];
+    part.last_feature = cut_features[p];
+    part.first_location = p == 0 ? 0 : cut_locations[p - 1];
+    part.last_location = cut_locations[p];
+    // Ranges tile the feature space: a part starts at its first feature
+    // (the first part at 0) and ends where the next one starts.
+    if (p > 0) {
+      feature_t first = 0;
+      read_verified(features_, part.first_feature * sizeof(feature_t),
+                    (part.first_feature + 1) * sizeof(feature_t), &first, 1);
+      part.range.begin = first;
+      parts[p - 1].range.end = first;
+    }
+  }
+  return parts;
+}
+
+std::vector<IndexPart> PartialDatabase::plan_by_bytes(std::uint64_t max_bytes) const {
+  std::vector<std::uint64_t> cut_features, cut_locations;
+  std::uint64_t features = 0, locations = 0;  // of the part being filled
+  std::uint64_t first_location = 0;
+  std::uint64_t least = 0;  // the most one feature needs alone
+  for_each_list_length([&](std::uint64_t feature, std::uint64_t length) {
+    least = std::max(least, index_bytes(1, length));
+    if (features > 0 && index_bytes(features + 1, locations + length) > max_bytes) {
+      cut_features.push_back(feature);
+      cut_locations.push_back(first_location + locations);
+      first_location += locations;
+      features = locations = 0;
+    }
+    ++features;
+    locations += length;
+  });
+  if (least > max_bytes)
+    throw std::runtime_error("database '" + path_.string() + "': parts of at most " +
+                             std::to_string(max_bytes) +
+                             " bytes cannot hold its longest location list (with its lookup); "
+                             "allow at least " + std::to_string(least) + " bytes");
+  cut_features.push_back(feature_count());
+  cut_locations.push_back(location_count());
+  return parts_at(cut_features, cut_locations);
+}
+
+std::vector<IndexPart> PartialDatabase::plan_parts(std::size_t parts) const {
+  if (parts == 0) throw std::invalid_argument("the number of parts must be at least 1");
+  const std::uint64_t features = feature_count();
+  const std::uint64_t count =
+      std::clamp<std::uint64_t>(parts, 1, std::max<std::uint64_t>(features, 1));
+  // A feature's weight: its bytes in the arrays (the lookup grows with the
+  // features, about in step).
+  const auto weight = [](std::uint64_t length) {
+    return sizeof(feature_t) + sizeof(std::uint64_t) + length * sizeof(Location);
+  };
+  const unsigned __int128 total =
+      features * (sizeof(feature_t) + sizeof(std::uint64_t)) + location_count() * sizeof(Location);
+  std::vector<std::uint64_t> cut_features, cut_locations;
+  unsigned __int128 sum = 0;
+  std::uint64_t locations = 0;
+  for_each_list_length([&](std::uint64_t feature, std::uint64_t length) {
+    sum += weight(length);
+    locations += length;
+    const std::uint64_t closed = cut_features.size();
+    if (closed + 1 >= count) return;  // the last part takes the rest
+    // Close part `closed` here when it has its share of the bytes, or when
+    // every later part needs one of the features left.
+    if (sum * count >= total * (closed + 1) || features - feature - 1 == count - closed - 1) {
+      cut_features.push_back(feature + 1);
+      cut_locations.push_back(locations);
+    }
+  });
+  cut_features.push_back(features);
+  cut_locations.push_back(location_count());
+  return parts_at(cut_features, cut_locations);
+}
+
+FeatureIndex PartialDatabase::load_part(const IndexPart& part, unsigned threads) const {
+  const std::uint64_t n = part.features();
+  IndexArray<feature_t> features = host::make_uninitialized_large_vector<feature_t>(n);
+  IndexArray<std::uint64_t> offsets = host::make_uninitialized_large_vector<std::uint64_t>(n + 1);
+  IndexArray<Location> locations =
+      host::make_uninitialized_large_vector<Location>(part.locations());
+  read_verified(features_, part.first_feature * sizeof(feature_t),
+                part.last_feature * sizeof(feature_t), features.data(), threads);
+  read_verified(offsets_, part.first_feature * sizeof(std::uint64_t),
+                (part.last_feature + 1) * sizeof(std::uint64_t), offsets.data(), threads);
+  read_verified(locations_, part.first_location * sizeof(Location),
+                part.last_location * sizeof(Location), locations.data(), threads);
+  const auto fail = [&](const std::string& problem) {
+    throw std::runtime_error("database '" + path_.string() + "': part of features " +
+                             std::to_string(part.first_feature) + " to " +
+                             std::to_string(part.last_feature) + ": " + problem);
+  };
+  if (offsets[0] != part.first_location || offsets[n] != part.last_location)
+    fail("its offsets do not match the plan (a part of another database?)");
+  if (n > 0 && (features[0] < part.range.begin || features[n - 1] >= part.range.end))
+    fail("its features lie outside the part's range");
+  const std::uint64_t base = offsets[0];
+  host::parallel_ranges(n + 1, host::parts_for(n + 1, std::size_t(1) << 20),
+                        [&](std::size_t a, std::size_t b) {
+    for (std::size_t i = a; i < b; ++i) offsets[i] -= base;
+  });
+  try {
+    return FeatureIndex(std::move(features), std::move(offsets), std::move(locations));
+  } catch (const std::invalid_argument& e) {
+    fail(std::string("corrupted ") + e.what());
+  }
+  return {};
+}
+
+}  // namespace metawarp::db

@@ -1,0 +1,58 @@
+# query --partitions / --max-memory (the database read part by part): every
+# output byte-identical to the whole database's, for one reads file, pairs and
+# samples; limits that cannot work are refused, naming what to change.
+source "$(dirname "$0")/cli_test_lib.sh"
+
+build_test_database db.mwdb
+r1=$data/reads_R1.fq
+r2=$data/reads_R2.fq
+
+# outputs <prefix>: the four output options for files <prefix>.*
+outputs() {
+  echo -o "$1.tsv" --kraken-output "$1.kraken" --report "$1.report" --abundance "$1.abundance"
+}
+
+same_outputs() {
+  for f in tsv kraken report abundance; do
+    [ -s "$1.$f" ] || fail "$1.$f is missing or empty"
+    cmp -s "$1.$f" "$2.$f" || fail "$2.$f differs from $1.$f"
+  done
+}
+
+# shellcheck disable=SC2046
+expect_success "$metawarp" query db.mwdb "$r1" "$r2" -q --top-hits $(outputs whole)
+for p in 1 2 3; do
+  # shellcheck disable=SC2046
+  expect_success "$metawarp" query db.mwdb "$r1" "$r2" -q --top-hits --partitions "$p" \
+    $(outputs "parts$p")
+  same_outputs whole "parts$p"
+done
+pass "1, 2 and 3 partitions: outputs byte-identical to the whole database"
+
+# A limit that forces many parts and super-batches; --verbose says so.
+# shellcheck disable=SC2046
+expect_success "$metawarp" query db.mwdb "$r1" "$r2" -v --top-hits --max-memory 40K \
+  --hit-memory 64K --batch-size 50 -t 3 $(outputs tiny)
+same_outputs whole tiny
+grep -q "query: [0-9][0-9]* part(s) (the largest" stderr ||
+  fail "no partition statistics: $(cat stderr)"
+pass "--max-memory 40K: $(grep -o '[0-9][0-9]* parts' stderr | head -n 1), outputs identical"
+
+# Samples stream the parts too.
+mkdir one many
+# shellcheck disable=SC2046
+expect_success "$metawarp" query db.mwdb "$r1" -q --top-hits $(outputs one/single)
+expect_success "$metawarp" query db.mwdb --sample pairs "$r1" "$r2" --sample single "$r1" \
+  --output-dir many --partitions 2 -q --top-hits -o '{sample}.tsv' \
+  --kraken-output '{sample}.kraken' --report '{sample}.report' --abundance '{sample}.abundance'
+same_outputs whole many/pairs
+same_outputs one/single many/single
+pass "samples with --partitions: outputs identical to whole-database runs"
+
+# Limits that cannot work.
+expect_error "allow at least" "$metawarp" query db.mwdb "$r1" --max-memory 100 -o x.tsv
+[ -e x.tsv ] && fail "x.tsv written by a refused query"
+expect_error "give more partitions, or --max-memory alone" \
+  "$metawarp" query db.mwdb "$r1" --partitions 2 --max-memory 1K -o x.tsv
+expect_error "run on the CPU" "$metawarp" query db.mwdb "$r1" --partitions 2 --device gpu -o x.tsv
+no_temporaries .

@@ -1,0 +1,218 @@
+// PartialDatabase (db/partial_load.hpp): the parts of every plan, loaded and
+// concatenated, are the loaded index; budgets are kept; damage is found both
+// when the file is opened and in a part read later.
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "db/checksum.hpp"
+#include "db/database.hpp"
+#include "db/file_format.hpp"
+#include "db/metadata.hpp"
+#include "db/partial_load.hpp"
+#include "file_bytes.hpp"
+#include "large_database.hpp"
+#include "sample_database.hpp"
+#include "scratch_dir.hpp"
+
+using namespace metawarp;
+using namespace metawarp::db;
+namespace fs = std::filesystem;
+using metawarp::db::test::as_version_1;
+using metawarp::db::test::large_database;
+using metawarp::db::test::make_database;
+using metawarp::db::test::read_bytes;
+using metawarp::db::test::write_bytes;
+using metawarp::test::ScratchDir;
+namespace ff = metawarp::db::file_format;
+
+namespace {
+
+// The parts loaded one by one and put back together, offsets shifted back.
+FeatureIndex concatenated(const PartialDatabase& db, const std::vector<IndexPart>& parts,
+                          unsigned threads) {
+  IndexArray<feature_t> features;
+  IndexArray<std::uint64_t> offsets(1, 0);
+  IndexArray<Location> locations;
+  for (const IndexPart& part : parts) {
+    const FeatureIndex index = db.load_part(part, threads);
+    REQUIRE(index.feature_count() == part.features());
+    REQUIRE(index.location_count() == part.locations());
+    REQUIRE(index.offsets().front() == 0);
+    REQUIRE(std::all_of(index.features().begin(), index.features().end(),
+                        [&](feature_t f) { return part.range.contains(f); }));
+    const std::uint64_t base = locations.size();
+    features.insert(features.end(), index.features().begin(), index.features().end());
+    for (std::size_t i = 1; i < index.offsets().size(); ++i)
+      offsets.push_back(base + index.offsets()[i]);
+    locations.insert(locations.end(), index.locations().begin(), index.locations().end());
+  }
+  return FeatureIndex(std::move(features), std::move(offsets), std::move(locations));
+}
+
+// Parts in order, contiguous, covering every feature; ranges tile [0, 2^32).
+void check_tiling(const PartialDatabase& db, const std::vector<IndexPart>& parts) {
+  REQUIRE(!parts.empty());
+  CHECK(parts.front().first_feature == 0);
+  CHECK(parts.front().range.begin == 0);
+  CHECK(parts.back().last_feature == db.feature_count());
+  CHECK(parts.back().last_location == db.location_count());
+  CHECK(parts.back().range.end == index::feature_space_end);
+  for (std::size_t p = 1; p < parts.size(); ++p) {
+    CHECK(parts[p].first_feature == parts[p - 1].last_feature);
+    CHECK(parts[p].first_location == parts[p - 1].last_location);
+    CHECK(parts[p].range.begin == parts[p - 1].range.end);
+    CHECK(parts[p].features() > 0);
+  }
+}
+
+std::string error_of(const auto& f) {
+  try {
+    f();
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("partial load: every plan's parts concatenated are the loaded index") {
+  ScratchDir dir("partial");
+  for (const std::uint64_t seed : {1u, 2u, 3u}) {
+    const fs::path path = dir / ("db" + std::to_string(seed) + ".mwdb");
+    save(make_database(seed, int(2000 + 7000 * seed)), path);
+    const Database whole = load(path);
+    const PartialDatabase db(path, 2);
+    CHECK(db.feature_count() == whole.index.feature_count());
+    CHECK(db.location_count() == whole.index.location_count());
+    CHECK(db.metadata().targets.size() == whole.targets.size());
+    CHECK(db.metadata().taxonomy.nodes().size() == whole.taxonomy.nodes().size());
+    CHECK(db.metadata().index.feature_count() == 0);
+    for (const std::size_t count : {1u, 2u, 3u, 7u, 100000u}) {
+      INFO("seed " << seed << ", " << count << " parts");
+      const std::vector<IndexPart> parts = db.plan_parts(count);
+      CHECK(parts.size() == std::min<std::size_t>(count, whole.index.feature_count()));
+      check_tiling(db, parts);
+      CHECK(concatenated(db, parts, 1 + seed % 3) == whole.index);
+    }
+    // Budgets: every part within it; the smallest that works holds the
+    // longest list alone.
+    std::uint64_t longest = 0;
+    for (std::size_t i = 0; i < whole.index.feature_count(); ++i)
+      longest = std::max(longest, whole.index.offsets()[i + 1] - whole.index.offsets()[i]);
+    for (const std::uint64_t budget : {index_bytes(1, longest), std::uint64_t(5000),
+                                       std::uint64_t(40000), std::uint64_t(1) << 40}) {
+      INFO("seed " << seed << ", budget " << budget);
+      const std::vector<IndexPart> parts = db.plan_by_bytes(budget);
+      check_tiling(db, parts);
+      for (const IndexPart& part : parts)
+        CHECK(index_bytes(part.features(), part.locations()) <= budget);
+      CHECK(concatenated(db, parts, 0) == whole.index);
+      if (budget == std::uint64_t(1) << 40) CHECK(parts.size() == 1);
+    }
+    const std::string small = error_of([&] { db.plan_by_bytes(index_bytes(1, longest) - 1); });
+    CHECK(small.find("allow at least " + std::to_string(index_bytes(1, longest)) + " bytes") !=
+          std::string::npos);
+    CHECK(small.find(path.string()) != std::string::npos);
+  }
+}
+
+TEST_CASE("partial load: sections of many checksum chunks, and format version 1") {
+  ScratchDir dir("partial_large");
+  const fs::path path = dir / "db.mwdb";
+  const Database original = large_database();
+  save(original, path);
+  const fs::path v1 = dir / "v1.mwdb";
+  write_bytes(v1, as_version_1(read_bytes(path)));
+  for (const fs::path& file : {path, v1}) {
+    INFO(file);
+    const PartialDatabase db(file, 3);
+    for (const std::size_t count : {1u, 2u, 3u, 5u, 64u})
+      CHECK(concatenated(db, db.plan_parts(count), count % 4) == original.index);
+    CHECK(concatenated(db, db.plan_by_bytes(std::uint64_t(1) << 20), 0) == original.index);
+  }
+}
+
+TEST_CASE("partial load: an empty index is one empty part") {
+  ScratchDir dir("partial_empty");
+  Database empty = make_database(5, 0);
+  REQUIRE(empty.index.feature_count() == 0);
+  save(empty, dir / "db.mwdb");
+  const PartialDatabase db(dir / "db.mwdb");
+  for (const auto& parts : {db.plan_parts(3), db.plan_by_bytes(1000)}) {
+    REQUIRE(parts.size() == 1);
+    CHECK(parts[0].range.all());
+    CHECK(db.load_part(parts[0]).feature_count() == 0);
+  }
+}
+
+TEST_CASE("partial load: damage is found when opening, and in a part read later") {
+  ScratchDir dir("partial_damage");
+  const fs::path path = dir / "db.mwdb";
+  save(large_database(), path);
+  const std::vector<char> good = read_bytes(path);
+  const DatabaseMetadata meta = load_metadata(path);
+
+  // Damage before opening: the streaming check finds it, as load() would.
+  for (const auto& [section, name] : {std::pair{meta.features, "features"},
+                                      std::pair{meta.offsets, "offsets"},
+                                      std::pair{meta.locations, "locations"}}) {
+    std::vector<char> bad = good;
+    bad[section.offset + section.bytes / 2] ^= 0x10;
+    write_bytes(path, bad);
+    const std::string error = error_of([&] { PartialDatabase db(path); });
+    INFO(error);
+    CHECK(error.find(std::string("checksum mismatch in section '") + name + "'") !=
+          std::string::npos);
+    CHECK(error.find(path.string()) != std::string::npos);
+  }
+
+  // Damage after opening: only a part that touches the damaged chunk fails.
+  write_bytes(path, good);
+  const PartialDatabase db(path);
+  const std::vector<IndexPart> parts = db.plan_parts(4);
+  REQUIRE(parts.size() == 4);
+  const IndexPart& target = parts[2];
+  const std::uint64_t location = (target.first_location + target.last_location) / 2;
+  std::vector<char> bad = good;
+  bad[meta.locations.offset + location * sizeof(Location) + 3] ^= 0x01;
+  write_bytes(path, bad);
+  const std::string error = error_of([&] { db.load_part(target); });
+  INFO(error);
+  CHECK(error.find("checksum mismatch in section 'locations'") != std::string::npos);
+  CHECK(error.find(path.string()) != std::string::npos);
+  const std::uint64_t damaged_chunk = location * sizeof(Location) / ff::checksum_chunk_bytes;
+  for (const IndexPart& part : parts) {
+    const std::uint64_t first_chunk =
+        part.first_location * sizeof(Location) / ff::checksum_chunk_bytes;
+    const std::uint64_t last_chunk =
+        (part.last_location * sizeof(Location) - 1) / ff::checksum_chunk_bytes;
+    if (damaged_chunk >= first_chunk && damaged_chunk <= last_chunk) continue;
+    CHECK_NOTHROW(db.load_part(part));
+  }
+
+  CHECK(error_of([&] { PartialDatabase again(path); })
+            .find("checksum mismatch in section 'locations'") != std::string::npos);
+
+  // A location outside its target's windows, with checksums that match: the
+  // content check of load() (step 12).
+  std::vector<char> outside = good;
+  const std::uint32_t window = 0xfffffff0u;
+  std::memcpy(outside.data() + meta.locations.offset + location * sizeof(Location) + 4, &window, 4);
+  const std::uint64_t sum = section_checksum(
+      format_version, outside.data() + meta.locations.offset, meta.locations.bytes);
+  const std::size_t entry = ff::fixed_header_bytes + ff::section_entry_bytes * 5;
+  std::memcpy(outside.data() + entry + 32, &sum, 8);
+  const std::uint64_t header = checksum64(outside.data(), ff::header_bytes - 8);
+  std::memcpy(outside.data() + ff::header_bytes - 8, &header, 8);
+  write_bytes(path, outside);
+  const std::string load_message = error_of([&] { load(path); });
+  const std::string partial_message = error_of([&] { PartialDatabase again(path); });
+  CHECK(load_message.find("outside the targets' windows") != std::string::npos);
+  CHECK(partial_message == load_message);
+}

@@ -1,0 +1,167 @@
+// The partitioned query (pipeline/partitioned_query.hpp) against the whole
+// database's query: all four outputs byte-identical for any number of parts,
+// memory limits that force many parts and super-batches, thread counts and
+// batch sizes; on test_data and on databases built with random parameters.
+// A part damaged during the query fails it, leaving no output.
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "db/file_format.hpp"
+#include "db/metadata.hpp"
+#include "db/partial_load.hpp"
+#include "pipeline/build.hpp"
+#include "pipeline/partitioned_query.hpp"
+#include "pipeline/query.hpp"
+#include "query_test_data.hpp"
+#include "scratch_dir.hpp"
+
+using namespace metawarp;
+namespace fs = std::filesystem;
+using test::slurp;
+
+namespace {
+
+const fs::path data_dir = test::query_data_dir;
+
+struct Outputs {
+  std::string tsv, kraken, report, abundance;
+  bool operator==(const Outputs&) const = default;
+};
+
+pipeline::QueryOptions with_outputs(pipeline::QueryOptions o, const test::ScratchDir& dir,
+                                    const std::string& name) {
+  o.output = dir.file(name + ".tsv");
+  o.kraken_output = dir.file(name + ".kraken");
+  o.report = dir.file(name + ".report");
+  o.abundance = dir.file(name + ".abundance");
+  return o;
+}
+
+Outputs read_outputs(const pipeline::QueryOptions& o) {
+  return {slurp(o.output), slurp(o.kraken_output), slurp(o.report), slurp(o.abundance)};
+}
+
+Outputs whole(const db::Database& db, const pipeline::QueryOptions& options,
+              const test::ScratchDir& dir) {
+  const pipeline::QueryOptions o = with_outputs(options, dir, "whole");
+  pipeline::run_query(db, o);
+  return read_outputs(o);
+}
+
+Outputs parted(const db::PartialDatabase& db, const pipeline::PartitionOptions& partitions,
+               const pipeline::QueryOptions& options, const test::ScratchDir& dir,
+               pipeline::PartitionStats* stats = nullptr) {
+  const pipeline::QueryOptions o = with_outputs(options, dir, "parted");
+  const std::vector<db::IndexPart> parts = pipeline::plan_partitions(db, partitions);
+  pipeline::run_partitioned_query(db, parts, o, partitions, nullptr, nullptr, stats);
+  return read_outputs(o);
+}
+
+pipeline::QueryOptions reads_options(bool paired) {
+  pipeline::QueryOptions o;
+  o.reads = {(data_dir / "reads_R1.fq").string()};
+  if (paired) o.reads.push_back((data_dir / "reads_R2.fq").string());
+  o.threads = 2;
+  o.top_hits = true;  // the candidates' hits too: the strictest per-read output
+  return o;
+}
+
+// Every way of splitting gives the whole database's outputs.
+void check_partitions(const db::Database& whole_db, const fs::path& file,
+                      const pipeline::QueryOptions& options) {
+  test::ScratchDir dir("partitioned");
+  const Outputs reference = whole(whole_db, options, dir);
+  REQUIRE(reference.tsv.size() > 1000);
+  const db::PartialDatabase db(file, 2);
+  for (const std::size_t count : {1u, 2u, 3u}) {
+    INFO(count << " partitions");
+    pipeline::PartitionOptions p;
+    p.partitions = count;
+    CHECK(parted(db, p, options, dir) == reference);
+  }
+  // A tiny memory limit: many parts, many super-batches, odd batch sizes and
+  // thread counts.
+  const std::uint64_t bytes = db::index_bytes(db.feature_count(), db.location_count());
+  for (const unsigned threads : {1u, 3u}) {
+    INFO(threads << " threads");
+    pipeline::PartitionOptions p;
+    p.max_memory = bytes / 25;
+    p.hit_memory = 48 << 10;
+    pipeline::QueryOptions o = options;
+    o.threads = threads;
+    o.batch_size = threads == 1 ? 1000 : 37;
+    pipeline::PartitionStats stats;
+    CHECK(parted(db, p, o, dir, &stats) == reference);
+    CHECK(stats.parts >= 25);
+    CHECK(stats.largest_part_bytes <= p.max_memory);
+    CHECK(stats.super_batches > 1);
+    // Every other super-batch walks the parts backwards, keeping the last one.
+    CHECK(stats.part_loads == stats.parts + (stats.super_batches - 1) * (stats.parts - 1));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("partitioned query: test_data, pairs and single reads, equal the whole database") {
+  test::ScratchDir dir("partitioned_db");
+  const fs::path file = dir / "test.mwdb";
+  db::save(test::test_database(), file);
+  check_partitions(test::test_database(), file, reads_options(true));
+  check_partitions(test::test_database(), file, reads_options(false));
+}
+
+TEST_CASE("partitioned query: databases of random parameters equal the whole database") {
+  std::mt19937_64 rng(20240612);
+  for (int round = 0; round < 3; ++round) {
+    pipeline::BuildOptions b = test::test_build_options();
+    b.params.sketch.k = 12 + std::uint32_t(rng() % 20);
+    b.params.sketch.window = b.params.sketch.k + 16 + std::uint32_t(rng() % 200);
+    b.params.sketch.sketch_size = 2 + std::uint32_t(rng() % 30);
+    b.params.max_locations_per_feature = 1 + std::uint32_t(rng() % 40);
+    b.params.remove_overpopulated_features = rng() % 2 == 0;
+    INFO("k " << b.params.sketch.k << " w " << b.params.sketch.window << " s "
+              << b.params.sketch.sketch_size << " cap " << b.params.max_locations_per_feature
+              << (b.params.remove_overpopulated_features ? " remove" : ""));
+    const db::Database built = pipeline::build_database(b);
+    test::ScratchDir dir("partitioned_random");
+    db::save(built, dir / "random.mwdb");
+    pipeline::QueryOptions o = reads_options(round != 1);
+    o.classifier.hit_min = std::uint32_t(rng() % 3);
+    o.classifier.hit_diff = std::uint32_t(rng() % 5);
+    check_partitions(built, dir / "random.mwdb", o);
+  }
+}
+
+TEST_CASE("partitioned query: a part damaged during the query fails it, leaving no output") {
+  test::ScratchDir dir("partitioned_damage");
+  const fs::path file = dir / "test.mwdb";
+  db::save(test::test_database(), file);
+  const db::PartialDatabase db(file);
+  pipeline::PartitionOptions p;
+  p.partitions = 3;
+  const std::vector<db::IndexPart> parts = pipeline::plan_partitions(db, p);
+  // The last byte of the locations: in the last part.
+  const db::DatabaseMetadata meta = db::load_metadata(file);
+  {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(std::streamoff(meta.locations.offset + meta.locations.bytes - 1));
+    f.put('\x7f');
+  }
+  const pipeline::QueryOptions o = with_outputs(reads_options(true), dir, "out");
+  test::write_file(o.report, "an older report\n");
+  std::string error;
+  try {
+    pipeline::run_partitioned_query(db, parts, o, p);
+  } catch (const std::runtime_error& e) {
+    error = e.what();
+  }
+  INFO(error);
+  CHECK(error.find("checksum mismatch in section 'locations'") != std::string::npos);
+  CHECK(error.find(file.string()) != std::string::npos);
+  for (const std::string& out : {o.output, o.kraken_output, o.report, o.abundance})
+    CHECK(!fs::exists(out));
+}

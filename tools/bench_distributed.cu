@@ -1,0 +1,180 @@
+// The cost of sharding on one GPU: a multi-value table of u64/u64 pairs as
+// 1 shard and as N shards sharing the GPU (distributed mode, local-copy
+// exchange), insert and retrieval, each split into partition (multisplit),
+// exchange, table work and merge (answers back in input order), timed with
+// CUDA events. The plain single table (no distribution) and the device's
+// measured copy bandwidth are printed as the references: on one GPU the
+// exchange is a device-to-device copy, so its floor is bytes / copy bandwidth.
+//
+//   bench_distributed --n 300000000 --shards 1,2,4,8 --values-per-key 4
+//   bench_distributed --n 1000000 --shards 1,3            (quick check)
+//
+// Keys: n / values-per-key distinct keys, each with values-per-key values;
+// the retrieval asks for every distinct key once (n values come back).
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "metawarp/cuda/device_buffer.hpp"
+#include "metawarp/cuda/event.hpp"
+#include "metawarp/tables/distributed/distributed_table.cuh"
+#include "metawarp/tables/launch.cuh"
+#include "metawarp/tables/multi_value_table.cuh"
+
+namespace mwc = metawarp::cuda;
+namespace mwt = metawarp::tables;
+namespace mwd = metawarp::tables::distributed;
+using std::uint64_t;
+
+namespace {
+
+using Table = mwt::MultiValueHashTable<uint64_t, uint64_t>;
+using Dist = mwd::DistributedTable<Table>;
+
+struct Options {
+  uint64_t n = uint64_t(1) << 27;
+  std::vector<unsigned> shards = {1, 2, 4, 8};
+  uint64_t values_per_key = 4;
+  double load = 0.8;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument("missing value after " + arg);
+      return argv[++i];
+    };
+    if (arg == "--n") {
+      o.n = std::stoull(next());
+    } else if (arg == "--values-per-key") {
+      o.values_per_key = std::stoull(next());
+    } else if (arg == "--load") {
+      o.load = std::stod(next());
+    } else if (arg == "--shards") {
+      o.shards.clear();
+      std::stringstream list(next());
+      for (std::string item; std::getline(list, item, ',');) o.shards.push_back(unsigned(std::stoul(item)));
+    } else {
+      throw std::invalid_argument("unknown option " + arg +
+                                  " (--n N --shards 1,2,4,8 --values-per-key R --load F)");
+    }
+  }
+  if (o.n == 0 || o.values_per_key == 0 || o.values_per_key > o.n || o.shards.empty() ||
+      o.load <= 0 || o.load >= 1) {
+    throw std::invalid_argument("need n > 0, 1 <= values-per-key <= n, 0 < load < 1, shards");
+  }
+  return o;
+}
+
+// Device-to-device copy rate, bytes read + written per second (best of 3).
+double copy_bandwidth() {
+  const uint64_t bytes = uint64_t(1) << 30;
+  mwc::device_buffer<unsigned char> a(bytes), b(bytes);
+  a.fill_bytes(1);
+  mwc::event start, stop;
+  double best = 1e30;
+  for (int r = 0; r < 3; ++r) {
+    start.record();
+    mwc::check(cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice), "D2D copy");
+    stop.record();
+    stop.synchronize();
+    best = std::min(best, double(stop.elapsed_ms_since(start)) / 1e3);
+  }
+  return 2.0 * double(bytes) / best;
+}
+
+// key i = mix(i mod distinct) (never a sentinel), value i = i.
+void generate(uint64_t n, uint64_t distinct, uint64_t* keys, uint64_t* values) {
+  mwt::launch_thread_per_item(n, nullptr, [=] __device__(uint64_t i, bool valid) {
+    if (!valid) return;
+    uint64_t k = mwt::fmix64((i % distinct) + 0x9e3779b97f4a7c15ull);
+    if (!mwt::KeySentinels<uint64_t>::is_valid(k)) k -= 2;
+    keys[i] = k;
+    values[i] = i;
+  }, "generate pairs");
+  mwc::check(cudaDeviceSynchronize(), "generating pairs");
+}
+
+void print_row(const char* op, unsigned shards, uint64_t items, const mwd::PhaseTimes& t,
+               double copy_bytes_per_s, uint64_t exchanged_bytes) {
+  const double floor_ms = 1e3 * double(exchanged_bytes) * 2.0 / copy_bytes_per_s;
+  std::printf("%-8s shards %2u  partition %8.2f ms  exchange %8.2f ms (copy floor %7.2f)  "
+              "table %8.2f ms  merge %8.2f ms  total %9.2f ms  %6.3f G/s\n",
+              op, shards, t.partition_ms, t.exchange_ms, floor_ms, t.table_ms, t.merge_ms,
+              t.total_ms(), double(items) / (t.total_ms() / 1e3) / 1e9);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  const Options o = parse(argc, argv);
+  int device = 0;
+  mwc::check(cudaGetDevice(&device), "cudaGetDevice");
+  cudaDeviceProp prop{};
+  mwc::check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  const uint64_t distinct = o.n / o.values_per_key;
+  std::printf("device %d: %s; %llu u64/u64 pairs, %llu distinct keys (%llu values each), load %.2f\n",
+              device, prop.name, (unsigned long long)o.n, (unsigned long long)distinct,
+              (unsigned long long)o.values_per_key, o.load);
+  const double copy = copy_bandwidth();
+  std::printf("reference: device-to-device memcpy %.1f GB/s (read + write)\n", copy / 1e9);
+
+  mwc::device_buffer<uint64_t> keys(o.n), values(o.n);
+  generate(o.n, distinct, keys.data(), values.data());
+  // The retrieval queries: every distinct key once (the first `distinct` keys).
+  const uint64_t* queries = keys.data();
+
+  {  // Plain table, no distribution: the reference for "table" time.
+    Table table(uint64_t(double(o.n) / o.load));
+    mwc::event start, mid, stop;
+    start.record();
+    table.insert(keys.data(), values.data(), o.n);
+    mid.record();
+    mwc::device_buffer<uint64_t> offsets(distinct + 1);
+    const uint64_t total = table.retrieve_offsets(queries, distinct, offsets.data());
+    mwc::device_buffer<uint64_t> out(total);
+    table.retrieve(queries, distinct, offsets.data(), out.data());
+    stop.record();
+    stop.synchronize();
+    const mwt::Status status = table.peek_status();
+    const double insert_ms = mid.elapsed_ms_since(start), retrieve_ms = stop.elapsed_ms_since(mid);
+    std::printf("plain table: insert %.2f ms (%.3f G/s), retrieve %.2f ms (%.3f G values/s)%s\n",
+                insert_ms, double(o.n) / insert_ms / 1e6, retrieve_ms,
+                double(total) / retrieve_ms / 1e6, status.ok() ? "" : "  STATUS NOT OK");
+  }
+
+  for (unsigned shards : o.shards) {
+    const uint64_t per_shard = uint64_t(double(o.n) / shards / o.load) + 1024;
+    Dist table(std::vector<int>(shards, device), mwd::HashOwner(shards),
+               [&](unsigned) { return Table(per_shard); });
+    table.insert(keys.data(), values.data(), o.n);
+    print_row("insert", shards, o.n, table.last_times(), copy,
+              o.n * 2 * sizeof(uint64_t));
+    mwc::device_buffer<uint64_t> offsets(distinct + 1);
+    mwc::device_buffer<uint64_t> out;
+    const uint64_t total = table.retrieve(queries, distinct, offsets.data(), out);
+    // Exchanged: keys out, counts back, values back.
+    print_row("retrieve", shards, total, table.last_times(), copy,
+              distinct * 2 * sizeof(uint64_t) + total * sizeof(uint64_t));
+    const mwt::Status status = table.peek_status();
+    if (!status.ok() || total != o.n) {
+      std::printf("  CHECK FAILED: status %#x, %llu values retrieved (expected %llu)\n",
+                  status.bits(), (unsigned long long)total, (unsigned long long)o.n);
+      return 1;
+    }
+  }
+  return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "bench_distributed: %s\n", e.what());
+  return 1;
+}
