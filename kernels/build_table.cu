@@ -13,7 +13,8 @@ using sketch::feature_t;
 struct BuildTable::Impl {
   virtual ~Impl() = default;
   virtual void sketch_insert(const BatchView& batch, const sketch::SketchParams& params,
-                             const SentinelSpill& spill, cudaStream_t stream) = 0;
+                             index::FeatureRange range, const SentinelSpill& spill,
+                             cudaStream_t stream) = 0;
   virtual tables::Status pop_status(cudaStream_t stream) = 0;
   virtual std::uint64_t size(cudaStream_t stream) const = 0;
   virtual std::uint64_t retrieve_all(feature_t* features, std::uint64_t* locations,
@@ -28,11 +29,12 @@ struct TableImpl final : BuildTable::Impl {
   explicit TableImpl(Args&&... args) : table(std::forward<Args>(args)...) {}
 
   void sketch_insert(const BatchView& batch, const sketch::SketchParams& params,
-                     const SentinelSpill& spill, cudaStream_t stream) override {
+                     index::FeatureRange range, const SentinelSpill& spill,
+                     cudaStream_t stream) override {
     if (batch.windows == 0) return;
     const unsigned block = 256;
     sketch_insert_kernel<<<cuda::blocks_for(batch.windows, block), block, 0, stream>>>(
-        batch, params, table.ref(), spill);
+        batch, params, range, table.ref(), spill);
     cuda::check_launch("sketch_insert_kernel");
   }
   tables::Status pop_status(cudaStream_t stream) override { return table.pop_status(stream); }
@@ -62,8 +64,9 @@ BuildTable::BuildTable(BuildTable&&) noexcept = default;
 BuildTable& BuildTable::operator=(BuildTable&&) noexcept = default;
 
 void BuildTable::sketch_insert(const BatchView& batch, const sketch::SketchParams& params,
-                               const SentinelSpill& spill, cudaStream_t stream) {
-  impl_->sketch_insert(batch, params, spill, stream);
+                               index::FeatureRange range, const SentinelSpill& spill,
+                               cudaStream_t stream) {
+  impl_->sketch_insert(batch, params, range, spill, stream);
 }
 tables::Status BuildTable::pop_status(cudaStream_t stream) { return impl_->pop_status(stream); }
 std::uint64_t BuildTable::size(cudaStream_t stream) const { return impl_->size(stream); }

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "kernels/build_batch.hpp"
+#include "metawarp/index/feature_range.hpp"
 #include "metawarp/sketch/types.hpp"
 #include "metawarp/tables/status.hpp"
 
@@ -36,9 +37,10 @@ class BuildTable {
   BuildTable& operator=(BuildTable&&) noexcept;
 
   // Sketches every window of `batch` (device memory) and inserts its
-  // features, on `stream`.
+  // features that lie in `range` (all: FeatureRange{}), on `stream`.
   void sketch_insert(const BatchView& batch, const sketch::SketchParams& params,
-                     const SentinelSpill& spill, cudaStream_t stream);
+                     index::FeatureRange range, const SentinelSpill& spill,
+                     cudaStream_t stream);
   // The status of all inserts since the last call (errors: the table is full).
   tables::Status pop_status(cudaStream_t stream);
   // (feature, location) pairs stored.

@@ -10,6 +10,7 @@
 #include "kernels/build_batch.hpp"
 #include "kernels/build_table.hpp"
 #include "kernels/window_owner.cuh"
+#include "metawarp/index/feature_range.hpp"
 #include "metawarp/sketch/sketch.hpp"
 #include "metawarp/tables/sentinels.hpp"
 
@@ -19,9 +20,12 @@ namespace cg = cooperative_groups;
 
 // One thread sketches one window; the threads of a tile then insert their
 // sketches one after another, each insert done cooperatively by the tile.
+// Only the features inside `range` are kept (a shard's or a partition's
+// part of the database; FeatureRange::contains, the rule the CPU applies too).
 template <class TableRef>
 __global__ void sketch_insert_kernel(BatchView batch, sketch::SketchParams params,
-                                     TableRef table, SentinelSpill spill) {
+                                     index::FeatureRange range, TableRef table,
+                                     SentinelSpill spill) {
   constexpr int G = TableRef::group_size;
   const auto tile = cg::tiled_partition<G>(cg::this_thread_block());
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
@@ -47,6 +51,7 @@ __global__ void sketch_insert_kernel(BatchView batch, sketch::SketchParams param
       const std::uint64_t loc = tile.shfl(location, r);
       for (std::uint32_t j = 0; j < count; ++j) {
         const std::uint32_t key = tile.shfl(j < n ? features[j] : 0u, r);
+        if (!range.contains(key)) continue;  // the same key on every lane: the tile agrees
         if (tables::KeySentinels<std::uint32_t>::is_valid(key)) {
           table.insert(tile, key, loc);
         } else if (tile.thread_rank() == 0) {

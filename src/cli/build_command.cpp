@@ -9,6 +9,7 @@
 #include "cli/thread_limit.hpp"
 #include "metawarp/host/clock.hpp"
 #include "pipeline/build.hpp"
+#include "pipeline/shard_layout.hpp"
 
 namespace metawarp::cli {
 namespace {
@@ -20,6 +21,8 @@ struct BuildCommand {
   std::string device = "auto";
   bool verbose = false;  // the executor's stage times too
   std::string table = "multi-value";
+  std::string gpus;              // --gpus N|LIST; empty: --gpu alone
+  unsigned shards_per_gpu = 1;
 };
 
 // Refused here, before the build starts: an unbounded thread count and a
@@ -32,15 +35,29 @@ void check_before_work(BuildCommand& cmd) {
   opt.threads = threads.value;
   if (cmd.database == "-")
     throw std::invalid_argument("the database cannot go to standard output ('-'); give a file");
+  if (!cmd.gpus.empty() || cmd.shards_per_gpu != 1) {
+    if (cmd.shards_per_gpu == 0) throw std::invalid_argument("--shards-per-gpu must be at least 1");
+    opt.gpu.layout.devices =
+        cmd.gpus.empty() ? std::vector<int>{opt.gpu.device} : pipeline::parse_gpu_list(cmd.gpus);
+    opt.gpu.layout.shards_per_gpu = cmd.shards_per_gpu;
+    opt.gpu.layout_given = true;
+  }
+  if (opt.cpu_shards == 0) throw std::invalid_argument("--shards must be at least 1");
 }
 
 void run_build(BuildCommand& cmd) {
   check_before_work(cmd);
   const auto start = std::chrono::steady_clock::now();
   const bool gpu = use_gpu(cmd.device, "build", cmd.options.quiet);
+  if (gpu && cmd.options.cpu_shards > 1)
+    throw std::invalid_argument("--shards is for --device cpu; on GPUs use --gpus and --shards-per-gpu");
+  if (!gpu && cmd.options.gpu.layout_given)
+    throw std::invalid_argument("--gpus and --shards-per-gpu need the GPU build (--device gpu)");
+  // On the GPU the partitions follow from its memory plan unless given.
   const pipeline::BuildSummary summary = pipeline::run_build(
       cmd.options, cmd.database,
-      gpu ? pipeline::make_gpu_build_executor : pipeline::make_cpu_build_executor);
+      gpu ? pipeline::make_gpu_build_executor : pipeline::make_cpu_build_executor,
+      gpu ? pipeline::PartitionsNeeded(pipeline::gpu_partitions_needed) : nullptr);
   const double total = host::seconds_since(start);
   if (cmd.options.quiet) return;
   std::fprintf(stderr,
@@ -54,6 +71,11 @@ void run_build(BuildCommand& cmd) {
                summary.seconds_setup, summary.seconds_read_sketch, summary.seconds_finalize,
                summary.seconds_write, total, double(summary.input_bytes) / 1e6 / total,
                double(summary.input_bytes) / 1e6 / (total - summary.seconds_write));
+  if (summary.partitions > 1)
+    std::fprintf(stderr,
+                 "build: %u partitions (the references read once per partition; the times "
+                 "above are their sums)\n",
+                 summary.partitions);
   if (cmd.verbose && !summary.executor_stages.empty())
     std::fprintf(stderr, "build: %s\n", summary.executor_stages.c_str());
   std::fputs(build_warnings(summary, cmd.database).c_str(), stderr);
@@ -112,11 +134,35 @@ void add_build_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--batch-size", opt.gpu.batch_bases, "GPU: bases per host-to-device batch")
       ->capture_default_str();
-  sub->add_option("--gpu-memory-limit", opt.gpu.memory_limit,
-                  "GPU: use at most this many bytes of GPU memory (0: all that is free)");
+  sub->add_option("--max-gpu-memory,--gpu-memory-limit", opt.gpu.memory_limit,
+                  "GPU: use at most this many bytes of each GPU's memory (0: all that is free; "
+                  "suffixes k, m, g: 2^10, 2^20, 2^30); a database that needs more is built in "
+                  "partitions")
+      ->transform(CLI::AsSizeValue(false));
   sub->add_option("--table-capacity", opt.gpu.table_capacity,
-                  "GPU: (feature, location) pairs the table holds (0: estimated from the input)");
-  sub->add_option("--gpu", opt.gpu.device, "GPU: CUDA device number")->capture_default_str();
+                  "GPU: (feature, location) pairs of the whole database the tables hold, each "
+                  "shard and partition its share (0: estimated from the input)");
+  auto* gpu_device =
+      sub->add_option("--gpu", opt.gpu.device, "GPU: CUDA device number")->capture_default_str();
+  sub->add_option("--gpus", cmd->gpus,
+                  "GPU: spread the build over these GPUs: a count N (devices 0..N-1) or a list "
+                  "(0,2,3); one shard of the database each")
+      ->excludes(gpu_device);
+  sub->add_option("--shards-per-gpu", cmd->shards_per_gpu,
+                  "GPU: shards per GPU (several on one GPU exercise the multi-GPU split)")
+      ->capture_default_str();
+  sub->add_option("--shards", opt.cpu_shards,
+                  "CPU: build in this many shards side by side (the same database; for tests)")
+      ->capture_default_str();
+  sub->add_option("--partitions", opt.partitions,
+                  "Build the database in this many parts by feature range, one pass over the "
+                  "references each, each written as it completes (0: as many as the memory "
+                  "limits need; the database is the same)")
+      ->capture_default_str();
+  sub->add_option("--partition-size", opt.partition_bytes,
+                  "Host memory per partition in bytes (suffixes k, m, g); sets the number of "
+                  "partitions unless --partitions is given (0: no limit)")
+      ->transform(CLI::AsSizeValue(false));
   sub->callback([cmd] {
     cmd->options.taxonomy_dir = cmd->taxonomy_dir;
     cmd->options.gpu.table = cmd->table == "bucket-list" ? pipeline::BuildTable::bucket_list

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "db/database.hpp"
@@ -16,6 +17,10 @@
 #include "pipeline/build_options.hpp"
 
 namespace metawarp::pipeline {
+
+// Every executor keeps only the features inside options.features
+// (FeatureRange::contains, in the CPU sketch path and in the fused GPU
+// kernel): that is how a database is built in parts, as shards or partitions.
 
 // One reference sequence, with its target id and window count.
 struct TargetSequence {
@@ -43,11 +48,29 @@ class BuildExecutor {
 using MakeBuildExecutor =
     std::function<std::unique_ptr<BuildExecutor>(const BuildOptions&, const BuildInputs&)>;
 
+// An executor's part holds more than its memory limit allows (the GPU table
+// or --partition-size): the driver names the partition and says how many
+// partitions to ask for instead.
+class PartitionTooLarge : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// With options.cpu_shards > 1, a sharded executor (sharded_build_executor.hpp)
+// of that many CPU executors.
 std::unique_ptr<BuildExecutor> make_cpu_build_executor(const BuildOptions& options,
                                                        const BuildInputs& inputs);
 // Implemented in src/pipeline/gpu/ when built with CUDA, else by
-// src/pipeline/no_gpu/, which says why there is none.
+// src/pipeline/no_gpu/, which says why there is none. With several shards in
+// options.gpu.layout, a sharded executor with one GPU executor per shard.
 std::unique_ptr<BuildExecutor> make_gpu_build_executor(const BuildOptions& options,
                                                        const BuildInputs& inputs);
+
+// How many partitions an executor needs at least, so that each fits its
+// memory (given before any work, from the inputs' sizes). For the GPU: the
+// memory plan of the largest shard of a partition against the free GPU
+// memory (or --max-gpu-memory).
+using PartitionsNeeded = std::function<unsigned(const BuildOptions&, const BuildInputs&)>;
+unsigned gpu_partitions_needed(const BuildOptions& options, const BuildInputs& inputs);
 
 }  // namespace metawarp::pipeline

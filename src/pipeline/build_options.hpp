@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "db/database.hpp"
+#include "metawarp/index/feature_range.hpp"
+#include "pipeline/shard_layout.hpp"
 
 namespace metawarp::pipeline {
 
@@ -17,8 +19,19 @@ struct GpuBuildOptions {
   std::uint64_t batch_bases = std::uint64_t(64) << 20;  // bases per host->device batch
   std::uint64_t memory_limit = 0;    // bytes of GPU memory to use; 0: what is free
   std::uint64_t table_capacity = 0;  // (feature, location) slots; 0: sized from the input
-  int device = 0;
+  int device = 0;                    // the device of one executor (one shard)
+  // The shards of the database (`--gpus`, `--shards-per-gpu`): one executor
+  // per shard, each on its device with its own feature range
+  // (sharded_build_executor.hpp). One shard: `device` alone.
+  ShardLayout layout{{0}, 1};
+  bool layout_given = false;  // --gpus named; else the layout is {device}
 };
+
+// Host bytes a build holds per (feature, location) pair of the part it is
+// building: the sketched entries (12 bytes), the finalize's bucket copy
+// (8-12) and the finished index (8 per location and 12 per feature). The
+// rule that turns --partition-size into a number of partitions and a limit.
+inline constexpr std::uint64_t host_bytes_per_pair = 32;
 
 struct BuildOptions {
   std::vector<std::string> references;            // files or directories
@@ -33,6 +46,20 @@ struct BuildOptions {
   bool allow_no_taxonomy = false;
   bool allow_empty = false;
   GpuBuildOptions gpu;
+  // The features this build keeps (index/feature_range.hpp): all of them for
+  // a whole database, one part's range for the executor of a shard or a
+  // partition. The driver and the sharded executor set it, not the user.
+  index::FeatureRange features;
+  // Partitions (build.cpp): the database is built in this many feature
+  // ranges, one pass over the references each, each part written as it
+  // completes. 0: as many as the memory limits need (1 without limits).
+  unsigned partitions = 0;
+  // Host bytes one partition may use (host_bytes_per_pair per pair); 0: no
+  // limit. The CPU executor stops with PartitionTooLarge beyond it.
+  std::uint64_t partition_bytes = 0;
+  // CPU: shards built side by side in one pass (one executor each, the
+  // threads divided among them). The database does not depend on it.
+  unsigned cpu_shards = 1;
 };
 
 struct BuildSummary {
@@ -56,6 +83,7 @@ struct BuildSummary {
   // The executor's own account of where its time went, one line, e.g.
   // "GPU: table 2.10 GiB; ... download 0.52 s" (empty: nothing to add).
   std::string executor_stages;
+  unsigned partitions = 1;  // feature ranges built one after another
 };
 
 }  // namespace metawarp::pipeline

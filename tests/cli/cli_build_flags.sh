@@ -36,4 +36,21 @@ pass "info names the targets without a taxon and the duplicate name with its tar
 # --unranked still lists them all.
 expect_success "$metawarp" info refs.mwdb --unranked
 [ "$(grep -vc '^#' "$work/stdout")" -eq 3 ] || fail "--unranked: $(cat "$work/stdout")"
+# Building in parts (issue 12): partitions, CPU shards and a host memory
+# bound give the plain file, byte for byte; a bound one partition cannot
+# meet says what to change; --partition-size takes a suffix.
+for layout in "--partitions 2" "--partitions 3 --shards 2" "--partition-size 1m"; do
+  # shellcheck disable=SC2086
+  expect_success "$metawarp" build parts.mwdb refs.fa --taxonomy "$data/taxonomy" \
+    --seqid2taxid "$data/seqid2taxid.map" -q --device cpu $layout
+  cmp -s refs.mwdb parts.mwdb || fail "build $layout differs from the plain build"
+done
+expect_error "--partitions 2" "$metawarp" build small.mwdb refs.fa --no-taxonomy --device cpu \
+  --partitions 1 --partition-size 64k
+[ ! -e small.mwdb ] || fail "a failed build in partitions left small.mwdb"
+ls | grep -q 'tmp-' && fail "a failed build in partitions left temporaries: $(ls)"
+expect_error "--partition-size" "$metawarp" build small.mwdb refs.fa --no-taxonomy --device cpu \
+  --partition-size 12x
+expect_error "--gpus" "$metawarp" build small.mwdb refs.fa --no-taxonomy --device cpu --gpus 2
+pass "builds in parts are the plain database; a partition over its bound says what to change"
 echo "all build-flag and info checks passed"

@@ -130,3 +130,60 @@ TEST_CASE("GPU build with a table too small reports it instead of truncating") {
       [&] { pipeline::build_database(options, nullptr, pipeline::make_gpu_build_executor); });
   CHECK(message.find("--table-capacity") != std::string::npos);
 }
+
+// Issue 12: a database spread over shards (several on one GPU exercise the
+// multi-GPU split) and built in partitions is the CPU's plain database.
+TEST_CASE("GPU builds in shards and partitions are the plain CPU database, byte for byte") {
+  const fs::path data = METAWARP_TEST_DATA_DIR;
+  const fs::path dir = scratch_dir("parts");
+  for (int set = 0; set < 2; ++set) {
+    pipeline::BuildOptions options;
+    options.quiet = true;
+    options.threads = 3;
+    if (set == 0) {
+      options.references = {(data / "genomes").string()};
+      options.taxonomy_dir = data / "taxonomy";
+      options.seqid2taxid_files = {(data / "seqid2taxid.map").string()};
+    } else {
+      options.references = {write_random_references(dir, 13).string()};
+      options.allow_no_taxonomy = true;
+      options.params.sketch = {12, 40, 8};
+      options.params.max_locations_per_feature = 4;
+    }
+    pipeline::run_build(options, dir / "cpu.mwdb");
+    const std::string cpu = read_file(dir / "cpu.mwdb");
+    for (unsigned shards : {1u, 2u, 3u, 4u}) {
+      for (unsigned partitions : {1u, 2u, 3u}) {
+        CAPTURE(set, shards, partitions);
+        pipeline::BuildOptions o = options;
+        o.gpu.layout = pipeline::ShardLayout{{0}, shards};
+        o.gpu.layout_given = true;
+        o.partitions = partitions;
+        o.gpu.batch_bases = partitions == 2 ? 4096 : std::uint64_t(64) << 20;
+        const pipeline::BuildSummary summary = pipeline::run_build(
+            o, dir / "gpu.mwdb", pipeline::make_gpu_build_executor, pipeline::gpu_partitions_needed);
+        CHECK(summary.partitions == partitions);
+        REQUIRE(read_file(dir / "gpu.mwdb") == cpu);
+      }
+    }
+  }
+}
+
+TEST_CASE("GPU build under a small --max-gpu-memory partitions itself and gives the same file") {
+  const fs::path data = METAWARP_TEST_DATA_DIR;
+  const fs::path dir = scratch_dir("auto_parts");
+  pipeline::BuildOptions options;
+  options.quiet = true;
+  options.references = {(data / "genomes").string()};
+  options.allow_no_taxonomy = true;
+  options.gpu.batch_bases = 1 << 20;
+  pipeline::run_build(options, dir / "cpu.mwdb");
+  // The whole plan of test_data needs more than this; a part of it fits.
+  options.gpu.table_capacity = std::uint64_t(40) << 20;
+  const std::uint64_t whole = std::uint64_t(1) << 30;  // the plan of 40 M pairs needs ~1.6 GiB
+  options.gpu.memory_limit = whole / 2;
+  const pipeline::BuildSummary summary = pipeline::run_build(
+      options, dir / "gpu.mwdb", pipeline::make_gpu_build_executor, pipeline::gpu_partitions_needed);
+  CHECK(summary.partitions > 1);
+  CHECK(read_file(dir / "gpu.mwdb") == read_file(dir / "cpu.mwdb"));
+}

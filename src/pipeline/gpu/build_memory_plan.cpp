@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 #include "metawarp/cuda/error.hpp"
@@ -15,32 +13,11 @@ namespace {
 
 constexpr double gib = 1024.0 * 1024.0 * 1024.0;
 
-bool is_gzip(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  unsigned char magic[2] = {0, 0};
-  in.read(reinterpret_cast<char*>(magic), 2);
-  return in.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-}
-
 // With the default growth (s_0 = 1, lambda = 1.1) short lists, the common
 // case in a database, take up to two pool words per value.
 std::uint64_t bucket_pool_words(std::uint64_t pairs) { return pairs * 5 / 2 + (1u << 20); }
 
 }  // namespace
-
-// Every window holds at most s features; compressed files are assumed to
-// expand 5x (genomes compress about 3.5x with gzip). The user can override
-// the result (--table-capacity).
-std::uint64_t estimate_pairs(const std::vector<std::string>& files, const sketch::SketchParams& p) {
-  std::uint64_t bases = 0;
-  for (const auto& f : files) {
-    if (f == "-") continue;
-    const std::uint64_t size = std::filesystem::file_size(f);
-    bases += is_gzip(f) ? size * 5 : size;
-  }
-  const std::uint64_t windows = bases / p.stride() + files.size() * 64 + 1024;
-  return windows * p.sketch_size;
-}
 
 // Phase 1 holds the table, the batch buffers and, at its end, the exported
 // pairs (12 bytes each). Phase 2 (the table is freed) is the finalize: about
@@ -63,19 +40,24 @@ MemoryPlan plan_memory(const GpuBuildOptions& gpu, std::uint64_t pairs) {
   return plan;
 }
 
-void check_fits(const MemoryPlan& plan, const GpuBuildOptions& gpu) {
+std::uint64_t available_memory(const GpuBuildOptions& gpu) {
   std::size_t free_bytes = 0, total_bytes = 0;
   cuda::check(cudaMemGetInfo(&free_bytes, &total_bytes), "querying free GPU memory");
   std::uint64_t available = std::uint64_t(double(free_bytes) * 0.95);
   if (gpu.memory_limit != 0) available = std::min<std::uint64_t>(available, gpu.memory_limit);
+  return available;
+}
+
+void check_fits(const MemoryPlan& plan, const GpuBuildOptions& gpu) {
+  const std::uint64_t available = available_memory(gpu);
   if (plan.peak_bytes <= available) return;
   char msg[512];
   std::snprintf(msg, sizeof msg,
                 "the GPU build needs about %.2f GiB of GPU memory for up to %llu (feature, "
-                "location) pairs, but only %.2f GiB are available%s. Use --device cpu, split "
-                "the references into several databases, or a GPU with more memory",
+                "location) pairs, but only %.2f GiB are available%s. Use more partitions "
+                "(--partitions), more GPUs (--gpus), or --device cpu",
                 double(plan.peak_bytes) / gib, (unsigned long long)plan.pairs,
-                double(available) / gib, gpu.memory_limit ? " (--gpu-memory-limit)" : "");
+                double(available) / gib, gpu.memory_limit ? " (--max-gpu-memory)" : "");
   throw std::runtime_error(msg);
 }
 

@@ -7,6 +7,7 @@
 
 #include "metawarp/sketch/types.hpp"
 #include "pipeline/build.hpp"
+#include "pipeline/build_estimate.hpp"
 
 namespace metawarp::pipeline::gpu {
 
@@ -21,11 +22,13 @@ struct MemoryPlan {
   std::uint64_t peak_bytes = 0;   // the larger of the table phase and the finalize
 };
 
-// Upper estimate of the (feature, location) pairs the files produce.
-std::uint64_t estimate_pairs(const std::vector<std::string>& files, const sketch::SketchParams& p);
-
-// The plan for `pairs` pairs (gpu.table_capacity when set, else the estimate).
+// The plan for `pairs` pairs (gpu.table_capacity when set, else the
+// estimate; for a part, its range's share: pairs_in_range).
 MemoryPlan plan_memory(const GpuBuildOptions& gpu, std::uint64_t pairs);
+
+// The GPU memory a build may use on the current device: 95 % of what is
+// free, at most gpu.memory_limit (when set).
+std::uint64_t available_memory(const GpuBuildOptions& gpu);
 
 // Throws std::runtime_error saying what to change when the plan does not fit
 // in the free GPU memory (or gpu.memory_limit).

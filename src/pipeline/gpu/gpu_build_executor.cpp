@@ -19,9 +19,11 @@
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/large_vector.hpp"
 #include "pipeline/build_executor.hpp"
+#include "pipeline/build_estimate.hpp"
 #include "pipeline/gpu/build_memory_plan.hpp"
 #include "pipeline/gpu/staged_copy.hpp"
 #include "pipeline/gpu/selected_gpu.hpp"
+#include "pipeline/sharded_build_executor.hpp"
 
 namespace metawarp::pipeline {
 namespace {
@@ -72,13 +74,15 @@ class GpuBuildExecutor final : public BuildExecutor {
       : device_(options.gpu.device, "build"),
         options_(options),
         params_(options.params.sketch),
+        range_(options.features),
         batch_bases_(options.gpu.batch_bases) {
     if (batch_bases_ < std::uint64_t(params_.window) + params_.k)
       throw std::runtime_error("--batch-size must hold at least one window");
-    const std::uint64_t pairs = options.gpu.table_capacity != 0
-                                    ? options.gpu.table_capacity
-                                    : gpu::estimate_pairs(inputs.files, params_);
-    plan_ = gpu::plan_memory(options.gpu, pairs);
+    // The table holds this executor's share of the pairs (its feature range).
+    const std::uint64_t all_pairs = options.gpu.table_capacity != 0
+                                        ? options.gpu.table_capacity
+                                        : estimate_pairs(inputs.files, params_);
+    plan_ = gpu::plan_memory(options.gpu, pairs_in_range(all_pairs, range_, params_));
     gpu::check_fits(plan_, options.gpu);
     const auto kind = options.gpu.table == BuildTable::bucket_list
                           ? kernels::BuildTableKind::bucket_list
@@ -116,6 +120,7 @@ class GpuBuildExecutor final : public BuildExecutor {
   }
 
   void flush() override {
+    device_.select();
     submit();
     for (auto& slot : slots_) wait_for(*slot);
     cuda::check(cudaStreamSynchronize(kernel_stream_), "waiting for the build kernels");
@@ -124,14 +129,16 @@ class GpuBuildExecutor final : public BuildExecutor {
   // Exports the table's pairs (plus the sentinel spill), frees the table,
   // finalizes on the GPU and downloads the query layout.
   db::FeatureIndex finalize() override {
+    device_.select();
     host::Stopwatch clock;
     const tables::Status status = table_->pop_status(kernel_stream_);
-    if (status.has_error())
-      throw std::runtime_error(
-          "the GPU table ran out of room (" + describe(status) + ") with a capacity of " +
-          std::to_string(plan_.pairs) +
-          " (feature, location) pairs: the references hold more features than estimated; set "
-          "--table-capacity larger, or use --device cpu");
+    if (status.has_error()) {
+      const std::string what = "the GPU table ran out of room (" + describe(status) +
+                               ") with a capacity of " + std::to_string(plan_.pairs) +
+                               " (feature, location) pairs: its features hold more than estimated";
+      if (options_.gpu.table_capacity == 0) throw PartitionTooLarge(what);
+      throw std::runtime_error(what + "; set --table-capacity larger, or use --device cpu");
+    }
     const std::uint64_t stored = table_->size(kernel_stream_);
     const std::vector<db::Entry> spilled = spilled_pairs();
     const std::uint64_t total = stored + spilled.size();
@@ -185,7 +192,9 @@ class GpuBuildExecutor final : public BuildExecutor {
   BatchSlot& current() { return *slots_[current_]; }
 
   // Uploads and processes the current batch and switches to the other slot.
+  // On this executor's GPU (the driver's thread serves every shard's executor).
   void submit() {
+    device_.select();
     BatchSlot& slot = current();
     if (slot.windows > 0) {
       slot.bases.copy_from_host(slot.host_bases.data(), slot.used, copy_stream_);
@@ -198,7 +207,7 @@ class GpuBuildExecutor final : public BuildExecutor {
       table_->sketch_insert(
           kernels::BatchView{slot.bases.data(), slot.segments.data(), slot.segment_count,
                              slot.windows},
-          params_, spill, kernel_stream_);
+          params_, range_, spill, kernel_stream_);
       slot.done.record(kernel_stream_);
       slot.in_flight = true;
     }
@@ -259,8 +268,9 @@ class GpuBuildExecutor final : public BuildExecutor {
   }
 
   gpu::SelectedGpu device_;  // first: everything below lives on that GPU
-  const BuildOptions& options_;
+  const BuildOptions options_;  // a copy: a shard's options are made for it alone
   const sketch::SketchParams params_;
+  const index::FeatureRange range_;  // the features this executor keeps
   const std::uint64_t batch_bases_;
   gpu::MemoryPlan plan_;
   // One stream orders table setup, build kernels, export and finalize;
@@ -280,7 +290,21 @@ class GpuBuildExecutor final : public BuildExecutor {
 
 std::unique_ptr<BuildExecutor> make_gpu_build_executor(const BuildOptions& options,
                                                        const BuildInputs& inputs) {
-  return std::make_unique<GpuBuildExecutor>(options, inputs);
+  const ShardLayout& layout = options.gpu.layout;
+  if (!options.gpu.layout_given) return std::make_unique<GpuBuildExecutor>(options, inputs);
+  if (layout.single()) {
+    BuildOptions one = options;
+    one.gpu.device = layout.devices.front();
+    return std::make_unique<GpuBuildExecutor>(one, inputs);
+  }
+  // One executor per shard, each on its GPU with its feature range and a
+  // table sized to that range's share.
+  return make_sharded_build_executor(
+      options, inputs, layout.shards(),
+      [&layout](BuildOptions shard, const BuildInputs& in, unsigned s) {
+        shard.gpu.device = layout.device_of(s);
+        return std::unique_ptr<BuildExecutor>(std::make_unique<GpuBuildExecutor>(shard, in));
+      });
 }
 
 }  // namespace metawarp::pipeline

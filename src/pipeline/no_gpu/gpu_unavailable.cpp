@@ -22,6 +22,10 @@ std::unique_ptr<BuildExecutor> make_gpu_build_executor(const BuildOptions&, cons
   unavailable("GPU build");
 }
 
+unsigned gpu_partitions_needed(const BuildOptions&, const BuildInputs&) {
+  unavailable("GPU build");
+}
+
 std::unique_ptr<GpuQueryEngine> make_gpu_query_engine(const db::Database&,
                                                       const ClassifierOptions&,
                                                       const GpuQueryOptions&) {

@@ -1,0 +1,202 @@
+#include "db/part_writer.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "db/chunked_checksum_stream.hpp"
+#include "db/file_format.hpp"
+#include "db/file_writer.hpp"
+#include "db/parallel_write.hpp"
+#include "metawarp/host/parallel_for.hpp"
+#include "output/atomic_file.hpp"
+#include "output/file_descriptor.hpp"
+#include "output/remove_on_failure.hpp"
+#include "output/stale_temporaries.hpp"
+#include "output/write_error.hpp"
+
+namespace metawarp::db {
+namespace {
+
+namespace ff = file_format;
+
+// Bytes copied per step when the spill files go into the database, and per
+// buffer of rebased offsets.
+constexpr std::size_t copy_block = std::size_t(8) << 20;
+constexpr std::size_t offsets_per_block = copy_block / sizeof(std::uint64_t);
+
+// One index array on its way to the file: a spill file next to the database,
+// `<database>.<array>.tmp-<pid>`, so that a process killed before it could
+// remove it leaves a name the next write of the same database removes
+// (output/stale_temporaries.hpp).
+class Spill {
+ public:
+  Spill(const std::filesystem::path& database, const std::string& array)
+      : database_(database.string()), path_(spill_path(database, array)), remove_(path_) {
+    fd_ = output::FileDescriptor(::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+    if (!fd_.is_open()) {
+      const int error = errno;
+      remove_.keep();  // not ours: never remove a file this process did not create
+      fail("cannot create the spill file", error);
+    }
+  }
+
+  void append(const void* data, std::size_t n, unsigned threads) {
+    sum_.add(data, n, threads);
+    const auto* in = static_cast<const char*>(data);
+    while (n > 0) {
+      const ssize_t written = ::pwrite(fd_.get(), in, n, off_t(size_));
+      if (written < 0) {
+        if (errno == EINTR) continue;
+        fail("writing the spill file failed", errno);
+      }
+      in += written;
+      n -= std::size_t(written);
+      size_ += std::uint64_t(written);
+    }
+  }
+
+  // Copies the spill to `offset` of `file` on up to `threads` threads;
+  // returns its chunked checksum.
+  std::uint64_t copy_into(const output::AtomicFile& file, std::uint64_t offset, unsigned threads) {
+    const std::size_t blocks = (size_ + copy_block - 1) / copy_block;
+    const std::size_t parts = threads == 0 ? host::parts_for(blocks, 1)
+                                           : std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(blocks, 1));
+    host::parallel_ranges(blocks, parts, [&](std::size_t first, std::size_t last) {
+      std::vector<char> buffer(std::min<std::uint64_t>(copy_block, size_));
+      for (std::size_t b = first; b < last; ++b) {
+        const std::uint64_t begin = b * copy_block;
+        const std::size_t n = std::size_t(std::min<std::uint64_t>(copy_block, size_ - begin));
+        read_at(begin, buffer.data(), n);
+        file.write_at(offset + begin, buffer.data(), n);
+      }
+    });
+    return sum_.finish();
+  }
+
+  std::uint64_t size() const { return size_; }
+
+ private:
+  static std::filesystem::path spill_path(const std::filesystem::path& database,
+                                          const std::string& array) {
+    std::filesystem::path base = database;
+    base += "." + array;
+    output::remove_stale_temporaries(base);
+    return output::temporary_path(base, ::getpid());
+  }
+
+  void read_at(std::uint64_t offset, char* out, std::size_t n) const {
+    while (n > 0) {
+      const ssize_t got = ::pread(fd_.get(), out, n, off_t(offset));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) fail("reading the spill file back failed", got < 0 ? errno : EIO);
+      out += got;
+      n -= std::size_t(got);
+      offset += std::uint64_t(got);
+    }
+  }
+
+  [[noreturn]] void fail(const std::string& what, int error) const {
+    throw output::write_error("database", database_,
+                              what + " '" + path_.string() + "': " + std::strerror(error));
+  }
+
+  std::string database_;  // for messages
+  std::filesystem::path path_;
+  output::RemoveOnFailure remove_;  // never kept: the spill always goes
+  output::FileDescriptor fd_;
+  ChunkedChecksumStream sum_;
+  std::uint64_t size_ = 0;
+};
+
+}  // namespace
+
+struct PartWriter::State {
+  State(const std::filesystem::path& database, unsigned threads_)
+      : file(database.string(), output::OnFailure::keep_existing, "database"),
+        threads(threads_),
+        features(file.target().path, "features"),
+        offsets(file.target().path, "offsets"),
+        locations(file.target().path, "locations") {}
+
+  output::AtomicFile file;  // first: checks the path before the spills exist
+  unsigned threads;
+  Spill features, offsets, locations;
+  std::uint64_t feature_count = 0, location_count = 0;
+  std::optional<feature_t> last_feature;
+  bool finished = false;
+};
+
+PartWriter::PartWriter(const std::filesystem::path& database, unsigned threads)
+    : state_(std::make_unique<State>(database, threads)) {}
+
+PartWriter::~PartWriter() = default;
+
+std::uint64_t PartWriter::features() const { return state_->feature_count; }
+std::uint64_t PartWriter::locations() const { return state_->location_count; }
+
+void PartWriter::append(const FeatureIndex& part) {
+  State& s = *state_;
+  if (s.finished) throw std::logic_error("PartWriter::append after finish");
+  const auto& features = part.features();
+  if (!features.empty() && s.last_feature && features.front() <= *s.last_feature)
+    throw std::invalid_argument("database part out of order: its first feature " +
+                                std::to_string(features.front()) + " is not above " +
+                                std::to_string(*s.last_feature));
+  s.features.append(features.data(), features.size() * sizeof(feature_t), s.threads);
+  // The part's offsets without its last (= its location count), rebased on
+  // the locations before it; the database's last offset is written by finish().
+  const auto& offsets = part.offsets();
+  const std::size_t n = features.size();
+  std::vector<std::uint64_t> rebased(std::min(n, offsets_per_block));
+  for (std::size_t first = 0; first < n; first += offsets_per_block) {
+    const std::size_t count = std::min(offsets_per_block, n - first);
+    for (std::size_t i = 0; i < count; ++i) rebased[i] = offsets[first + i] + s.location_count;
+    s.offsets.append(rebased.data(), count * sizeof(std::uint64_t), s.threads);
+  }
+  s.locations.append(part.locations().data(), part.locations().size() * sizeof(Location),
+                     s.threads);
+  if (!features.empty()) s.last_feature = features.back();
+  s.feature_count += n;
+  s.location_count += part.locations().size();
+}
+
+void PartWriter::finish(const DatabaseParams& params, const std::vector<Target>& targets,
+                        const taxonomy::Taxonomy& taxonomy) {
+  State& s = *state_;
+  if (s.finished) throw std::logic_error("PartWriter::finish twice");
+  s.finished = true;
+  s.offsets.append(&s.location_count, sizeof s.location_count, s.threads);
+
+  const std::vector<char> target_bytes = serialise_targets(targets);
+  const std::vector<char> nodes = serialise_nodes(taxonomy.nodes());
+  const std::vector<char> merged = serialise_merged(taxonomy.merged());
+  SectionEntry entries[ff::section_count] = {
+      {ff::SectionId::targets, target_bytes.size(), targets.size(), 0},
+      {ff::SectionId::taxonomy_nodes, nodes.size(), taxonomy.nodes().size(), 0},
+      {ff::SectionId::taxonomy_merged, merged.size(), taxonomy.merged().size(), 0},
+      {ff::SectionId::features, s.features.size(), s.feature_count, 0},
+      {ff::SectionId::offsets, s.offsets.size(), s.feature_count + 1, 0},
+      {ff::SectionId::locations, s.locations.size(), s.location_count, 0},
+  };
+  const std::vector<std::uint64_t> offsets = section_offsets(entries);
+  const std::vector<char>* small[] = {&target_bytes, &nodes, &merged};
+  for (int i = 0; i < 3; ++i)
+    entries[i].checksum = write_chunked(s.file, offsets[i], small[i]->data(), small[i]->size(), s.threads);
+  Spill* spills[] = {&s.features, &s.offsets, &s.locations};
+  for (int i = 0; i < 3; ++i) entries[3 + i].checksum = spills[i]->copy_into(s.file, offsets[3 + i], s.threads);
+  const char zeros[ff::alignment] = {};
+  for (std::uint32_t i = 0; i < ff::section_count; ++i)
+    s.file.write_at(offsets[i] + entries[i].bytes, zeros, ff::padded(entries[i].bytes) - entries[i].bytes);
+  const std::vector<char> header = file_header(params, entries);
+  s.file.write_at(0, header.data(), header.size());
+  s.file.commit();
+}
+
+}  // namespace metawarp::db

@@ -1,0 +1,52 @@
+#pragma once
+// A database written in parts (a build in partitions, larger than memory):
+// each part is the index of a range of features, above every feature of the
+// parts before it, so the database's index is their concatenation with the
+// list offsets rebased (include/metawarp/index/feature_range.hpp). Each
+// part's features, offsets and locations are appended to three spill files
+// next to the database as it comes (their chunked checksums computed on the
+// way, chunks straddling parts), so that only one part is ever in memory;
+// finish() writes the file as save() would (header, targets, taxonomy, then
+// the three index sections copied in) and renames it into place: the bytes
+// equal save() of the whole database. The spill files and the temporary are
+// removed whatever happens (also on SIGINT/SIGTERM; after a SIGKILL, by the
+// next write to the same database), and a failure keeps the file that was
+// at the path.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "db/database.hpp"
+
+namespace metawarp::db {
+
+class PartWriter {
+ public:
+  // Checks the path and creates the temporary at once (as save() does), so
+  // that a database that cannot be written fails before any work.
+  // `threads`: for the checksums and the final copy (0: all cores).
+  explicit PartWriter(const std::filesystem::path& database, unsigned threads = 0);
+  ~PartWriter();
+  PartWriter(const PartWriter&) = delete;
+  PartWriter& operator=(const PartWriter&) = delete;
+
+  // Appends the next part. Throws std::invalid_argument when its first
+  // feature is not above the previous parts' last one; std::runtime_error
+  // naming the database when a spill file cannot be written.
+  void append(const FeatureIndex& part);
+  std::uint64_t features() const;
+  std::uint64_t locations() const;
+
+  // Writes the database file (the parts appended so far are its index) and
+  // makes it the file at the path. Once.
+  void finish(const DatabaseParams& params, const std::vector<Target>& targets,
+              const taxonomy::Taxonomy& taxonomy);
+
+  struct State;  // part_writer.cpp
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace metawarp::db

@@ -1,0 +1,38 @@
+#include "pipeline/build_estimate.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+namespace metawarp::pipeline {
+namespace {
+
+bool is_gzip(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char magic[2] = {0, 0};
+  in.read(reinterpret_cast<char*>(magic), 2);
+  return in.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+}
+
+}  // namespace
+
+std::uint64_t estimate_pairs(const std::vector<std::string>& files, const sketch::SketchParams& p) {
+  std::uint64_t bases = 0;
+  for (const auto& f : files) {
+    if (f == "-") continue;
+    const std::uint64_t size = std::filesystem::file_size(f);
+    bases += is_gzip(f) ? size * 5 : size;
+  }
+  const std::uint64_t windows = bases / p.stride() + files.size() * 64 + 1024;
+  return windows * p.sketch_size;
+}
+
+std::uint64_t pairs_in_range(std::uint64_t total, index::FeatureRange range,
+                             const sketch::SketchParams& p) {
+  if (range.all()) return total;
+  const double share = feature_distribution(p).share_of(range);
+  const auto expected = std::uint64_t(double(total) * share * 1.05) + (std::uint64_t(1) << 20);
+  return std::min(total, expected);
+}
+
+}  // namespace metawarp::pipeline

@@ -1,0 +1,31 @@
+#pragma once
+// How many (feature, location) pairs a build will hold, worked out from the
+// input files before any work: what the GPU table is sized by and how many
+// partitions a memory limit needs.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "metawarp/index/feature_range.hpp"
+#include "metawarp/index/feature_split.hpp"
+#include "metawarp/sketch/types.hpp"
+
+namespace metawarp::pipeline {
+
+// Upper estimate of the pairs of all features: every window holds at most s
+// features; compressed files are assumed to expand 5x (genomes compress about
+// 3.5x with gzip).
+std::uint64_t estimate_pairs(const std::vector<std::string>& files, const sketch::SketchParams& p);
+
+// The distribution of features these parameters produce (feature_split.hpp).
+inline index::FeatureDistribution feature_distribution(const sketch::SketchParams& p) {
+  return index::FeatureDistribution{p.stride(), p.sketch_size};
+}
+
+// The pairs expected in `range` out of `total` over all features, with room
+// for chance and for sequences less random than uniform hashes: 5 % more and
+// at least a million (a small part must not fail for a few pairs more).
+std::uint64_t pairs_in_range(std::uint64_t total, index::FeatureRange range,
+                             const sketch::SketchParams& p);
+
+}  // namespace metawarp::pipeline

@@ -1,0 +1,150 @@
+// A database built in parts, by feature range, is the database built whole,
+// byte for byte: CPU shards (one pass, several executors) and partitions
+// (one pass each, written as they complete), on test_data and on random
+// references; a partition over its memory limit stops with what to change.
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "db/database.hpp"
+#include "pipeline/build.hpp"
+#include "scratch_dir.hpp"
+
+namespace fs = std::filesystem;
+using namespace metawarp;
+
+namespace {
+
+std::vector<char> bytes_of(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+pipeline::BuildOptions test_data_options() {
+  const fs::path data = METAWARP_TEST_DATA_DIR;
+  pipeline::BuildOptions o;
+  o.references = {(data / "genomes").string()};
+  o.taxonomy_dir = data / "taxonomy";
+  o.seqid2taxid_files = {(data / "seqid2taxid.map").string()};
+  o.quiet = true;
+  o.threads = 2;
+  return o;
+}
+
+fs::path write_random_references(const fs::path& dir) {
+  std::mt19937_64 rng(99);
+  const fs::path path = dir / "random.fa";
+  std::ofstream out(path);
+  const std::size_t lengths[] = {120000, 15, 7000, 127, 60000, 3};
+  for (std::size_t r = 0; r < std::size(lengths); ++r) {
+    std::string seq(lengths[r], 'A');
+    for (auto& c : seq) c = "ACGTacgtNACGT"[rng() % 13];
+    out << ">rand" << r << "\n" << seq << "\n";
+  }
+  return path;
+}
+
+// Every way of cutting the build gives the file of the plain build.
+void require_same_files(pipeline::BuildOptions options, const fs::path& dir) {
+  const fs::path plain = dir / "plain.mwdb", parts = dir / "parts.mwdb";
+  const pipeline::BuildSummary whole = pipeline::run_build(options, plain);
+  CHECK(whole.partitions == 1);
+  const std::vector<char> expected = bytes_of(plain);
+  REQUIRE(expected.size() > 304);
+  for (unsigned partitions : {1u, 2u, 3u}) {
+    for (unsigned shards : {1u, 2u, 3u}) {
+      CAPTURE(partitions, shards);
+      pipeline::BuildOptions o = options;
+      o.partitions = partitions;
+      o.cpu_shards = shards;
+      const pipeline::BuildSummary summary = pipeline::run_build(o, parts);
+      CHECK(summary.partitions == partitions);
+      CHECK(summary.features == whole.features);
+      CHECK(summary.locations == whole.locations);
+      CHECK(summary.targets == whole.targets);
+      REQUIRE(bytes_of(parts) == expected);
+      // In memory too (build_database concatenates the parts).
+      CHECK(pipeline::build_database(o).index == db::load(plain).index);
+    }
+  }
+  // Nothing left beside the two databases (spill files and temporaries gone).
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) files += entry.path().extension() != ".fa";
+  CHECK(files == 2);
+}
+
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("test_data built in partitions and CPU shards is the plain database, byte for byte") {
+  test::ScratchDir dir("build_parts_test_data");
+  require_same_files(test_data_options(), dir.path());
+}
+
+TEST_CASE("random references built in parts are the plain database, with the cap exercised") {
+  test::ScratchDir dir("build_parts_random");
+  pipeline::BuildOptions o;
+  o.references = {write_random_references(dir.path()).string()};
+  o.allow_no_taxonomy = true;
+  o.quiet = true;
+  o.threads = 3;
+  for (bool remove : {false, true}) {
+    o.params.sketch = {8, 30, 6};  // short k-mers: features shared by many windows
+    o.params.max_locations_per_feature = 5;
+    o.params.remove_overpopulated_features = remove;
+    CAPTURE(remove);
+    require_same_files(o, dir.path());
+  }
+}
+
+TEST_CASE("--partition-size chooses the partitions, and a partition over it says what to change") {
+  test::ScratchDir dir("build_parts_limit");
+  pipeline::BuildOptions o = test_data_options();
+  const fs::path plain = dir.path() / "plain.mwdb", parts = dir.path() / "parts.mwdb";
+  const pipeline::BuildSummary whole = pipeline::run_build(o, plain);
+
+  // A limit of about a third of the pairs: several partitions, the same file.
+  o.partition_bytes = whole.locations * pipeline::host_bytes_per_pair / 3;
+  const pipeline::BuildSummary summary = pipeline::run_build(o, parts);
+  CHECK(summary.partitions >= 3);
+  CHECK(bytes_of(parts) == bytes_of(plain));
+
+  // The same limit with one partition asked for: it cannot hold them all.
+  o.partitions = 1;
+  fs::remove(parts);
+  std::string message = error_of([&] { pipeline::run_build(o, parts); });
+  CHECK(message.find("--partition-size") != std::string::npos);
+  CHECK(message.find("--partitions 2") != std::string::npos);
+  CHECK_FALSE(fs::exists(parts));
+  o.partitions = 2;  // two halves are still too large for a third
+  message = error_of([&] { pipeline::run_build(o, parts); });
+  CHECK(message.find("partition 1/2") != std::string::npos);
+  CHECK(message.find("--partitions 4") != std::string::npos);
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path())) files += entry.is_regular_file();
+  CHECK(files == 1);  // the plain database alone: no spill files, no temporary
+}
+
+TEST_CASE("a build in partitions refuses standard input, which it cannot read twice") {
+  pipeline::BuildOptions o;
+  o.references = {"-"};
+  o.allow_no_taxonomy = true;
+  o.quiet = true;
+  o.partitions = 2;
+  const std::string message = error_of([&] { pipeline::build_database(o); });
+  CHECK(message.find("standard input") != std::string::npos);
+}
