@@ -1,4 +1,5 @@
 // `metawarp info DB`: what a database holds and what it costs.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -8,6 +9,7 @@
 #include "db/database.hpp"
 #include "db/stats.hpp"
 #include "pipeline/gpu_query.hpp"
+#include "pipeline/shard_layout.hpp"
 
 namespace metawarp::cli {
 namespace {
@@ -16,7 +18,68 @@ struct InfoCommand {
   std::string database;
   bool targets = false;
   bool unranked = false;
+  // The layout to show the GPU query's bytes for (--gpus, --shards-per-gpu),
+  // and the memory of each GPU to check them against (--gpu-memory).
+  std::string gpus;
+  unsigned shards_per_gpu = 1;
+  std::uint64_t gpu_memory = 0;
 };
+
+std::string gib(std::uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", double(bytes) / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}
+
+// The database is split by feature (docs/scale-out.md): any file loads onto
+// any number of GPUs and shards, or streams through memory in partitions. For
+// the layout asked, the bytes each GPU would hold (shards cut as the GPU
+// query cuts them), and, against --gpu-memory, whether it fits or how many
+// GPUs or partitions it needs.
+void print_layout(const InfoCommand& cmd, const db::Database& database,
+                  const db::DatabaseStats& st) {
+  const auto& index = database.index;
+  const std::uint64_t whole =
+      pipeline::gpu_database_bytes(index.feature_count(), index.location_count(),
+                                   database.targets.size());
+  const double gbp = double(st.total_bases) / 1e9;
+  std::printf("layout                by feature range: loads onto any number of GPUs and shards, "
+              "or in partitions (docs/scale-out.md)\n");
+  std::printf("memory (GPU query)    %s on one GPU (%.2f GiB per Gbp)\n", gib(whole).c_str(),
+              gbp > 0 ? double(whole) / (1024.0 * 1024.0 * 1024.0) / gbp : 0.0);
+  pipeline::ShardLayout layout;
+  if (!cmd.gpus.empty()) layout.devices = pipeline::parse_gpu_list(cmd.gpus);
+  layout.shards_per_gpu = cmd.shards_per_gpu;
+  if (layout.shards() > 1) {
+    const std::vector<std::uint64_t> cut =
+        pipeline::balanced_cuts(std::span(index.offsets().data(), index.offsets().size()),
+                                layout.shards());
+    std::vector<std::uint64_t> per_gpu(layout.devices.size(),
+                                       pipeline::gpu_per_device_bytes(database.targets.size(),
+                                                                      layout.shards()));
+    for (unsigned s = 0; s < layout.shards(); ++s)
+      per_gpu[s / layout.shards_per_gpu] += pipeline::gpu_shard_bytes(
+          cut[s + 1] - cut[s], index.offsets()[cut[s + 1]] - index.offsets()[cut[s]]);
+    std::string line;
+    for (std::size_t d = 0; d < per_gpu.size(); ++d)
+      line += (d ? ", GPU " : "GPU ") + std::to_string(layout.devices[d]) + " " + gib(per_gpu[d]);
+    std::printf("  on %s: %s\n", pipeline::describe(layout).c_str(), line.c_str());
+    if (cmd.gpu_memory != 0) {
+      const std::uint64_t largest = *std::max_element(per_gpu.begin(), per_gpu.end());
+      std::printf("  with %s per GPU: %s\n", gib(cmd.gpu_memory).c_str(),
+                  largest <= cmd.gpu_memory ? "fits" : "does not fit");
+    }
+  }
+  if (cmd.gpu_memory != 0) {
+    // GPUs of that size that hold it resident, balanced shards (one per GPU);
+    // else the partitions one GPU streams it in.
+    const std::uint64_t gpus = (whole + cmd.gpu_memory - 1) / cmd.gpu_memory;
+    std::printf("resident with %s per GPU: %llu GPU%s (--gpus %llu); on one GPU: at least "
+                "--partitions %llu\n",
+                gib(cmd.gpu_memory).c_str(), (unsigned long long)gpus, gpus == 1 ? "" : "s",
+                (unsigned long long)gpus, (unsigned long long)gpus);
+  }
+}
 
 std::string mib(std::uint64_t bytes) {
   char buf[32];
@@ -112,7 +175,7 @@ void run_info(const InfoCommand& cmd) {
               (unsigned long long)st.taxonomy_nodes, (unsigned long long)st.taxonomy_merged);
   std::printf("memory (host)         %s (index %s, lookup %s)\n", mib(st.memory_bytes).c_str(),
               mib(st.index_bytes).c_str(), mib(st.lookup_bytes).c_str());
-  std::printf("memory (GPU query)    %s\n", mib(pipeline::gpu_database_bytes(database)).c_str());
+  print_layout(cmd, database, st);
   std::printf("location-list length histogram:\n");
   for (const auto& b : st.histogram)
     std::printf("  %-10s %llu\n", bucket_label(b).c_str(), (unsigned long long)b.features);
@@ -127,6 +190,14 @@ void add_info_command(CLI::App& app) {
   sub->add_flag("--targets", cmd->targets, "List every target");
   sub->add_flag("--unranked", cmd->unranked,
                 "List targets without a taxon or without a species in their lineage");
+  sub->add_option("--gpus", cmd->gpus,
+                  "GPU memory per GPU for this layout: a number of GPUs or a device list (0,2)");
+  sub->add_option("--shards-per-gpu", cmd->shards_per_gpu, "Shards per GPU for --gpus")
+      ->check(CLI::Range(1u, 64u));
+  sub->add_option("--gpu-memory", cmd->gpu_memory,
+                  "Memory of each GPU in bytes (suffixes K, M, G): how many GPUs or partitions "
+                  "the database needs")
+      ->transform(CLI::AsSizeValue(false));
   sub->callback([cmd] { run_info(*cmd); });
 }
 

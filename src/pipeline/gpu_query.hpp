@@ -82,17 +82,24 @@ GpuLoadedDatabase load_for_gpu_query(const std::filesystem::path& path,
 // its first feature; checked in device_database.cpp).
 inline constexpr std::uint64_t gpu_shard_table_bytes = 36;
 
-// Device bytes the GPU query needs for a database's index in one shard:
-// the lookup (8-byte slots, at most 80 % full: kernels::lookup_capacity), the
-// 32-bit list offsets and the locations as 32-bit global window ids; plus the
-// targets' window bases. Computable without a GPU (for `info`); several
-// shards add a few bytes each.
-inline std::uint64_t gpu_database_bytes(std::uint64_t features, std::uint64_t locations,
-                                        std::uint64_t targets) {
+// Device bytes one shard of the GPU query's index takes: the lookup (8-byte
+// slots, at most 80 % full: kernels::lookup_capacity), the 32-bit list offsets
+// and the locations as 32-bit global window ids. Computable without a GPU
+// (for `info`).
+inline std::uint64_t gpu_shard_bytes(std::uint64_t features, std::uint64_t locations) {
   const std::uint64_t slots = std::max((features * 5 + 3) / 4, features + 1);
   return slots * sizeof(std::uint64_t) + (features + 1) * sizeof(std::uint32_t) +
-         locations * sizeof(std::uint32_t) + (targets + 1) * sizeof(std::uint32_t) +
-         gpu_shard_table_bytes;
+         locations * sizeof(std::uint32_t);
+}
+// What each GPU holds besides its shards: the targets' window bases and the
+// table of all `shards` shards.
+inline std::uint64_t gpu_per_device_bytes(std::uint64_t targets, std::uint64_t shards) {
+  return (targets + 1) * sizeof(std::uint32_t) + shards * gpu_shard_table_bytes;
+}
+// The whole index in one shard on one GPU.
+inline std::uint64_t gpu_database_bytes(std::uint64_t features, std::uint64_t locations,
+                                        std::uint64_t targets) {
+  return gpu_shard_bytes(features, locations) + gpu_per_device_bytes(targets, 1);
 }
 inline std::uint64_t gpu_database_bytes(const db::Database& db) {
   return gpu_database_bytes(db.index.feature_count(), db.index.location_count(),

@@ -46,10 +46,31 @@ std::vector<int> parse_gpu_list(const std::string& text) {
   return devices;
 }
 
+std::vector<std::uint64_t> balanced_cuts(std::span<const std::uint64_t> offsets,
+                                         std::uint64_t parts) {
+  const std::uint64_t features = offsets.size() - 1;
+  const std::uint64_t total = offsets[features] + features;  // the weight of everything
+  std::vector<std::uint64_t> cut{0};
+  for (std::uint64_t s = 1; s < parts; ++s) {
+    const std::uint64_t goal = total / parts * s + total % parts * s / parts;
+    // The first position whose weight (locations + features before it) reaches the goal.
+    std::uint64_t lo = cut.back(), hi = features;
+    while (lo < hi) {
+      const std::uint64_t mid = lo + (hi - lo) / 2;
+      if (offsets[mid] + mid < goal) lo = mid + 1; else hi = mid;
+    }
+    cut.push_back(lo);
+  }
+  cut.push_back(features);
+  return cut;
+}
+
 std::string describe(const ShardLayout& layout) {
   std::string out = layout.devices.size() == 1 ? "GPU " : "GPUs ";
-  for (std::size_t i = 0; i < layout.devices.size(); ++i)
-    out += (i ? "," : "") + std::to_string(layout.devices[i]);
+  for (std::size_t i = 0; i < layout.devices.size(); ++i) {
+    if (i) out += ',';
+    out += std::to_string(layout.devices[i]);
+  }
   if (layout.shards_per_gpu > 1)
     out += " (" + std::to_string(layout.shards_per_gpu) + " shards each)";
   return out;

@@ -3,6 +3,8 @@
 // (build and query). Shard s covers the s-th feature range and lives on
 // device devices[s / shards_per_gpu]; several shards on one GPU exercise the
 // same split and exchange as several GPUs (that is how it is tested on one).
+#include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,13 @@ struct ShardLayout {
 // zero GPUs, a device twice, more than 64). Whether the devices exist is
 // checked where they are opened (pipeline/gpu/selected_gpu.hpp).
 std::vector<int> parse_gpu_list(const std::string& text);
+
+// Where to cut a feature index into `parts` contiguous shards of about equal
+// weight (locations + features): shard s is features [cut[s], cut[s+1]) of
+// the sorted arrays (`offsets`: features + 1 list offsets). A feature's list
+// is never split; shards may be empty. Used by the GPU upload and by `info`.
+std::vector<std::uint64_t> balanced_cuts(std::span<const std::uint64_t> offsets,
+                                         std::uint64_t parts);
 
 // "GPU 0" / "GPUs 0,1 (2 shards each)": for messages.
 std::string describe(const ShardLayout& layout);

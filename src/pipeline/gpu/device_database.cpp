@@ -31,26 +31,6 @@ std::string gib(std::uint64_t bytes) {
   return text;
 }
 
-// Cut positions for `shards` shards: shard s is features [cut[s], cut[s+1]).
-std::vector<std::uint64_t> cut_positions(std::span<const std::uint64_t> offsets,
-                                         std::uint64_t shards) {
-  const std::uint64_t features = offsets.size() - 1;
-  const std::uint64_t total = offsets[features] + features;  // the weight of everything
-  std::vector<std::uint64_t> cut{0};
-  for (std::uint64_t s = 1; s < shards; ++s) {
-    const std::uint64_t goal = total / shards * s + total % shards * s / shards;
-    // The first position whose weight (locations + features before it) reaches the goal.
-    std::uint64_t lo = cut.back(), hi = features;
-    while (lo < hi) {
-      const std::uint64_t mid = lo + (hi - lo) / 2;
-      if (offsets[mid] + mid < goal) lo = mid + 1; else hi = mid;
-    }
-    cut.push_back(lo);
-  }
-  cut.push_back(features);
-  return cut;
-}
-
 std::uint64_t shard_device_bytes(std::uint64_t features, std::uint64_t locations) {
   // The sorted features stay on the GPU until the lookup is built.
   return kernels::lookup_capacity(features) * 8 + (features + 1) * 4 + locations * 4 +
@@ -71,7 +51,7 @@ std::vector<ShardCut> cut_shards(std::span<const sketch::feature_t> features,
   for (;;) {
     if (layout.shards_per_gpu > (1u << 16))
       throw std::invalid_argument("cut_shards: a location list of 2^32 locations or more");
-    const std::vector<std::uint64_t> cut = cut_positions(offsets, layout.shards());
+    const std::vector<std::uint64_t> cut = balanced_cuts(offsets, layout.shards());
     std::vector<ShardCut> cuts(layout.shards());
     bool fits = true;
     for (unsigned s = 0; s < layout.shards(); ++s) {
