@@ -56,3 +56,18 @@ expect_error "give more partitions, or --max-memory alone" \
   "$metawarp" query db.mwdb "$r1" --partitions 2 --max-memory 1K -o x.tsv
 expect_error "run on the CPU" "$metawarp" query db.mwdb "$r1" --partitions 2 --device gpu -o x.tsv
 no_temporaries .
+
+# info: the layout and what given GPUs need. The per-GPU bytes of a layout add
+# up to about the one-GPU figure (each GPU adds only its window bases and
+# shard table), and a memory smaller than that does not fit.
+expect_success "$metawarp" info db.mwdb --gpus 2 --shards-per-gpu 2 --gpu-memory 1K
+grep -q "^layout  *by feature range" stdout || fail "no layout line: $(cat stdout)"
+one=$(sed -n 's/^memory (GPU query) *\([0-9.]*\) GiB on one GPU.*/\1/p' stdout)
+[ -n "$one" ] || fail "no GPU query memory line: $(cat stdout)"
+per_gpu=$(sed -n 's/^  on GPUs 0,1 (2 shards each): GPU 0 \([0-9.]*\) GiB, GPU 1 \([0-9.]*\) GiB$/\1 \2/p' stdout)
+[ -n "$per_gpu" ] || fail "no per-GPU line for --gpus 2 --shards-per-gpu 2: $(cat stdout)"
+grep -q "^  with 0.00 GiB per GPU: does not fit" stdout || fail "1K per GPU said to fit: $(cat stdout)"
+grep -q "^resident with .* per GPU: [0-9]* GPUs (--gpus [0-9]*); on one GPU: at least --partitions" stdout ||
+  fail "no GPUs-needed line: $(cat stdout)"
+pass "info --gpus 2 --shards-per-gpu 2 --gpu-memory 1K: per-GPU bytes ($per_gpu GiB) and what is needed"
+expect_error "--gpus" "$metawarp" info db.mwdb --gpus 0,x
