@@ -18,6 +18,7 @@
 #include "pipeline/classifier.hpp"
 #include "pipeline/gpu_query.hpp"
 #include "pipeline/part_hits.hpp"
+#include "../query/query_test_data.hpp"
 #include "scratch_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -25,17 +26,7 @@ using namespace metawarp;
 
 namespace {
 
-const fs::path data_dir = METAWARP_TEST_DATA_DIR;
-
-pipeline::BuildOptions build_options() {
-  pipeline::BuildOptions o;
-  o.references = {(data_dir / "genomes").string()};
-  o.taxonomy_dir = data_dir / "taxonomy";
-  o.seqid2taxid_files = {(data_dir / "seqid2taxid.map").string()};
-  o.threads = 2;
-  o.quiet = true;
-  return o;
-}
+const fs::path data_dir = test::query_data_dir;
 
 std::vector<std::string> fastq_sequences(const fs::path& p) {
   std::ifstream in(p);
@@ -120,7 +111,7 @@ std::uint64_t require_same_hits(const db::Database& db, const fs::path& file) {
 }  // namespace
 
 TEST_CASE("GPU part hits: test_data, 1-3 parts, equal the CPU's read by read") {
-  const db::Database db = pipeline::build_database(build_options());
+  const db::Database& db = test::test_database();
   test::ScratchDir dir("gpu_part_hits");
   db::save(db, dir / "test.mwdb");
   CHECK(require_same_hits(db, dir / "test.mwdb") > 10000);
@@ -129,7 +120,7 @@ TEST_CASE("GPU part hits: test_data, 1-3 parts, equal the CPU's read by read") {
 TEST_CASE("GPU part hits: databases of random parameters equal the CPU's read by read") {
   std::mt19937_64 rng(20261124);
   for (int round = 0; round < 2; ++round) {
-    pipeline::BuildOptions b = build_options();
+    pipeline::BuildOptions b = test::test_build_options();
     b.params.sketch.k = 12 + std::uint32_t(rng() % 20);
     b.params.sketch.window = b.params.sketch.k + 16 + std::uint32_t(rng() % 200);
     b.params.sketch.sketch_size = 2 + std::uint32_t(rng() % 30);
