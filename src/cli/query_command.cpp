@@ -78,6 +78,18 @@ void print_gpu_stats(const pipeline::GpuQueryStats& g) {
   std::fprintf(stderr, "\n");
 }
 
+// Where the GPU collector's time went (its part uploads are inside the part
+// loads above, its lookups and downloads inside the hit lookups).
+void print_gpu_part_stats(const pipeline::GpuPartStats& g, const pipeline::ShardLayout& layout) {
+  std::fprintf(stderr,
+               "query: GPU parts on %s: %llu uploads %.2f s (the largest %.1f MiB on the "
+               "device), %llu features looked up %.2f s, %llu hits downloaded %.2f s\n",
+               pipeline::describe(layout).c_str(), (unsigned long long)g.parts_uploaded,
+               g.upload_seconds, double(g.largest_part_bytes) / (1024.0 * 1024.0),
+               (unsigned long long)g.features, g.lookup_seconds, (unsigned long long)g.hits,
+               g.download_seconds);
+}
+
 // Reads may come from stdin ("-"); anything else must be an existing file.
 CLI::Validator existing_file_or_stdin() {
   return CLI::Validator(
@@ -192,15 +204,14 @@ class SampleSummaries final : public pipeline::SampleObserver {
   const QueryCommand& cmd_;
 };
 
-// --partitions / --max-memory: the database read part by part, on the CPU
-// (pipeline/partitioned_query.hpp); outputs identical to the whole database's.
+// --partitions / --max-memory: the database read part by part
+// (pipeline/partitioned_query.hpp), its hits found on the CPU or, one part at
+// a time on the GPU(s), by the GPU collector; outputs identical to the whole
+// database's.
 void run_partitioned_query(QueryCommand& cmd) {
   auto& opt = cmd.options;
-  if (cmd.device == "gpu")
-    throw std::invalid_argument("--partitions and --max-memory run on the CPU for now: give "
-                                "--device cpu (or auto)");
-  if (!cmd.quiet && cmd.device == "auto" && pipeline::gpu_unavailable_reason().empty())
-    std::fprintf(stderr, "query: --partitions and --max-memory run on the CPU for now\n");
+  const bool gpu = use_gpu(cmd.device, "query", cmd.quiet);
+  if (gpu && !cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;
   pipeline::ProgressStep loading(cmd.quiet, "query: checking database " + cmd.database +
                                                 " to read it in parts");
   const db::PartialDatabase database(cmd.database);
@@ -214,10 +225,13 @@ void run_partitioned_query(QueryCommand& cmd) {
                pipeline::format_seconds(loading.seconds()));
   // Classifier options out of range are refused before any output is touched.
   (void)pipeline::Classifier(database.metadata(), opt.classifier);
+  std::unique_ptr<pipeline::GpuHitCollector> collector;
+  if (gpu)
+    collector = pipeline::make_gpu_hit_collector(database.metadata().targets, cmd.gpu.layout);
   pipeline::PartitionStats stats;
   const auto query = [&](const pipeline::QueryOptions& o, pipeline::QueryCounters* counters) {
-    return pipeline::run_partitioned_query(database, parts, o, cmd.partitions, counters, nullptr,
-                                           &stats);
+    return pipeline::run_partitioned_query(database, parts, o, cmd.partitions, counters,
+                                           collector.get(), &stats);
   };
   const pipeline::ProgressStyle progress = pipeline::progress_style(cmd.quiet);
   if (cmd.many_samples()) {
@@ -240,6 +254,7 @@ void run_partitioned_query(QueryCommand& cmd) {
                  (unsigned long long)stats.super_batches, (unsigned long long)stats.part_loads,
                  stats.load_seconds, stats.collect_seconds, stats.decide_seconds,
                  pipeline::format_bytes(stats.largest_hits_bytes).c_str());
+  if (collector && cmd.verbose) print_gpu_part_stats(collector->stats(), cmd.gpu.layout);
 }
 
 void run_query(QueryCommand& cmd) {
@@ -375,12 +390,12 @@ void add_query_command(CLI::App& app) {
                   "the threads, 64)")
       ->capture_default_str();
   sub->add_option("--partitions", cmd->partitions.partitions,
-                  "Read the database in this many parts, one at a time (CPU; 0: as "
-                  "--max-memory needs)")
+                  "Read the database in this many parts, one at a time (0: as --max-memory "
+                  "needs)")
       ->capture_default_str();
   sub->add_option("--max-memory", cmd->partitions.max_memory,
-                  "Hold at most this much of the database at once (e.g. 8G), reading it in "
-                  "parts (CPU; 0: no limit)")
+                  "Hold at most this much of the database at once (e.g. 8G; host memory, "
+                  "and GPU memory with the GPU), reading it in parts (0: no limit)")
       ->transform(CLI::AsSizeValue(false))
       ->capture_default_str();
   sub->add_option("--hit-memory", cmd->partitions.hit_memory,

@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "db/database.hpp"
 #include "pipeline/classifier.hpp"
+#include "pipeline/part_hits.hpp"
 #include "pipeline/query.hpp"
 #include "pipeline/shard_layout.hpp"
 
@@ -77,6 +79,34 @@ struct GpuLoadedDatabase {
 GpuLoadedDatabase load_for_gpu_query(const std::filesystem::path& path,
                                      const ClassifierOptions& classifier,
                                      const GpuQueryOptions& gpu = {});
+
+// The partitioned query's hits on the GPU (pipeline/part_hits.hpp): each
+// part is uploaded in the layout's shards (the previous one freed first, so
+// the GPUs hold one part at a time); collect() sends the reads' features,
+// looks them up and gathers their locations on the GPU (the first of the
+// layout; the others' shards through peer access) and brings every read's
+// hits back. The same hits as make_cpu_hit_collector.
+struct GpuPartStats {
+  std::uint64_t parts_uploaded = 0;
+  std::uint64_t largest_part_bytes = 0;  // device bytes of the largest part, all GPUs
+  std::uint64_t features = 0;            // features looked up
+  std::uint64_t hits = 0;                // locations brought back
+  double upload_seconds = 0;    // parts to the GPU, lookups built
+  double lookup_seconds = 0;    // features to the GPU, lookup, count, scan, gather
+  double download_seconds = 0;  // hits (and their positions) back to the host
+};
+
+class GpuHitCollector : public PartHitCollector {
+ public:
+  virtual GpuPartStats stats() const = 0;
+};
+
+// For a database of these targets. Throws std::runtime_error when no GPU can
+// be used (saying why) or the database has 2^32 windows or more, and
+// std::invalid_argument for a device that does not exist; use_part throws
+// std::runtime_error when a part does not fit in GPU memory.
+std::unique_ptr<GpuHitCollector> make_gpu_hit_collector(std::span<const db::Target> targets,
+                                                        const ShardLayout& layout);
 
 // A shard's entry in the table of shards on each GPU (kernels::ShardView and
 // its first feature; checked in device_database.cpp).

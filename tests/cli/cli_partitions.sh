@@ -54,7 +54,18 @@ expect_error "allow at least" "$metawarp" query db.mwdb "$r1" --max-memory 100 -
 [ -e x.tsv ] && fail "x.tsv written by a refused query"
 expect_error "give more partitions, or --max-memory alone" \
   "$metawarp" query db.mwdb "$r1" --partitions 2 --max-memory 1K -o x.tsv
-expect_error "run on the CPU" "$metawarp" query db.mwdb "$r1" --partitions 2 --device gpu -o x.tsv
+# --device gpu with parts: the same outputs where a GPU is usable, else a clear
+# error (built without CUDA, no device) and no output.
+# shellcheck disable=SC2046
+if "$metawarp" query db.mwdb "$r1" -q --top-hits --partitions 2 --device gpu \
+  $(outputs gpuparts) 2>gpu.err; then
+  same_outputs one/single gpuparts
+  pass "--device gpu --partitions 2: outputs identical to the whole database"
+else
+  grep -q "use --device cpu" gpu.err || fail "--device gpu with parts: $(cat gpu.err)"
+  [ -e gpuparts.tsv ] && fail "gpuparts.tsv written by a failed query"
+  pass "--device gpu --partitions 2 without a GPU: $(cat gpu.err)"
+fi
 no_temporaries .
 
 # info: the layout and what given GPUs need. The per-GPU bytes of a layout add

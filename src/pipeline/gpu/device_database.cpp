@@ -304,8 +304,14 @@ class IndexWriter {
 };
 
 DeviceDatabase upload_index(const db::Database& db, const ShardLayout& layout) {
-  const db::FeatureIndex& index = db.index;
-  IndexWriter writer(layout, window_bases(db.targets), index.features(), index.offsets());
+  return upload_index(db.index, window_bases(db.targets), layout);
+}
+
+DeviceDatabase upload_index(const db::FeatureIndex& index,
+                            std::span<const std::uint32_t> window_base,
+                            const ShardLayout& layout) {
+  IndexWriter writer(layout, std::vector<std::uint32_t>(window_base.begin(), window_base.end()),
+                     index.features(), index.offsets());
   const std::uint64_t piece = std::uint64_t(1) << 18;
   const std::uint64_t count = index.location_count();
   host::parallel_for((count + piece - 1) / piece, host_threads(), [&](std::size_t i) {

@@ -75,6 +75,11 @@ void enable_peer_access(const std::vector<int>& devices);
 // Uploads db's index in shards and builds their lookups; returns when done.
 // Throws std::runtime_error saying what it needs when it does not fit.
 DeviceDatabase upload_index(const db::Database& db, const ShardLayout& layout);
+// The same for any index (a part of a database: db/partial_load.hpp) whose
+// locations' targets have these window bases (window_bases()).
+DeviceDatabase upload_index(const db::FeatureIndex& index,
+                            std::span<const std::uint32_t> window_base,
+                            const ShardLayout& layout);
 
 // The same, while db::load() reads the file: passed to load() as its
 // observer, it converts every chunk of locations read and sends it through a

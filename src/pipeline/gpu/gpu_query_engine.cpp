@@ -85,30 +85,6 @@ class GpuLane {
   cuda::device_buffer<std::uint32_t> hit_counts_;
 };
 
-// Every GPU of the layout opened (the first selected); a clear error for one
-// that does not exist.
-std::vector<gpu::SelectedGpu> open_gpus(const ShardLayout& layout) {
-  if (layout.devices.empty() || layout.shards_per_gpu == 0)
-    throw std::invalid_argument("the GPU query needs at least one GPU and one shard per GPU");
-  const std::string why = gpu_unavailable_reason();
-  if (!why.empty()) throw std::runtime_error("GPU query requested, but " + why + "; use --device cpu");
-  int count = 0;
-  cuda::check(cudaGetDeviceCount(&count), "counting CUDA devices");
-  for (int d : layout.devices)
-    if (d < 0 || d >= count)
-      throw std::invalid_argument("GPU " + std::to_string(d) + " requested (" +
-                                  describe(layout) + "), but this host has " +
-                                  std::to_string(count) + " CUDA device" +
-                                  (count == 1 ? "" : "s") +
-                                  (count > 0 ? " (0-" + std::to_string(count - 1) + ")" : "") +
-                                  "; use --gpus with existing devices");
-  std::vector<gpu::SelectedGpu> gpus;
-  for (auto d = layout.devices.rbegin(); d != layout.devices.rend(); ++d)
-    gpus.emplace_back(*d, "query");
-  std::reverse(gpus.begin(), gpus.end());  // the first selected last: it stays selected
-  return gpus;
-}
-
 class GpuEngine final : public GpuQueryEngine {
  public:
   // Uploads db's index, unless `uploaded` holds it already (uploaded while
@@ -116,7 +92,7 @@ class GpuEngine final : public GpuQueryEngine {
   GpuEngine(const db::Database& db, const ClassifierOptions& classifier,
             const GpuQueryOptions& gpu, std::optional<gpu::DeviceDatabase> uploaded = {},
             double upload_seconds = 0)
-      : devices_(open_gpus(gpu.layout)),
+      : devices_(gpu::open_gpus(gpu.layout)),
         classifier_(db, classifier),
         options_(classifier),
         gpu_(gpu),
@@ -368,7 +344,7 @@ GpuLoadedDatabase load_for_gpu_query(const std::filesystem::path& path,
                                      const ClassifierOptions& classifier,
                                      const GpuQueryOptions& gpu) {
   if (gpu.lanes == 0) throw std::invalid_argument("the GPU query needs at least one lane");
-  const std::vector<gpu::SelectedGpu> devices = open_gpus(gpu.layout);  // before the buffers
+  const std::vector<gpu::SelectedGpu> devices = gpu::open_gpus(gpu.layout);  // before the buffers
   const auto start = std::chrono::steady_clock::now();
   GpuLoadedDatabase loaded;
   std::optional<gpu::DeviceDatabase> index;

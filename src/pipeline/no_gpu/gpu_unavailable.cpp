@@ -37,4 +37,9 @@ GpuLoadedDatabase load_for_gpu_query(const std::filesystem::path&, const Classif
   unavailable("GPU query");
 }
 
+std::unique_ptr<GpuHitCollector> make_gpu_hit_collector(std::span<const db::Target>,
+                                                        const ShardLayout&) {
+  unavailable("GPU query");
+}
+
 }  // namespace metawarp::pipeline

@@ -1,0 +1,135 @@
+// The GPU PartHitCollector (make_gpu_hit_collector) against the CPU's
+// (make_cpu_hit_collector), the reference: for every part of 1, 2 and 3 part
+// plans, every read gets the same multiset of locations, on test_data and on
+// databases built with random parameters (short and long lists at the cap),
+// for batches of various sizes with empty and short reads; and sharded parts
+// (several shards per GPU) give the same.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "db/database.hpp"
+#include "db/partial_load.hpp"
+#include "pipeline/build.hpp"
+#include "pipeline/classifier.hpp"
+#include "pipeline/gpu_query.hpp"
+#include "pipeline/part_hits.hpp"
+#include "../query/query_test_data.hpp"
+#include "scratch_dir.hpp"
+
+namespace fs = std::filesystem;
+using namespace metawarp;
+
+namespace {
+
+const fs::path data_dir = test::query_data_dir;
+
+std::vector<std::string> fastq_sequences(const fs::path& p) {
+  std::ifstream in(p);
+  std::vector<std::string> out;
+  std::string line;
+  for (std::size_t i = 0; std::getline(in, line); ++i)
+    if (i % 4 == 1) out.push_back(line);
+  return out;
+}
+
+// test_data's pairs (some mates dropped, some reads empty or cut short) in
+// batches of 1, 7, 500 and the rest.
+std::vector<pipeline::SketchedBatch> sketched_batches(const db::Database& db) {
+  const auto r1 = fastq_sequences(data_dir / "reads_R1.fq");
+  const auto r2 = fastq_sequences(data_dir / "reads_R2.fq");
+  REQUIRE(r1.size() == r2.size());
+  REQUIRE(r1.size() > 1000);
+  const pipeline::Classifier classifier(db, {});
+  std::vector<pipeline::SketchedBatch> batches;
+  const std::size_t sizes[] = {1, 7, 500, r1.size()};
+  std::size_t read = 0;
+  for (std::size_t size : sizes) {
+    pipeline::SketchedBatch& batch = batches.emplace_back();
+    for (std::size_t i = 0; i < size && read < r1.size(); ++i, ++read) {
+      std::string mate1 = r1[read], mate2 = r2[read];
+      if (read % 11 == 3) mate2.clear();
+      if (read % 13 == 5) mate1.clear();
+      if (read % 17 == 7) mate1.resize(std::min<std::size_t>(mate1.size(), 10));
+      batch.shapes.push_back(classifier.sketch_read(mate1, mate2, batch.features));
+      batch.offsets.push_back(batch.features.size());
+    }
+  }
+  batches.emplace_back();  // a batch of no reads
+  return batches;
+}
+
+std::vector<sketch::Location> sorted(std::span<const sketch::Location> hits) {
+  std::vector<sketch::Location> v(hits.begin(), hits.end());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// For every part of 1-3 part plans (and, with 3 parts, 2 shards per GPU):
+// the same hits per read. Returns the hits found, for the caller to check the
+// test is not vacuous.
+std::uint64_t require_same_hits(const db::Database& db, const fs::path& file) {
+  const db::PartialDatabase partial(file, 2);
+  const auto batches = sketched_batches(db);
+  std::uint64_t total = 0;
+  for (std::size_t count : {1u, 2u, 3u}) {
+    pipeline::ShardLayout layout;
+    layout.shards_per_gpu = count == 3 ? 2 : 1;
+    const auto cpu = pipeline::make_cpu_hit_collector(2);
+    const auto gpu = pipeline::make_gpu_hit_collector(db.targets, layout);
+    const std::vector<db::IndexPart> parts = partial.plan_parts(count);
+    REQUIRE(parts.size() == count);
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+      CAPTURE(count, p);
+      const db::FeatureIndex part = partial.load_part(parts[p], 2);
+      cpu->use_part(part, parts[p]);
+      gpu->use_part(part, parts[p]);
+      std::vector<pipeline::PartHits> cpu_hits(batches.size()), gpu_hits(batches.size());
+      cpu->collect(batches, cpu_hits);
+      gpu->collect(batches, gpu_hits);
+      for (std::size_t b = 0; b < batches.size(); ++b) {
+        REQUIRE(gpu_hits[b].offsets.size() == batches[b].reads() + 1);
+        REQUIRE(gpu_hits[b].locations.size() == cpu_hits[b].locations.size());
+        for (std::size_t r = 0; r < batches[b].reads(); ++r) {
+          CAPTURE(b, r);
+          REQUIRE(sorted(gpu_hits[b].read(r)) == sorted(cpu_hits[b].read(r)));
+        }
+        total += gpu_hits[b].locations.size();
+      }
+    }
+    const pipeline::GpuPartStats stats = gpu->stats();
+    CHECK(stats.parts_uploaded == count);
+    CHECK(stats.largest_part_bytes > 0);
+  }
+  return total;
+}
+
+}  // namespace
+
+TEST_CASE("GPU part hits: test_data, 1-3 parts, equal the CPU's read by read") {
+  const db::Database& db = test::test_database();
+  test::ScratchDir dir("gpu_part_hits");
+  db::save(db, dir / "test.mwdb");
+  CHECK(require_same_hits(db, dir / "test.mwdb") > 10000);
+}
+
+TEST_CASE("GPU part hits: databases of random parameters equal the CPU's read by read") {
+  std::mt19937_64 rng(20261124);
+  for (int round = 0; round < 2; ++round) {
+    pipeline::BuildOptions b = test::test_build_options();
+    b.params.sketch.k = 12 + std::uint32_t(rng() % 20);
+    b.params.sketch.window = b.params.sketch.k + 16 + std::uint32_t(rng() % 200);
+    b.params.sketch.sketch_size = 2 + std::uint32_t(rng() % 30);
+    b.params.max_locations_per_feature = 1 + std::uint32_t(rng() % 300);
+    INFO("k " << b.params.sketch.k << " w " << b.params.sketch.window << " s "
+              << b.params.sketch.sketch_size << " cap " << b.params.max_locations_per_feature);
+    const db::Database db = pipeline::build_database(b);
+    test::ScratchDir dir("gpu_part_hits_random");
+    db::save(db, dir / "random.mwdb");
+    CHECK(require_same_hits(db, dir / "random.mwdb") > 1000);
+  }
+}
