@@ -1,5 +1,7 @@
 #include "pipeline/partitioned_query.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -12,6 +14,14 @@
 #include "pipeline/query_batch.hpp"
 
 namespace metawarp::pipeline {
+
+std::uint64_t default_hit_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  const std::uint64_t eighth =
+      pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) / 8 : 0;
+  return std::clamp<std::uint64_t>(eighth, std::uint64_t(64) << 20, std::uint64_t(4) << 30);
+}
+
 namespace {
 
 // Batches cut together; their hits are collected part by part.

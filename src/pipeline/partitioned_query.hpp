@@ -21,6 +21,12 @@
 
 namespace metawarp::pipeline {
 
+// The default hit budget: an eighth of the host's memory, at most 4 GiB (at
+// least 64 MiB). Every super-batch reads every part once, so fewer, larger
+// super-batches mean fewer part loads (on the 10 Gbp set, 4 parts and 20 M
+// pairs: 1 GiB gave 44 super-batches and 133 part loads; docs/benchmarks.md).
+std::uint64_t default_hit_memory();
+
 struct PartitionOptions {
   // Parts of about equal size; 0: as many as max_memory needs.
   std::size_t partitions = 0;
@@ -28,7 +34,7 @@ struct PartitionOptions {
   std::uint64_t max_memory = 0;
   // About this many bytes of hits held per super-batch (the reads of a
   // super-batch stop at a quarter of it in text).
-  std::uint64_t hit_memory = std::uint64_t(1) << 30;
+  std::uint64_t hit_memory = default_hit_memory();
 
   bool enabled() const { return partitions != 0 || max_memory != 0; }
 };
