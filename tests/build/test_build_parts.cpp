@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "error_of.hpp"
 #include "db/database.hpp"
 #include "pipeline/build.hpp"
 #include "scratch_dir.hpp"
@@ -78,15 +79,7 @@ void require_same_files(pipeline::BuildOptions options, const fs::path& dir) {
   CHECK(files == 2);
 }
 
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "error_of.hpp"
 #include "db/database.hpp"
 #include "pipeline/build.hpp"
 
@@ -71,16 +72,7 @@ fs::path write_random_references(const fs::path& dir, std::uint64_t seed) {
   return path;
 }
 
-// The message of the exception `f` throws ("" if none: the caller's checks fail).
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 }  // namespace
 
