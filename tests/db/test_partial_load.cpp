@@ -57,7 +57,7 @@ FeatureIndex concatenated(const PartialDatabase& db, const std::vector<IndexPart
 // A plan's parts loaded: concatenated they are the whole index. A plan of
 // thousands of parts would re-read and re-check the same checksum chunks
 // thousands of times (minutes under ASan in CI), so a long plan is checked on
-// a sample of its parts (the first, the last and about 48 between), each
+// a sample of its parts (the first, the last and about 16 between), each
 // against its slice of the whole; check_tiling covers the rest.
 void check_parts(const PartialDatabase& db, const std::vector<IndexPart>& parts,
                  const FeatureIndex& whole, unsigned threads) {
@@ -66,7 +66,7 @@ void check_parts(const PartialDatabase& db, const std::vector<IndexPart>& parts,
     return;
   }
   std::vector<std::size_t> sample;
-  for (std::size_t p = 0; p < parts.size(); p += parts.size() / 48 + 1) sample.push_back(p);
+  for (std::size_t p = 0; p < parts.size(); p += parts.size() / 16 + 1) sample.push_back(p);
   if (sample.back() != parts.size() - 1) sample.push_back(parts.size() - 1);
   for (const std::size_t p : sample) {
     const IndexPart& part = parts[p];
