@@ -28,14 +28,7 @@ namespace {
 
 const fs::path data_dir = test::query_data_dir;
 
-std::vector<std::string> fastq_sequences(const fs::path& p) {
-  std::ifstream in(p);
-  std::vector<std::string> out;
-  std::string line;
-  for (std::size_t i = 0; std::getline(in, line); ++i)
-    if (i % 4 == 1) out.push_back(line);
-  return out;
-}
+using test::fastq_sequences;
 
 // test_data's pairs (some mates dropped, some reads empty or cut short) in
 // batches of 1, 7, 500 and the rest.

@@ -16,6 +16,8 @@
 #include "pipeline/gpu_query.hpp"
 #include "pipeline/query.hpp"
 
+#include "../query/query_test_data.hpp"
+
 namespace fs = std::filesystem;
 using namespace metawarp;
 
@@ -39,15 +41,7 @@ std::string read_file(const fs::path& p) {
   return s.str();
 }
 
-// Sequences of a FASTQ file (4 lines per record, as test_data writes them).
-std::vector<std::string> fastq_sequences(const fs::path& p) {
-  std::ifstream in(p);
-  std::vector<std::string> out;
-  std::string line;
-  for (std::size_t i = 0; std::getline(in, line); ++i)
-    if (i % 4 == 1) out.push_back(line);
-  return out;
-}
+using test::fastq_sequences;
 
 // All bases of the FASTA files in a folder, records concatenated.
 std::string fasta_bases(const fs::path& dir) {

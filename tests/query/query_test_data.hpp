@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "pipeline/build.hpp"
 
@@ -37,6 +38,16 @@ inline std::string slurp(const std::filesystem::path& path) {
 
 inline void write_file(const std::filesystem::path& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
+}
+
+// Sequences of a FASTQ file (4 lines per record, as test_data writes them).
+inline std::vector<std::string> fastq_sequences(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::vector<std::string> out;
+  std::string line;
+  for (std::size_t i = 0; std::getline(in, line); ++i)
+    if (i % 4 == 1) out.push_back(line);
+  return out;
 }
 
 }  // namespace metawarp::test
