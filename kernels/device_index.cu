@@ -31,7 +31,7 @@ cuda::device_buffer<T> upload(std::span<const T> host, cudaStream_t stream) {
 
 DeviceShard::DeviceShard(std::uint64_t features, std::uint64_t locations)
     : features_(features),
-      slots_(lookup_capacity(features)),
+      slots_(index::lookup_capacity(features)),
       offsets_(features + 1),
       locations_(locations) {}
 

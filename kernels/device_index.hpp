@@ -17,6 +17,7 @@
 #include <span>
 
 #include "metawarp/cuda/device_buffer.hpp"
+#include "metawarp/index/lookup_capacity.hpp"
 #include "metawarp/sketch/types.hpp"
 
 namespace metawarp::kernels {
@@ -45,14 +46,6 @@ struct ListRange {
   std::uint32_t begin;
   std::uint32_t count;
 };
-
-// Lookup slots for `features` features: at most 80 % full, at least one
-// empty slot (linear probing stops there), any count (no power of two: the
-// start slot is a multiply-high range reduction of the hash).
-inline std::uint64_t lookup_capacity(std::uint64_t features) {
-  const std::uint64_t slots = (features * 5 + 3) / 4;
-  return slots > features ? slots : features + 1;
-}
 
 class DeviceShard {
  public:

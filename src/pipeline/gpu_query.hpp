@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "db/database.hpp"
+#include "metawarp/index/lookup_capacity.hpp"
 #include "pipeline/classifier.hpp"
 #include "pipeline/part_hits.hpp"
 #include "pipeline/query.hpp"
@@ -113,12 +114,12 @@ std::unique_ptr<GpuHitCollector> make_gpu_hit_collector(std::span<const db::Targ
 inline constexpr std::uint64_t gpu_shard_table_bytes = 36;
 
 // Device bytes one shard of the GPU query's index takes: the lookup (8-byte
-// slots, at most 80 % full: kernels::lookup_capacity), the 32-bit list offsets
+// slots: index::lookup_capacity), the 32-bit list offsets
 // and the locations as 32-bit global window ids. Computable without a GPU
 // (for `info`).
 inline std::uint64_t gpu_shard_bytes(std::uint64_t features, std::uint64_t locations) {
-  const std::uint64_t slots = std::max((features * 5 + 3) / 4, features + 1);
-  return slots * sizeof(std::uint64_t) + (features + 1) * sizeof(std::uint32_t) +
+  return index::lookup_capacity(features) * sizeof(std::uint64_t) +
+         (features + 1) * sizeof(std::uint32_t) +
          locations * sizeof(std::uint32_t);
 }
 // What each GPU holds besides its shards: the targets' window bases and the

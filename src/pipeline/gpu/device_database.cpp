@@ -9,6 +9,7 @@
 
 #include "db/file_format.hpp"
 #include "metawarp/cuda/error.hpp"
+#include "metawarp/index/lookup_capacity.hpp"
 #include "metawarp/cuda/event.hpp"
 #include "metawarp/cuda/pinned_buffer.hpp"
 #include "metawarp/cuda/stream.hpp"
@@ -33,7 +34,7 @@ std::string gib(std::uint64_t bytes) {
 
 std::uint64_t shard_device_bytes(std::uint64_t features, std::uint64_t locations) {
   // The sorted features stay on the GPU until the lookup is built.
-  return kernels::lookup_capacity(features) * 8 + (features + 1) * 4 + locations * 4 +
+  return index::lookup_capacity(features) * 8 + (features + 1) * 4 + locations * 4 +
          features * 4;
 }
 
