@@ -30,6 +30,9 @@
 
 namespace mwc = metawarp::cuda;
 namespace mwt = metawarp::tables;
+// Every timed call names this stream: the legacy default stream, which orders
+// with the unqualified kernel launches and cudaDeviceSynchronize used here.
+const cudaStream_t bench_stream = cudaStreamLegacy;
 namespace mwd = metawarp::tables::distributed;
 using std::uint64_t;
 
@@ -79,13 +82,13 @@ Options parse(int argc, char** argv) {
 double copy_bandwidth() {
   const uint64_t bytes = uint64_t(1) << 30;
   mwc::device_buffer<unsigned char> a(bytes), b(bytes);
-  a.fill_bytes(1);
+  a.fill_bytes(1, bench_stream);
   mwc::event start, stop;
   double best = 1e30;
   for (int r = 0; r < 3; ++r) {
-    start.record();
+    start.record(bench_stream);
     mwc::check(cudaMemcpyAsync(b.data(), a.data(), bytes, cudaMemcpyDeviceToDevice), "D2D copy");
-    stop.record();
+    stop.record(bench_stream);
     stop.synchronize();
     best = std::min(best, double(stop.elapsed_ms_since(start)) / 1e3);
   }
@@ -135,18 +138,18 @@ int main(int argc, char** argv) try {
   const uint64_t* queries = keys.data();
 
   {  // Plain table, no distribution: the reference for "table" time.
-    Table table(uint64_t(double(o.n) / o.load));
+    Table table(uint64_t(double(o.n) / o.load), {}, bench_stream);
     mwc::event start, mid, stop;
-    start.record();
-    table.insert(keys.data(), values.data(), o.n);
-    mid.record();
+    start.record(bench_stream);
+    table.insert(keys.data(), values.data(), o.n, bench_stream);
+    mid.record(bench_stream);
     mwc::device_buffer<uint64_t> offsets(distinct + 1);
-    const uint64_t total = table.retrieve_offsets(queries, distinct, offsets.data());
+    const uint64_t total = table.retrieve_offsets(queries, distinct, offsets.data(), bench_stream);
     mwc::device_buffer<uint64_t> out(total);
-    table.retrieve(queries, distinct, offsets.data(), out.data());
-    stop.record();
+    table.retrieve(queries, distinct, offsets.data(), out.data(), bench_stream);
+    stop.record(bench_stream);
     stop.synchronize();
-    const mwt::Status status = table.peek_status();
+    const mwt::Status status = table.peek_status(bench_stream);
     const double insert_ms = mid.elapsed_ms_since(start), retrieve_ms = stop.elapsed_ms_since(mid);
     std::printf("plain table: insert %.2f ms (%.3f G/s), retrieve %.2f ms (%.3f G values/s)%s\n",
                 insert_ms, double(o.n) / insert_ms / 1e6, retrieve_ms,
@@ -156,13 +159,13 @@ int main(int argc, char** argv) try {
   for (unsigned shards : o.shards) {
     const uint64_t per_shard = uint64_t(double(o.n) / shards / o.load) + 1024;
     Dist table(std::vector<int>(shards, device), mwd::HashOwner(shards),
-               [&](unsigned) { return Table(per_shard); });
-    table.insert(keys.data(), values.data(), o.n);
+               [&](unsigned) { return Table(per_shard, {}, bench_stream); });
+    table.insert(keys.data(), values.data(), o.n, bench_stream);
     print_row("insert", shards, o.n, table.last_times(), copy,
               o.n * 2 * sizeof(uint64_t));
     mwc::device_buffer<uint64_t> offsets(distinct + 1);
     mwc::device_buffer<uint64_t> out;
-    const uint64_t total = table.retrieve(queries, distinct, offsets.data(), out);
+    const uint64_t total = table.retrieve(queries, distinct, offsets.data(), out, bench_stream);
     // Exchanged: keys out, counts back, values back.
     print_row("retrieve", shards, total, table.last_times(), copy,
               distinct * 2 * sizeof(uint64_t) + total * sizeof(uint64_t));

@@ -26,6 +26,9 @@
 
 namespace mwc = metawarp::cuda;
 namespace mwt = metawarp::tables;
+// Every timed call names this stream: the legacy default stream, which orders
+// with the unqualified kernel launches and cudaDeviceSynchronize used here.
+const cudaStream_t bench_stream = cudaStreamLegacy;
 using std::uint32_t;
 using std::uint64_t;
 
@@ -54,9 +57,9 @@ double time_best(const std::function<void()>& work, const std::function<void()>&
   for (int r = 0; r < reps; ++r) {
     if (setup) setup();
     mwc::check(cudaDeviceSynchronize(), "benchmark setup");
-    start.record();
+    start.record(bench_stream);
     work();
-    stop.record();
+    stop.record(bench_stream);
     stop.synchronize();
     best = std::min(best, double(stop.elapsed_ms_since(start)) / 1e3);
   }
@@ -97,7 +100,7 @@ __global__ void random_cas(unsigned long long* data, uint64_t words, uint64_t n)
 Ceilings measure_ceilings(uint64_t bytes) {
   Ceilings c;
   mwc::device_buffer<uint4> data(bytes / 16);
-  data.fill_bytes(0);
+  data.fill_bytes(0, bench_stream);
   mwc::device_buffer<unsigned long long> sink(1);
   const uint64_t ops = uint64_t(1) << 28;
   const unsigned blocks = 132 * 16;
@@ -109,7 +112,7 @@ Ceilings measure_ceilings(uint64_t bytes) {
          c.sector_reads, "itself");
   t = time_best([&] {
     random_cas<<<blocks, 256>>>(reinterpret_cast<unsigned long long*>(data.data()), bytes / 8, ops);
-  }, [&] { data.fill_bytes(0); });
+  }, [&] { data.fill_bytes(0, bench_stream); });
   c.cas = ops / t;
   report("ceiling: random 8-byte CAS", ops, t, c.cas, "itself");
   mwc::device_buffer<unsigned char> copy(bytes / 2);
@@ -154,17 +157,17 @@ void bench_single(const std::string& name, const Options& o, const Ceilings& c) 
   make_unique_keys<<<4096, 256>>>(misses.data(), n, n);
   make_iota<<<4096, 256>>>(values.data(), n);
   for (double load : o.loads) {
-    Table table(uint64_t(double(n) / load));
+    Table table(uint64_t(double(n) / load), {}, bench_stream);
     char label[160];
     std::snprintf(label, sizeof label, "%s  load %.2f", name.c_str(), double(n) / table.capacity());
-    const double t_insert = time_best([&] { table.insert(hits.data(), values.data(), n); },
-                                      [&] { table.clear(); });
-    const auto status = table.pop_status();
+    const double t_insert = time_best([&] { table.insert(hits.data(), values.data(), n, bench_stream); },
+                                      [&] { table.clear(bench_stream); });
+    const auto status = table.pop_status(bench_stream);
     if (status.has_error()) std::printf("  (insert reported errors: bits %x)\n", status.bits());
     report(std::string(label) + "  insert", n, t_insert, c.cas, "CAS");
-    const double t_hit = time_best([&] { table.find(hits.data(), n, out.data()); });
+    const double t_hit = time_best([&] { table.find(hits.data(), n, out.data(), {}, bench_stream); });
     report(std::string(label) + "  find hit", n, t_hit, c.sector_reads, "sector reads");
-    const double t_miss = time_best([&] { table.find(misses.data(), n, out.data()); });
+    const double t_miss = time_best([&] { table.find(misses.data(), n, out.data(), {}, bench_stream); });
     report(std::string(label) + "  find miss", n, t_miss, c.sector_reads, "sector reads");
   }
 }
@@ -195,9 +198,9 @@ void bench_multi(const std::string& name, const Options& o, const Ceilings& c, M
     mwc::device_buffer<uint32_t> queries(distinct);
     make_unique_keys<<<4096, 256>>>(queries.data(), distinct, 0);
     Table table = make_table(n, distinct);
-    const double t_insert = time_best([&] { table.insert(keys.data(), values.data(), n); },
-                                      [&] { table.clear(); }, 1);
-    const auto status = table.pop_status();
+    const double t_insert = time_best([&] { table.insert(keys.data(), values.data(), n, bench_stream); },
+                                      [&] { table.clear(bench_stream); }, 1);
+    const auto status = table.pop_status(bench_stream);
     if (status.has_error()) std::printf("  (insert reported errors: bits %x)\n", status.bits());
     char label[160];
     std::snprintf(label, sizeof label, "%s  %4u values/key", name.c_str(), v);
@@ -206,8 +209,8 @@ void bench_multi(const std::string& name, const Options& o, const Ceilings& c, M
     mwc::device_buffer<V> out(n);
     uint64_t total = 0;
     const double t_retrieve = time_best([&] {
-      total = table.retrieve_offsets(queries.data(), distinct, offsets.data());
-      table.retrieve(queries.data(), distinct, offsets.data(), out.data());
+      total = table.retrieve_offsets(queries.data(), distinct, offsets.data(), bench_stream);
+      table.retrieve(queries.data(), distinct, offsets.data(), out.data(), bench_stream);
     }, {}, 1);
     if (total != n) std::printf("  (retrieved %llu of %llu values)\n", (unsigned long long)total,
                                 (unsigned long long)n);
@@ -223,11 +226,11 @@ void bench_bloom(uint64_t bytes, const Options& o, const Ceilings& c) {
   mwc::device_buffer<uint32_t> keys(n);
   make_unique_keys<<<4096, 256>>>(keys.data(), n, 0);
   mwc::device_buffer<bool> out(n);
-  mwt::BloomFilter<uint32_t> filter(bytes * 8, 8);
+  mwt::BloomFilter<uint32_t> filter(bytes * 8, 8, 0, bench_stream);
   const std::string label = "bloom " + std::to_string(bytes >> 20) + " MiB k=8";
-  const double t_add = time_best([&] { filter.insert(keys.data(), n); }, [&] { filter.clear(); });
+  const double t_add = time_best([&] { filter.insert(keys.data(), n, bench_stream); }, [&] { filter.clear(bench_stream); });
   report(label + "  add", n, t_add, c.cas, "CAS");
-  const double t_query = time_best([&] { filter.contains(keys.data(), n, out.data()); });
+  const double t_query = time_best([&] { filter.contains(keys.data(), n, out.data(), bench_stream); });
   report(label + "  contains", n, t_query, c.sector_reads, "sector reads");
 }
 
@@ -309,7 +312,7 @@ int main(int argc, char** argv) try {
   if (o.wants("multi")) {
     using Multi = mwt::MultiValueHashTable<uint32_t, uint32_t>;
     bench_multi<Multi>("multi u32/u32 packed g8", o, c, [](uint64_t pairs, uint64_t) {
-      return Multi(uint64_t(pairs / 0.8));
+      return Multi(uint64_t(pairs / 0.8), {}, bench_stream);
     });
     using Bucket = mwt::BucketListHashTable<uint32_t, uint32_t>;
     bench_multi<Bucket>("bucket-list u32/u32 g8", o, c, [](uint64_t pairs, uint64_t keys) {
@@ -322,7 +325,7 @@ int main(int argc, char** argv) try {
       const mwt::BucketGrowth growth(options.first_bucket_size, options.growth_factor,
                                      options.max_bucket_size);
       const uint64_t pool = keys * (growth.words_for((pairs + keys - 1) / keys) + 1) + 256 * 1100;
-      return Bucket(uint64_t(keys / 0.8), pool, options);
+      return Bucket(uint64_t(keys / 0.8), pool, options, bench_stream);
     });
   }
   if (o.wants("bloom")) {

@@ -12,17 +12,23 @@
 
 namespace metawarp::tables::testing {
 
+// The stream every table call of these tests names. The tests copy with
+// cudaMemcpy / cudaDeviceSynchronize between steps, so they run on the legacy
+// default stream on purpose (it orders with those calls); the library itself
+// never picks a stream for its caller.
+inline const cudaStream_t test_stream = cudaStreamLegacy;
+
 template <class T>
 cuda::device_buffer<T> to_device(const std::vector<T>& host) {
   cuda::device_buffer<T> buffer(host.size());
-  buffer.copy_from_host(host.data(), host.size());
+  buffer.copy_from_host(host.data(), host.size(), test_stream);
   return buffer;
 }
 
 template <class T>
 std::vector<T> to_host(const cuda::device_buffer<T>& buffer, std::size_t count) {
   std::vector<T> host(count);
-  buffer.copy_to_host(host.data(), count);
+  buffer.copy_to_host(host.data(), count, test_stream);
   cuda::check(cudaDeviceSynchronize(), "test copy to host");
   return host;
 }
@@ -30,7 +36,7 @@ std::vector<T> to_host(const cuda::device_buffer<T>& buffer, std::size_t count) 
 inline std::vector<bool> to_host(const cuda::device_buffer<bool>& buffer, std::size_t count) {
   std::vector<char> bytes(count);
   static_assert(sizeof(bool) == 1);
-  buffer.copy_to_host(reinterpret_cast<bool*>(bytes.data()), count);
+  buffer.copy_to_host(reinterpret_cast<bool*>(bytes.data()), count, test_stream);
   cuda::check(cudaDeviceSynchronize(), "test copy to host");
   return std::vector<bool>(bytes.begin(), bytes.end());
 }

@@ -90,7 +90,7 @@ void check_retrieve(Dist& table, const std::vector<K>& queries,
   auto d_queries = to_device(queries);
   mwc::device_buffer<uint64_t> d_offsets(queries.size() + 1);
   mwc::device_buffer<V> d_values;
-  const uint64_t total = table.retrieve(d_queries.data(), queries.size(), d_offsets.data(), d_values);
+  const uint64_t total = table.retrieve(d_queries.data(), queries.size(), d_offsets.data(), d_values, test_stream);
   const auto offsets = to_host(d_offsets, queries.size() + 1);
   REQUIRE(offsets.back() == total);
   const auto got = per_key(offsets, to_host(d_values, total));
@@ -109,7 +109,7 @@ void check_ownership(Dist& table, const std::vector<K>& keys) {
   auto d_keys = to_device(keys);
   mwc::device_buffer<bool> d_found(keys.size());
   for (unsigned s = 0; s < table.num_shards(); ++s) {
-    table.shard(s).contains(d_keys.data(), keys.size(), d_found.data());
+    table.shard(s).contains(d_keys.data(), keys.size(), d_found.data(), test_stream);
     const auto found = to_host(d_found, keys.size());
     for (std::size_t i = 0; i < keys.size(); ++i) {
       REQUIRE(found[i] == (table.owner()(keys[i]) == s));
@@ -187,16 +187,16 @@ TEST_CASE("single-value distributed table matches unordered_map") {
   for (unsigned shards : shard_counts) {
     INFO("shards: " << shards);
     DistributedTable<SingleTable> table(one_gpu(shards), HashOwner(shards), [&](unsigned) {
-      return SingleTable(keys.size() * 2 / shards + 1000);
+      return SingleTable(keys.size() * 2 / shards + 1000, {}, test_stream);
     });
     CHECK(std::string(table.exchange_name()) == "local-copy");
     auto d_keys = to_device(keys);
     auto d_values = to_device(values);
     // Three batches: the tables are reused across operations.
     const std::size_t third = keys.size() / 3;
-    table.insert(d_keys.data(), d_values.data(), third);
-    table.insert(d_keys.data() + third, d_values.data() + third, third);
-    table.insert(d_keys.data() + 2 * third, d_values.data() + 2 * third, keys.size() - 2 * third);
+    table.insert(d_keys.data(), d_values.data(), third, test_stream);
+    table.insert(d_keys.data() + third, d_values.data() + third, third, test_stream);
+    table.insert(d_keys.data() + 2 * third, d_values.data() + 2 * third, keys.size() - 2 * third, test_stream);
     CHECK(table.peek_status().ok());
     CHECK(table.size() == keys.size());
 
@@ -206,7 +206,7 @@ TEST_CASE("single-value distributed table matches unordered_map") {
     mwc::device_buffer<bool> d_contains(queries.size());
     const uint32_t missing = 0xdeadbeefu;
     table.find(d_queries.data(), queries.size(), d_found.data(), missing, nullptr, d_status.data());
-    table.contains(d_queries.data(), queries.size(), d_contains.data());
+    table.contains(d_queries.data(), queries.size(), d_contains.data(), test_stream);
     const auto found = to_host(d_found, queries.size());
     const auto status = to_host(d_status, queries.size());
     const auto contains = to_host(d_contains, queries.size());
@@ -220,7 +220,7 @@ TEST_CASE("single-value distributed table matches unordered_map") {
     check_ownership(table, keys);
 
     // A duplicate insert warns, keeps the first value, on the owner shard only.
-    table.insert(d_keys.data(), d_values.data(), 10);
+    table.insert(d_keys.data(), d_values.data(), 10, test_stream);
     const Status dup = table.pop_status();
     CHECK(dup.has(Status::duplicate_key));
     CHECK(!dup.has_error());
@@ -240,11 +240,11 @@ TEST_CASE("multi-value distributed table matches unordered_multimap") {
   for (unsigned shards : shard_counts) {
     INFO("shards: " << shards);
     DistributedTable<MultiTable> table(one_gpu(shards), HashOwner(shards, 7), [&](unsigned) {
-      return MultiTable(keys.size() * 2 / shards + 2000);
+      return MultiTable(keys.size() * 2 / shards + 2000, {}, test_stream);
     });
     auto d_keys = to_device(keys);
     auto d_values = to_device(values);
-    table.insert(d_keys.data(), d_values.data(), keys.size());
+    table.insert(d_keys.data(), d_values.data(), keys.size(), test_stream);
     CHECK(table.peek_status().ok());
     CHECK(table.size() == keys.size());
     check_retrieve(table, queries, ref);
@@ -267,13 +267,13 @@ TEST_CASE("bucket-list distributed table matches unordered_multimap") {
     INFO("shards: " << shards);
     // Pools sized for the worst shard: skewed keys make shard loads uneven.
     DistributedTable<BucketTable> table(one_gpu(shards), HashOwner(shards), [&](unsigned) {
-      return BucketTable(10000 * 2 / shards + 1000, keys.size() * 3);
+      return BucketTable(10000 * 2 / shards + 1000, keys.size() * 3, {}, test_stream);
     });
     auto d_keys = to_device(keys);
     auto d_values = to_device(values);
-    table.insert(d_keys.data(), d_values.data(), keys.size() / 2);
+    table.insert(d_keys.data(), d_values.data(), keys.size() / 2, test_stream);
     table.insert(d_keys.data() + keys.size() / 2, d_values.data() + keys.size() / 2,
-                 keys.size() - keys.size() / 2);
+                 keys.size() - keys.size() / 2, test_stream);
     CHECK(table.peek_status().ok());
     CHECK(table.size() == keys.size());
     check_retrieve(table, queries, ref);
@@ -287,7 +287,7 @@ TEST_CASE("all-to-all: every shard inserts its own batch") {
   std::unordered_multimap<uint64_t, uint64_t> ref;
   for (std::size_t i = 0; i < keys.size(); ++i) ref.emplace(keys[i], values[i]);
   DistributedTable<MultiTable> table(one_gpu(shards), HashOwner(shards), [&](unsigned) {
-    return MultiTable(keys.size());
+    return MultiTable(keys.size(), {}, test_stream);
   });
   auto d_keys = to_device(keys);
   auto d_values = to_device(values);
@@ -311,15 +311,15 @@ TEST_CASE("range owner: contiguous key ranges per shard") {
   const auto keys = distinct_keys<uint32_t>(60000, 51);
   const auto values = random_values<uint32_t>(keys.size(), 52);
   DistributedTable<SingleTable, RangeOwner> table(one_gpu(shards), owner, [&](unsigned) {
-    return SingleTable(keys.size());
+    return SingleTable(keys.size(), {}, test_stream);
   });
   auto d_keys = to_device(keys);
   auto d_values = to_device(values);
-  table.insert(d_keys.data(), d_values.data(), keys.size());
+  table.insert(d_keys.data(), d_values.data(), keys.size(), test_stream);
   CHECK(table.peek_status().ok());
   check_ownership(table, keys);
   mwc::device_buffer<uint32_t> d_found(keys.size());
-  table.find(d_keys.data(), keys.size(), d_found.data());
+  table.find(d_keys.data(), keys.size(), d_found.data(), {}, test_stream);
   CHECK(to_host(d_found, keys.size()) == values);
 }
 
@@ -330,12 +330,12 @@ TEST_CASE("empty shards, empty batches and skewed keys") {
     const std::vector<uint64_t> values = {1, 2, 3};
     for (std::size_t i = 0; i < keys.size(); ++i) ref.emplace(keys[i], values[i]);
     DistributedTable<MultiTable> table(one_gpu(8), HashOwner(8), [](unsigned) {
-      return MultiTable(100);
+      return MultiTable(100, {}, test_stream);
     });
     auto d_keys = to_device(keys);
     auto d_values = to_device(values);
-    table.insert(d_keys.data(), d_values.data(), 0);  // nothing
-    table.insert(d_keys.data(), d_values.data(), keys.size());
+    table.insert(d_keys.data(), d_values.data(), 0, test_stream);  // nothing
+    table.insert(d_keys.data(), d_values.data(), keys.size(), test_stream);
     CHECK(table.size() == 3);
     check_retrieve(table, std::vector<uint64_t>{77, 5, 6, 5}, ref);
     check_retrieve(table, std::vector<uint64_t>{}, ref);
@@ -349,14 +349,14 @@ TEST_CASE("empty shards, empty batches and skewed keys") {
       std::unordered_multimap<uint64_t, uint64_t> ref;
       for (std::size_t i = 0; i < keys.size(); ++i) ref.emplace(keys[i], values[i]);
       DistributedTable<MultiTable> table(one_gpu(shards), owner, [&](unsigned) {
-        return MultiTable(keys.size() * 2);
+        return MultiTable(keys.size() * 2, {}, test_stream);
       });
       auto d_keys = to_device(keys);
       auto d_values = to_device(values);
-      table.insert(d_keys.data(), d_values.data(), keys.size());
+      table.insert(d_keys.data(), d_values.data(), keys.size(), test_stream);
       CHECK(table.peek_status().ok());
       for (unsigned s = 0; s < shards; ++s) {
-        CHECK(table.shard(s).size() == (s == target ? keys.size() : 0));
+        CHECK(table.shard(s).size(test_stream) == (s == target ? keys.size() : 0));
       }
       check_retrieve(table, keys, ref);
     }
@@ -370,27 +370,27 @@ TEST_CASE("a full shard reports its error, never hangs") {
     const auto keys = keys_owned_by<uint32_t>(owner, 2, 5000, 71);
     const auto values = random_values<uint32_t>(keys.size(), 72);
     DistributedTable<SingleTable> table(one_gpu(shards), owner, [](unsigned) {
-      return SingleTable(1000);
+      return SingleTable(1000, {}, test_stream);
     });
     auto d_keys = to_device(keys);
     auto d_values = to_device(values);
-    table.insert(d_keys.data(), d_values.data(), keys.size());
+    table.insert(d_keys.data(), d_values.data(), keys.size(), test_stream);
     const Status s = table.peek_status();
     CHECK(s.has(Status::table_full));
     CHECK(s.has_error());
-    CHECK(table.shard(2).peek_status().has(Status::table_full));
-    CHECK(table.shard(0).peek_status().ok());
-    CHECK(table.shard(2).size() == table.shard(2).capacity());
+    CHECK(table.shard(2).peek_status(test_stream).has(Status::table_full));
+    CHECK(table.shard(0).peek_status(test_stream).ok());
+    CHECK(table.shard(2).size(test_stream) == table.shard(2).capacity());
   }
   SECTION("bucket list: out_of_memory when a shard's pool runs out") {
     const auto keys = keys_owned_by<uint32_t>(owner, 1, 4000, 73);
     const auto values = random_values<uint32_t>(keys.size(), 74);
     DistributedTable<BucketTable> table(one_gpu(shards), owner, [](unsigned) {
-      return BucketTable(8000, 1000);
+      return BucketTable(8000, 1000, {}, test_stream);
     });
     auto d_keys = to_device(keys);
     auto d_values = to_device(values);
-    table.insert(d_keys.data(), d_values.data(), keys.size());
+    table.insert(d_keys.data(), d_values.data(), keys.size(), test_stream);
     CHECK(table.pop_status().has(Status::out_of_memory));
     CHECK(table.peek_status().ok());  // popped
   }
@@ -405,17 +405,17 @@ TEST_CASE("independent mode: one table per shard, queries to all, answers merged
   DistributedOptions options;
   options.mode = Mode::independent;
   DistributedTable<MultiTable> table(one_gpu(shards), HashOwner(shards), [&](unsigned) {
-    return MultiTable(keys.size());
+    return MultiTable(keys.size(), {}, test_stream);
   }, options);
   auto d_keys = to_device(keys);
   auto d_values = to_device(values);
   // Half cut into one chunk per shard, the rest inserted where it is (shard 1).
   const std::size_t half = keys.size() / 2;
-  table.insert(d_keys.data(), d_values.data(), half);
-  table.insert_local(1, d_keys.data() + half, d_values.data() + half, keys.size() - half);
+  table.insert(d_keys.data(), d_values.data(), half, test_stream);
+  table.insert_local(1, d_keys.data() + half, d_values.data() + half, keys.size() - half, test_stream);
   CHECK(table.peek_status().ok());
   CHECK(table.size() == keys.size());
-  CHECK(table.shard(0).size() == half / 3);
+  CHECK(table.shard(0).size(test_stream) == half / 3);
   auto queries = distinct_keys<uint64_t>(15000, 81);
   queries.push_back(12345);
   check_retrieve(table, queries, ref);
@@ -423,37 +423,37 @@ TEST_CASE("independent mode: one table per shard, queries to all, answers merged
 
   // Single value: the lowest shard holding a key answers.
   DistributedTable<SingleTable> single(one_gpu(shards), HashOwner(shards), [](unsigned) {
-    return SingleTable(1000);
+    return SingleTable(1000, {}, test_stream);
   }, options);
   const std::vector<uint32_t> k = {10, 20, 30};
   const std::vector<uint32_t> v0 = {1, 2, 3}, v2 = {100, 200, 300};
   auto dk = to_device(k);
   auto dv0 = to_device(v0);
   auto dv2 = to_device(v2);
-  single.insert_local(2, dk.data(), dv2.data(), 3);
-  single.insert_local(0, dk.data(), dv0.data(), 2);  // 10, 20 also on shard 0
+  single.insert_local(2, dk.data(), dv2.data(), 3, test_stream);
+  single.insert_local(0, dk.data(), dv0.data(), 2, test_stream);  // 10, 20 also on shard 0
   const std::vector<uint32_t> q = {30, 20, 10, 40};
   auto dq = to_device(q);
   mwc::device_buffer<uint32_t> d_out(q.size());
   mwc::device_buffer<bool> d_in(q.size());
-  single.find(dq.data(), q.size(), d_out.data(), 0u);
-  single.contains(dq.data(), q.size(), d_in.data());
+  single.find(dq.data(), q.size(), d_out.data(), 0u, test_stream);
+  single.contains(dq.data(), q.size(), d_in.data(), test_stream);
   CHECK(to_host(d_out, q.size()) == std::vector<uint32_t>{300, 2, 1, 0});
   CHECK(to_host(d_in, q.size()) == std::vector<bool>{true, true, true, false});
 }
 
 TEST_CASE("device lists and exchange choice") {
   CHECK_THROWS_AS((DistributedTable<SingleTable>({0, 999}, HashOwner(2),
-                                                 [](unsigned) { return SingleTable(10); })),
+                                                 [](unsigned) { return SingleTable(10, {}, test_stream); })),
                   std::invalid_argument);
   CHECK_THROWS_AS((DistributedTable<SingleTable>({0, 0}, HashOwner(3),
-                                                 [](unsigned) { return SingleTable(10); })),
+                                                 [](unsigned) { return SingleTable(10, {}, test_stream); })),
                   std::invalid_argument);
   // NCCL ranks cannot share a GPU (and a build without NCCL has none).
   DistributedOptions nccl;
   nccl.exchange = ExchangeKind::nccl;
   CHECK_THROWS_AS((DistributedTable<SingleTable>({0, 0}, HashOwner(2),
-                                                 [](unsigned) { return SingleTable(10); }, nccl)),
+                                                 [](unsigned) { return SingleTable(10, {}, test_stream); }, nccl)),
                   std::invalid_argument);
   const ShardSet two({0, 0});
   CHECK(std::string(make_exchange(two, ExchangeKind::local_copy)->name()) == "local-copy");

@@ -46,27 +46,27 @@ TEST_CASE("CountingHashTable counts like unordered_map") {
   const auto keys = keys_with_repeats(200000, 20000, 1);
   std::unordered_map<std::uint32_t, std::uint32_t> reference;
   for (auto k : keys) ++reference[k];
-  Table table(30000);
+  Table table(30000, {}, test_stream);
   auto d_keys = to_device(keys);
 
   SECTION("counts, size, retrieve_all") {
-    table.insert(d_keys.data(), keys.size());
-    CHECK(table.peek_status().ok());
-    CHECK(table.size() == reference.size());
+    table.insert(d_keys.data(), keys.size(), test_stream);
+    CHECK(table.peek_status(test_stream).ok());
+    CHECK(table.size(test_stream) == reference.size());
     std::vector<std::uint32_t> queries;
     for (const auto& [k, c] : reference) queries.push_back(k);
     const auto absent = distinct_keys<std::uint32_t>(1000, 999);
     for (auto k : absent) if (!reference.count(k)) queries.push_back(k);
     auto d_queries = to_device(queries);
     mwc::device_buffer<std::uint32_t> d_counts(queries.size());
-    table.count(d_queries.data(), queries.size(), d_counts.data());
+    table.count(d_queries.data(), queries.size(), d_counts.data(), test_stream);
     const auto counts = to_host(d_counts, queries.size());
     for (std::size_t i = 0; i < queries.size(); ++i) {
       const auto it = reference.find(queries[i]);
       REQUIRE(counts[i] == (it == reference.end() ? 0u : it->second));
     }
     mwc::device_buffer<std::uint32_t> d_out_keys(reference.size()), d_out_counts(reference.size());
-    REQUIRE(table.retrieve_all(d_out_keys.data(), d_out_counts.data()) == reference.size());
+    REQUIRE(table.retrieve_all(d_out_keys.data(), d_out_counts.data(), test_stream) == reference.size());
     const auto out_keys = to_host(d_out_keys, reference.size());
     const auto out_counts = to_host(d_out_counts, reference.size());
     std::unordered_map<std::uint32_t, std::uint32_t> got;
@@ -74,43 +74,43 @@ TEST_CASE("CountingHashTable counts like unordered_map") {
     CHECK(got == reference);
   }
   SECTION("erase then reinsert restarts the count") {
-    table.insert(d_keys.data(), keys.size());
+    table.insert(d_keys.data(), keys.size(), test_stream);
     const std::vector<std::uint32_t> victims = {keys[0], keys[1], keys[2]};
     auto d_victims = to_device(victims);
-    table.erase(d_victims.data(), victims.size());
-    table.insert(d_victims.data(), victims.size());
+    table.erase(d_victims.data(), victims.size(), test_stream);
+    table.insert(d_victims.data(), victims.size(), test_stream);
     mwc::device_buffer<std::uint32_t> d_counts(victims.size());
-    table.count(d_victims.data(), victims.size(), d_counts.data());
+    table.count(d_victims.data(), victims.size(), d_counts.data(), test_stream);
     const auto counts = to_host(d_counts, victims.size());
     std::unordered_map<std::uint32_t, std::uint32_t> expected;
     for (auto k : victims) ++expected[k];
     for (std::size_t i = 0; i < victims.size(); ++i) CHECK(counts[i] == expected[victims[i]]);
-    CHECK(table.size() == reference.size());
+    CHECK(table.size(test_stream) == reference.size());
   }
   SECTION("sentinels, empty input, full table") {
     const std::vector<std::uint32_t> bad = {KeySentinels<std::uint32_t>::empty,
                                             KeySentinels<std::uint32_t>::tombstone};
     auto d_bad = to_device(bad);
-    table.insert(d_bad.data(), 2);
-    table.insert(d_bad.data(), 0);
-    CHECK(table.peek_status().has(Status::invalid_key));
-    CHECK(table.size() == 0);
-    Table small(100);
+    table.insert(d_bad.data(), 2, test_stream);
+    table.insert(d_bad.data(), 0, test_stream);
+    CHECK(table.peek_status(test_stream).has(Status::invalid_key));
+    CHECK(table.size(test_stream) == 0);
+    Table small(100, {}, test_stream);
     const auto many = distinct_keys<std::uint32_t>(small.capacity() + 10, 5);
     auto d_many = to_device(many);
-    small.insert(d_many.data(), many.size());
-    CHECK(small.peek_status().has(Status::table_full));
-    CHECK(small.size() == small.capacity());
+    small.insert(d_many.data(), many.size(), test_stream);
+    CHECK(small.peek_status(test_stream).has(Status::table_full));
+    CHECK(small.size(test_stream) == small.capacity());
   }
   SECTION("device API from a user kernel") {
     const std::uint64_t n = 100000;
     count_computed_keys<<<unsigned((n * Table::group_size + 255) / 256), 256>>>(table.ref(), n);
     mwc::check(cudaDeviceSynchronize(), "user counting kernel");
-    CHECK(table.size() == 1000);
+    CHECK(table.size(test_stream) == 1000);
     std::vector<std::uint32_t> q = {0u, 7919u, 999u * 7919u};
     auto d_q = to_device(q);
     mwc::device_buffer<std::uint32_t> d_c(3);
-    table.count(d_q.data(), 3, d_c.data());
+    table.count(d_q.data(), 3, d_c.data(), test_stream);
     const auto c = to_host(d_c, 3);
     CHECK(c[0] == 100);
     CHECK(c[1] == 100);
@@ -123,54 +123,54 @@ TEST_CASE("HashSet behaves like unordered_set") {
   const auto keys = distinct_keys<std::uint64_t>(60000, 3);
   std::vector<std::uint64_t> with_dups(keys.begin(), keys.begin() + 40000);
   with_dups.insert(with_dups.end(), keys.begin(), keys.begin() + 10000);
-  Set set(50000);
+  Set set(50000, {}, test_stream);
   auto d_in = to_device(with_dups);
   auto d_all = to_device(keys);
-  set.insert(d_in.data(), with_dups.size());
-  CHECK(set.peek_status().ok());
-  CHECK(set.size() == 40000);
+  set.insert(d_in.data(), with_dups.size(), test_stream);
+  CHECK(set.peek_status(test_stream).ok());
+  CHECK(set.size(test_stream) == 40000);
   mwc::device_buffer<bool> d_found(keys.size());
-  set.contains(d_all.data(), keys.size(), d_found.data());
+  set.contains(d_all.data(), keys.size(), d_found.data(), test_stream);
   auto found = to_host(d_found, keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) REQUIRE(found[i] == (i < 40000));
 
-  set.erase(d_all.data(), 20000);
-  CHECK(set.size() == 20000);
-  set.insert(d_all.data(), 40000);  // reinsert erased + duplicates of the rest
-  CHECK(set.size() == 40000);
+  set.erase(d_all.data(), 20000, test_stream);
+  CHECK(set.size(test_stream) == 20000);
+  set.insert(d_all.data(), 40000, test_stream);  // reinsert erased + duplicates of the rest
+  CHECK(set.size(test_stream) == 40000);
   mwc::device_buffer<std::uint64_t> d_out(40000);
-  REQUIRE(set.retrieve_all(d_out.data()) == 40000);
+  REQUIRE(set.retrieve_all(d_out.data(), test_stream) == 40000);
   const auto out = to_host(d_out, 40000);
   CHECK(std::unordered_set<std::uint64_t>(out.begin(), out.end()) ==
         std::unordered_set<std::uint64_t>(keys.begin(), keys.begin() + 40000));
 
-  Set small(64);
+  Set small(64, {}, test_stream);
   auto d_many = to_device(std::vector<std::uint64_t>(keys.begin(), keys.begin() + small.capacity() + 5));
-  small.insert(d_many.data(), small.capacity() + 5);
-  CHECK(small.peek_status().has(Status::table_full));
-  CHECK(small.size() == small.capacity());
+  small.insert(d_many.data(), small.capacity() + 5, test_stream);
+  CHECK(small.peek_status(test_stream).has(Status::table_full));
+  CHECK(small.size(test_stream) == small.capacity());
 }
 
 TEST_CASE("BloomFilter has no false negatives and about the expected false-positive rate") {
   const std::size_t n = 100000;
   const auto keys = distinct_keys<std::uint32_t>(2 * n, 17);
   auto d_keys = to_device(keys);
-  BloomFilter<std::uint32_t> filter(n * 10, 6);
+  BloomFilter<std::uint32_t> filter(n * 10, 6, 0, test_stream);
   CHECK(filter.num_bits() % 256 == 0);
   CHECK(filter.num_bits() >= n * 10);
-  filter.insert(d_keys.data(), 0);
-  filter.insert(d_keys.data(), n);
+  filter.insert(d_keys.data(), 0, test_stream);
+  filter.insert(d_keys.data(), n, test_stream);
   mwc::device_buffer<bool> d_found(2 * n);
-  filter.contains(d_keys.data(), 2 * n, d_found.data());
+  filter.contains(d_keys.data(), 2 * n, d_found.data(), test_stream);
   const auto found = to_host(d_found, 2 * n);
   for (std::size_t i = 0; i < n; ++i) REQUIRE(found[i]);
   const double fpr = double(std::count(found.begin() + n, found.end(), true)) / n;
   const double expected = filter.expected_false_positive_rate(n);
   CHECK(fpr < 2 * expected + 0.002);
   CHECK(fpr > expected / 2);
-  filter.clear();
-  filter.contains(d_keys.data(), n, d_found.data());
+  filter.clear(test_stream);
+  filter.contains(d_keys.data(), n, d_found.data(), test_stream);
   const auto after_clear = to_host(d_found, n);
   CHECK(std::count(after_clear.begin(), after_clear.end(), true) == 0);
-  CHECK_THROWS_AS(BloomFilter<std::uint32_t>(1000, 0), std::invalid_argument);
+  CHECK_THROWS_AS(BloomFilter<std::uint32_t>(1000, 0, 0, test_stream), std::invalid_argument);
 }

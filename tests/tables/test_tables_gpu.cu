@@ -33,7 +33,7 @@ void check_single_value_table() {
   std::unordered_map<K, V> reference;
   for (std::size_t i = 0; i < n; ++i) reference[inserted[i]] = values[i];
 
-  Table table(std::uint64_t(n / 0.85));
+  Table table(std::uint64_t(n / 0.85), {}, test_stream);
   auto d_keys = to_device(inserted);
   auto d_all_keys = to_device(keys);
   auto d_values = to_device(values);
@@ -42,9 +42,9 @@ void check_single_value_table() {
   SECTION("unique keys: find hits and misses, size, retrieve_all, for_each") {
     table.insert(d_keys.data(), d_values.data(), n, nullptr, d_status.data());
     for (Status s : to_host(d_status, n)) REQUIRE(s.ok());
-    CHECK(table.peek_status().ok());
-    CHECK(table.size() == n);
-    CHECK(table.load_factor() == Approx(double(n) / table.capacity()));
+    CHECK(table.peek_status(test_stream).ok());
+    CHECK(table.size(test_stream) == n);
+    CHECK(table.load_factor(test_stream) == Approx(double(n) / table.capacity()));
 
     mwc::device_buffer<V> d_found(2 * n);
     const V missing = V(12345);
@@ -62,13 +62,13 @@ void check_single_value_table() {
       }
     }
     mwc::device_buffer<bool> d_contained(2 * n);
-    table.contains(d_all_keys.data(), 2 * n, d_contained.data());
+    table.contains(d_all_keys.data(), 2 * n, d_contained.data(), test_stream);
     const auto contained = to_host(d_contained, 2 * n);
     for (std::size_t i = 0; i < 2 * n; ++i) REQUIRE(contained[i] == (i < n));
 
     mwc::device_buffer<K> d_out_keys(n);
     mwc::device_buffer<V> d_out_values(n);
-    REQUIRE(table.retrieve_all(d_out_keys.data(), d_out_values.data()) == n);
+    REQUIRE(table.retrieve_all(d_out_keys.data(), d_out_values.data(), test_stream) == n);
     const auto out_keys = to_host(d_out_keys, n);
     const auto out_values = to_host(d_out_values, n);
     std::unordered_map<K, V> retrieved;
@@ -76,11 +76,11 @@ void check_single_value_table() {
     CHECK(retrieved == reference);
 
     mwc::device_buffer<unsigned long long> d_sum(1);
-    d_sum.fill_bytes(0);
+    d_sum.fill_bytes(0, test_stream);
     unsigned long long* sum = d_sum.data();
     table.for_each([=] __device__(K key, V value) {
       atomicAdd(sum, (unsigned long long)(key) ^ (unsigned long long)(value));
-    });
+    }, test_stream);
     unsigned long long expected = 0;
     for (const auto& [k, v] : reference) expected += (unsigned long long)(k) ^ (unsigned long long)(v);
     CHECK(to_host(d_sum, 1)[0] == expected);
@@ -100,12 +100,12 @@ void check_single_value_table() {
     }
     auto d_dup_keys = to_device(dup_keys);
     auto d_dup_values = to_device(dup_values);
-    table.insert(d_dup_keys.data(), d_dup_values.data(), dup_keys.size());
-    CHECK(table.peek_status().has(Status::duplicate_key));
-    CHECK_FALSE(table.peek_status().has_error());
-    CHECK(table.size() == allowed.size());
+    table.insert(d_dup_keys.data(), d_dup_values.data(), dup_keys.size(), test_stream);
+    CHECK(table.peek_status(test_stream).has(Status::duplicate_key));
+    CHECK_FALSE(table.peek_status(test_stream).has_error());
+    CHECK(table.size(test_stream) == allowed.size());
     mwc::device_buffer<V> d_found(dup_keys.size());
-    table.find(d_dup_keys.data(), dup_keys.size(), d_found.data());
+    table.find(d_dup_keys.data(), dup_keys.size(), d_found.data(), {}, test_stream);
     const auto found = to_host(d_found, dup_keys.size());
     for (std::size_t i = 0; i < dup_keys.size(); ++i) REQUIRE(allowed[dup_keys[i]].count(found[i]) == 1);
     // All copies of a key agree on its single value.
@@ -124,25 +124,25 @@ void check_single_value_table() {
     CHECK(status[0].has(Status::invalid_key));
     CHECK(status[1].has(Status::invalid_key));
     CHECK(status[2].ok());
-    CHECK(table.peek_status().has(Status::invalid_key));
-    CHECK(table.pop_status().has_error());
-    CHECK(table.peek_status().ok());
-    CHECK(table.size() == 1);
-    table.insert(d_keys.data(), d_values.data(), 0);
-    table.find(d_keys.data(), 0, static_cast<V*>(nullptr));
-    table.erase(d_keys.data(), 0);
-    CHECK(table.size() == 1);
-    CHECK(table.peek_status().ok());
+    CHECK(table.peek_status(test_stream).has(Status::invalid_key));
+    CHECK(table.pop_status(test_stream).has_error());
+    CHECK(table.peek_status(test_stream).ok());
+    CHECK(table.size(test_stream) == 1);
+    table.insert(d_keys.data(), d_values.data(), 0, test_stream);
+    table.find(d_keys.data(), 0, static_cast<V*>(nullptr), {}, test_stream);
+    table.erase(d_keys.data(), 0, test_stream);
+    CHECK(table.size(test_stream) == 1);
+    CHECK(table.peek_status(test_stream).ok());
   }
 
   SECTION("erase then reinsert reuses slots without duplicating keys") {
-    table.insert(d_keys.data(), d_values.data(), n);
+    table.insert(d_keys.data(), d_values.data(), n, test_stream);
     const std::size_t erased = n / 2;
     table.erase(d_keys.data(), erased, nullptr, d_status.data());
     for (Status s : to_host(d_status, erased)) REQUIRE(s.ok());
-    CHECK(table.size() == n - erased);
+    CHECK(table.size(test_stream) == n - erased);
     mwc::device_buffer<bool> d_contained(n);
-    table.contains(d_keys.data(), n, d_contained.data());
+    table.contains(d_keys.data(), n, d_contained.data(), test_stream);
     const auto contained = to_host(d_contained, n);
     for (std::size_t i = 0; i < n; ++i) REQUIRE(contained[i] == (i >= erased));
 
@@ -150,39 +150,39 @@ void check_single_value_table() {
     std::vector<V> new_values(n);
     for (std::size_t i = 0; i < n; ++i) new_values[i] = V(values[i] + 1);
     auto d_new_values = to_device(new_values);
-    table.pop_status();
-    table.insert(d_keys.data(), d_new_values.data(), n);
-    CHECK(table.peek_status().has(Status::duplicate_key));
-    CHECK(table.size() == n);
+    table.pop_status(test_stream);
+    table.insert(d_keys.data(), d_new_values.data(), n, test_stream);
+    CHECK(table.peek_status(test_stream).has(Status::duplicate_key));
+    CHECK(table.size(test_stream) == n);
     mwc::device_buffer<K> d_out_keys(n);
-    REQUIRE(table.retrieve_all(d_out_keys.data(), nullptr) == n);
+    REQUIRE(table.retrieve_all(d_out_keys.data(), nullptr, test_stream) == n);
     const auto out_keys = to_host(d_out_keys, n);
     CHECK(std::unordered_set<K>(out_keys.begin(), out_keys.end()).size() == n);
     mwc::device_buffer<V> d_found(n);
-    table.find(d_keys.data(), n, d_found.data());
+    table.find(d_keys.data(), n, d_found.data(), {}, test_stream);
     const auto found = to_host(d_found, n);
     for (std::size_t i = 0; i < n; ++i) REQUIRE(found[i] == (i < erased ? new_values[i] : values[i]));
   }
 
   SECTION("a full table reports table_full and does not hang") {
-    Table small(1000);
+    Table small(1000, {}, test_stream);
     const std::size_t too_many = small.capacity() + 500;
     auto more_keys = distinct_keys<K>(too_many, 99);
     auto d_more = to_device(more_keys);
     auto d_more_values = to_device(random_values<V>(too_many, 98));
     small.insert(d_more.data(), d_more_values.data(), too_many, nullptr, d_status.data());
-    CHECK(small.peek_status().has(Status::table_full));
-    CHECK(small.size() == small.capacity());
+    CHECK(small.peek_status(test_stream).has(Status::table_full));
+    CHECK(small.size(test_stream) == small.capacity());
     const auto status = to_host(d_status, too_many);
     CHECK(std::count_if(status.begin(), status.end(), [](Status s) { return s.has(Status::table_full); }) == 500);
     // Every key reported ok is findable.
     mwc::device_buffer<bool> d_contained(too_many);
-    small.contains(d_more.data(), too_many, d_contained.data());
+    small.contains(d_more.data(), too_many, d_contained.data(), test_stream);
     const auto contained = to_host(d_contained, too_many);
     for (std::size_t i = 0; i < too_many; ++i) REQUIRE(contained[i] == status[i].ok());
     // Misses in a full table terminate too.
     mwc::device_buffer<V> d_found(n);
-    small.find(d_all_keys.data() + n, n, d_found.data());
+    small.find(d_all_keys.data() + n, n, d_found.data(), {}, test_stream);
     mwc::check(cudaDeviceSynchronize(), "find in a full table");
   }
 }
@@ -247,14 +247,14 @@ void check_multi_value_table(Table (*make_table)(std::size_t)) {
   SECTION("insert then retrieve matches unordered_multimap") {
     table.insert(d_keys.data(), d_values.data(), n, nullptr, d_status.data());
     for (Status s : to_host(d_status, n)) REQUIRE(s.ok());
-    CHECK(table.size() == n);
+    CHECK(table.size(test_stream) == n);
 
     const std::size_t q = queries.size();
     mwc::device_buffer<std::uint64_t> d_offsets(q + 1);
-    const std::uint64_t total = table.retrieve_offsets(d_queries.data(), q, d_offsets.data());
+    const std::uint64_t total = table.retrieve_offsets(d_queries.data(), q, d_offsets.data(), test_stream);
     REQUIRE(total == n);
     mwc::device_buffer<V> d_out(total);
-    table.retrieve(d_queries.data(), q, d_offsets.data(), d_out.data());
+    table.retrieve(d_queries.data(), q, d_offsets.data(), d_out.data(), test_stream);
     const auto offsets = to_host(d_offsets, q + 1);
     const auto out = to_host(d_out, total);
     for (std::size_t i = 0; i < q; ++i) {
@@ -268,7 +268,7 @@ void check_multi_value_table(Table (*make_table)(std::size_t)) {
 
     mwc::device_buffer<K> d_all_keys(n);
     mwc::device_buffer<V> d_all_values(n);
-    REQUIRE(table.retrieve_all(d_all_keys.data(), d_all_values.data()) == n);
+    REQUIRE(table.retrieve_all(d_all_keys.data(), d_all_values.data(), test_stream) == n);
     const auto all_keys = to_host(d_all_keys, n);
     const auto all_values = to_host(d_all_values, n);
     std::map<K, std::vector<V>> got_all, expected_all;
@@ -279,12 +279,12 @@ void check_multi_value_table(Table (*make_table)(std::size_t)) {
     CHECK(got_all == expected_all);
 
     mwc::device_buffer<unsigned long long> d_sum(2);
-    d_sum.fill_bytes(0);
+    d_sum.fill_bytes(0, test_stream);
     unsigned long long* sum = d_sum.data();
     table.for_each([=] __device__(K key, V value) {
       atomicAdd(sum, 1ull);
       atomicAdd(sum + 1, (unsigned long long)(key) * 31 + (unsigned long long)(value));
-    });
+    }, test_stream);
     unsigned long long expected_sum = 0;
     for (std::size_t i = 0; i < n; ++i) expected_sum += (unsigned long long)(keys[i]) * 31 + values[i];
     const auto sums = to_host(d_sum, 2);
@@ -299,22 +299,22 @@ void check_multi_value_table(Table (*make_table)(std::size_t)) {
     const auto status = to_host(d_status, 2);
     CHECK(status[0].has(Status::invalid_key));
     CHECK(status[1].has(Status::invalid_key));
-    CHECK(table.size() == 0);
-    table.insert(d_keys.data(), d_values.data(), 0);
+    CHECK(table.size(test_stream) == 0);
+    table.insert(d_keys.data(), d_values.data(), 0, test_stream);
     mwc::device_buffer<std::uint64_t> d_offsets(1);
-    CHECK(table.retrieve_offsets(d_queries.data(), 0, d_offsets.data()) == 0);
-    CHECK(table.size() == 0);
+    CHECK(table.retrieve_offsets(d_queries.data(), 0, d_offsets.data(), test_stream) == 0);
+    CHECK(table.size(test_stream) == 0);
   }
 
   SECTION("erase then reinsert") {
-    table.insert(d_keys.data(), d_values.data(), n);
+    table.insert(d_keys.data(), d_values.data(), n, test_stream);
     const std::size_t erased_keys = 100;  // the first 100 distinct keys incl. the heavy ones
-    table.erase(d_queries.data(), erased_keys);
+    table.erase(d_queries.data(), erased_keys, test_stream);
     std::uint64_t remaining = n;
     for (std::size_t i = 0; i < erased_keys; ++i) remaining -= reference[queries[i]].size();
-    CHECK(table.size() == remaining);
+    CHECK(table.size(test_stream) == remaining);
     mwc::device_buffer<std::uint64_t> d_counts(queries.size());
-    table.count(d_queries.data(), queries.size(), d_counts.data());
+    table.count(d_queries.data(), queries.size(), d_counts.data(), test_stream);
     auto counts = to_host(d_counts, queries.size());
     for (std::size_t i = 0; i < queries.size(); ++i) {
       const auto it = reference.find(queries[i]);
@@ -332,10 +332,10 @@ void check_multi_value_table(Table (*make_table)(std::size_t)) {
     }
     auto d_again_keys = to_device(again_keys);
     auto d_again_values = to_device(again_values);
-    table.insert(d_again_keys.data(), d_again_values.data(), again_keys.size());
-    CHECK_FALSE(table.peek_status().has_error());
-    CHECK(table.size() == n);
-    table.count(d_queries.data(), queries.size(), d_counts.data());
+    table.insert(d_again_keys.data(), d_again_values.data(), again_keys.size(), test_stream);
+    CHECK_FALSE(table.peek_status(test_stream).has_error());
+    CHECK(table.size(test_stream) == n);
+    table.count(d_queries.data(), queries.size(), d_counts.data(), test_stream);
     counts = to_host(d_counts, queries.size());
     for (std::size_t i = 0; i < queries.size(); ++i) {
       const auto it = reference.find(queries[i]);
@@ -367,11 +367,11 @@ void check_user_kernel_inserts(Table& table) {
   const std::uint64_t blocks = (n * Table::group_size + threads - 1) / threads;
   insert_pairs_on_the_fly<Ref, K, V><<<unsigned(blocks), threads>>>(table.ref(), n, distinct);
   mwc::check(cudaDeviceSynchronize(), "user insert kernel");
-  CHECK(table.peek_status().ok());
-  REQUIRE(table.size() == n);
+  CHECK(table.peek_status(test_stream).ok());
+  REQUIRE(table.size(test_stream) == n);
   mwc::device_buffer<K> d_keys(n);
   mwc::device_buffer<V> d_values(n);
-  REQUIRE(table.retrieve_all(d_keys.data(), d_values.data()) == n);
+  REQUIRE(table.retrieve_all(d_keys.data(), d_values.data(), test_stream) == n);
   const auto keys = to_host(d_keys, n);
   const auto values = to_host(d_values, n);
   std::vector<bool> seen(n, false);
@@ -396,10 +396,12 @@ using SingleU32Group32 =
 using MultiU32U64 = MultiValueHashTable<std::uint32_t, std::uint64_t>;  // SoA, group 8
 using BucketU32U64 = BucketListHashTable<std::uint32_t, std::uint64_t>;
 
-MultiU32U64 make_multi_table(std::size_t pairs) { return MultiU32U64(std::uint64_t(pairs / 0.8)); }
+MultiU32U64 make_multi_table(std::size_t pairs) {
+  return MultiU32U64(std::uint64_t(pairs / 0.8), {}, test_stream);
+}
 BucketU32U64 make_bucket_table(std::size_t pairs) {
   // Growth 1, 1.5, ... wastes at most half of a list's words (plus headers).
-  return BucketU32U64(4000, std::uint64_t(pairs * 2.2 + 4000), BucketListOptions{{}, 1, 1.5, 256, 0});
+  return BucketU32U64(4000, std::uint64_t(pairs * 2.2 + 4000), BucketListOptions{{}, 1, 1.5, 256, 0}, test_stream);
 }
 
 }  // namespace
@@ -415,16 +417,16 @@ TEST_CASE("SingleValueHashTable u32/u32 packed, double hashing, group 32") {
 }
 
 TEST_CASE("SingleValueHashTable device API from a user kernel") {
-  SingleU32 table(2000000);
+  SingleU32 table(2000000, {}, test_stream);
   const std::uint64_t n = 1000000;
   insert_computed_keys<SingleU32::Ref, std::uint32_t, std::uint32_t>
       <<<unsigned((n * SingleU32::group_size + 255) / 256), 256>>>(table.ref(), n, 7);
   mwc::check(cudaDeviceSynchronize(), "user kernel");
   std::unordered_set<std::uint32_t> distinct;
   for (std::uint64_t i = 0; i < n; ++i) distinct.insert(fmix32(std::uint32_t(i) ^ 7) % 1000003u);
-  CHECK(table.size() == distinct.size());
-  CHECK(table.peek_status().has(Status::duplicate_key));
-  CHECK_FALSE(table.peek_status().has_error());
+  CHECK(table.size(test_stream) == distinct.size());
+  CHECK(table.peek_status(test_stream).has(Status::duplicate_key));
+  CHECK_FALSE(table.peek_status(test_stream).has_error());
 }
 
 TEST_CASE("MultiValueHashTable u32/u64 against unordered_multimap") {
@@ -432,18 +434,18 @@ TEST_CASE("MultiValueHashTable u32/u64 against unordered_multimap") {
 }
 
 TEST_CASE("MultiValueHashTable full table reports table_full") {
-  MultiU32U64 table(1000);
+  MultiU32U64 table(1000, {}, test_stream);
   const std::size_t n = table.capacity() + 100;
   std::vector<std::uint32_t> keys(n, 42u);  // one key, many values: worst case probing
   auto d_keys = to_device(keys);
   auto d_values = to_device(random_values<std::uint64_t>(n, 3));
-  table.insert(d_keys.data(), d_values.data(), n);
-  CHECK(table.peek_status().has(Status::table_full));
-  CHECK(table.size() == table.capacity());
+  table.insert(d_keys.data(), d_values.data(), n, test_stream);
+  CHECK(table.peek_status(test_stream).has(Status::table_full));
+  CHECK(table.size(test_stream) == table.capacity());
 }
 
 TEST_CASE("MultiValueHashTable device API from a user kernel (classifier build path)") {
-  MultiU32U64 table(300000);
+  MultiU32U64 table(300000, {}, test_stream);
   check_user_kernel_inserts(table);
 }
 
@@ -452,7 +454,7 @@ TEST_CASE("BucketListHashTable u32/u64 against unordered_multimap") {
 }
 
 TEST_CASE("BucketListHashTable device API from a user kernel (classifier build path)") {
-  BucketU32U64 table(8000, 300000);
+  BucketU32U64 table(8000, 300000, {}, test_stream);
   check_user_kernel_inserts(table);
 }
 
@@ -460,7 +462,7 @@ TEST_CASE("BucketListHashTable limits: max values per key, pool exhaustion, full
   SECTION("max values per key") {
     BucketListOptions options;
     options.max_values_per_key = 10;
-    BucketU32U64 table(100, 10000, options);
+    BucketU32U64 table(100, 10000, options, test_stream);
     std::vector<std::uint32_t> keys(25, 7u);
     keys.push_back(8u);
     auto d_keys = to_device(keys);
@@ -469,35 +471,35 @@ TEST_CASE("BucketListHashTable limits: max values per key, pool exhaustion, full
     table.insert(d_keys.data(), d_values.data(), keys.size(), nullptr, d_status.data());
     const auto status = to_host(d_status, keys.size());
     CHECK(std::count_if(status.begin(), status.end(), [](Status s) { return s.has(Status::max_values_per_key_reached); }) == 15);
-    CHECK(table.size() == 11);
-    CHECK(table.num_keys() == 2);
+    CHECK(table.size(test_stream) == 11);
+    CHECK(table.num_keys(test_stream) == 2);
   }
   SECTION("pool exhaustion is out_of_memory") {
-    BucketU32U64 table(100, 50);
+    BucketU32U64 table(100, 50, {}, test_stream);
     std::vector<std::uint32_t> keys(200);
     for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = std::uint32_t(i % 3);
     auto d_keys = to_device(keys);
     auto d_values = to_device(random_values<std::uint64_t>(keys.size(), 4));
-    table.insert(d_keys.data(), d_values.data(), keys.size());
-    CHECK(table.peek_status().has(Status::out_of_memory));
-    CHECK(table.size() <= 50);
-    CHECK(table.size() > 0);
+    table.insert(d_keys.data(), d_values.data(), keys.size(), test_stream);
+    CHECK(table.peek_status(test_stream).has(Status::out_of_memory));
+    CHECK(table.size(test_stream) <= 50);
+    CHECK(table.size(test_stream) > 0);
     mwc::device_buffer<std::uint64_t> d_counts(3);
     const std::vector<std::uint32_t> q = {0, 1, 2};
     auto d_q = to_device(q);
     mwc::device_buffer<std::uint64_t> d_offsets(4);
-    const std::uint64_t total = table.retrieve_offsets(d_q.data(), 3, d_offsets.data());
-    CHECK(total == table.size());
+    const std::uint64_t total = table.retrieve_offsets(d_q.data(), 3, d_offsets.data(), test_stream);
+    CHECK(total == table.size(test_stream));
   }
   SECTION("full key table") {
-    BucketU32U64 table(50, 100000);
+    BucketU32U64 table(50, 100000, {}, test_stream);
     const auto keys = distinct_keys<std::uint32_t>(table.key_capacity() + 30, 8);
     auto d_keys = to_device(keys);
     auto d_values = to_device(random_values<std::uint64_t>(keys.size(), 4));
-    table.insert(d_keys.data(), d_values.data(), keys.size());
-    CHECK(table.peek_status().has(Status::table_full));
-    CHECK(table.num_keys() == table.key_capacity());
-    CHECK(table.size() == table.key_capacity());
+    table.insert(d_keys.data(), d_values.data(), keys.size(), test_stream);
+    CHECK(table.peek_status(test_stream).has(Status::table_full));
+    CHECK(table.num_keys(test_stream) == table.key_capacity());
+    CHECK(table.size(test_stream) == table.key_capacity());
   }
 }
 
@@ -505,14 +507,14 @@ TEST_CASE("tables are movable and release memory") {
   std::size_t free_before = 0, free_after = 0, total = 0;
   mwc::check(cudaMemGetInfo(&free_before, &total), "cudaMemGetInfo");
   {
-    MultiU32U64 a(std::uint64_t(1) << 24);
+    MultiU32U64 a(std::uint64_t(1) << 24, {}, test_stream);
     MultiU32U64 b = std::move(a);
     std::vector<std::uint32_t> keys = {1, 2, 3};
     std::vector<std::uint64_t> values = {4, 5, 6};
     auto d_keys = to_device(keys);
     auto d_values = to_device(values);
-    b.insert(d_keys.data(), d_values.data(), 3);
-    CHECK(b.size() == 3);
+    b.insert(d_keys.data(), d_values.data(), 3, test_stream);
+    CHECK(b.size(test_stream) == 3);
   }
   mwc::check(cudaMemGetInfo(&free_after, &total), "cudaMemGetInfo");
   CHECK(free_after + (std::size_t(1) << 20) >= free_before);

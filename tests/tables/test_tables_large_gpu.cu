@@ -12,6 +12,7 @@
 
 namespace mwc = metawarp::cuda;
 using namespace metawarp::tables;
+using metawarp::tables::testing::test_stream;
 
 namespace {
 
@@ -65,16 +66,16 @@ TEST_CASE("SingleValueHashTable with more than 2^31 pairs: insert, find, retriev
     k[i] = std::uint32_t(i + 1);
     v[i] = value_of(i);
   });
-  Table table(std::uint64_t(double(n) / 0.9));
-  table.insert(k, v, n);
-  REQUIRE(table.peek_status().ok());
-  REQUIRE(table.size() == n);
+  Table table(std::uint64_t(double(n) / 0.9), {}, test_stream);
+  table.insert(k, v, n, test_stream);
+  REQUIRE(table.peek_status(test_stream).ok());
+  REQUIRE(table.size(test_stream) == n);
 
   mwc::device_buffer<unsigned long long> mismatches(1);
   {
     mwc::device_buffer<std::uint32_t> found(n);
-    table.find(k, n, found.data(), 0);
-    mismatches.fill_bytes(0);
+    table.find(k, n, found.data(), 0, test_stream);
+    mismatches.fill_bytes(0, test_stream);
     unsigned long long* bad = mismatches.data();
     const std::uint32_t* f = found.data();
     run_over(n, [=] __device__(std::uint64_t i) {
@@ -84,11 +85,11 @@ TEST_CASE("SingleValueHashTable with more than 2^31 pairs: insert, find, retriev
   }
 
   // retrieve_all into the input buffers: every pair exactly once, any order.
-  REQUIRE(table.retrieve_all(k, v) == n);
-  mismatches.fill_bytes(0);
+  REQUIRE(table.retrieve_all(k, v, test_stream) == n);
+  mismatches.fill_bytes(0, test_stream);
   unsigned long long* bad = mismatches.data();
   mwc::device_buffer<unsigned long long> key_sum(1);
-  key_sum.fill_bytes(0);
+  key_sum.fill_bytes(0, test_stream);
   unsigned long long* sum = key_sum.data();
   run_over(n, [=] __device__(std::uint64_t i) {
     const std::uint64_t index = std::uint64_t(k[i]) - 1;  // the key says which pair it is
@@ -104,7 +105,7 @@ TEST_CASE("MultiValueHashTable retrieval with more than 2^31 values: 64-bit offs
   const std::uint64_t n = pair_count;
   const std::uint64_t distinct = std::uint64_t(1) << 28;  // 8 values per key on average
   if (!enough_memory(std::uint64_t(48) << 30)) return;
-  Table table(std::uint64_t(double(n) / 0.8));
+  Table table(std::uint64_t(double(n) / 0.8), {}, test_stream);
   {
     // Pair i: key 1 + i % distinct, value i (distinct values, all below 2^32).
     mwc::device_buffer<std::uint32_t> keys(n), values(n);
@@ -114,24 +115,24 @@ TEST_CASE("MultiValueHashTable retrieval with more than 2^31 values: 64-bit offs
       k[i] = std::uint32_t(1 + i % distinct);
       v[i] = std::uint32_t(i);
     });
-    table.insert(k, v, n);
-    REQUIRE(table.peek_status().ok());
+    table.insert(k, v, n, test_stream);
+    REQUIRE(table.peek_status(test_stream).ok());
   }
-  REQUIRE(table.size() == n);
+  REQUIRE(table.size(test_stream) == n);
 
   mwc::device_buffer<std::uint32_t> query(distinct);
   std::uint32_t* q = query.data();
   run_over(distinct, [=] __device__(std::uint64_t j) { q[j] = std::uint32_t(j + 1); });
   mwc::device_buffer<std::uint64_t> offsets(distinct + 1);
-  const std::uint64_t total = table.retrieve_offsets(q, distinct, offsets.data());
+  const std::uint64_t total = table.retrieve_offsets(q, distinct, offsets.data(), test_stream);
   REQUIRE(total == n);
   mwc::device_buffer<std::uint32_t> out(total);
-  table.retrieve(q, distinct, offsets.data(), out.data());
+  table.retrieve(q, distinct, offsets.data(), out.data(), test_stream);
   mwc::check(cudaDeviceSynchronize(), "retrieve");
 
   // Key j + 1 holds exactly the values i < n with i % distinct == j.
   mwc::device_buffer<unsigned long long> mismatches(1);
-  mismatches.fill_bytes(0);
+  mismatches.fill_bytes(0, test_stream);
   unsigned long long* bad = mismatches.data();
   const std::uint64_t* o = offsets.data();
   const std::uint32_t* values_out = out.data();

@@ -26,7 +26,7 @@ class event {
   }
 
   cudaEvent_t get() const noexcept { return handle_; }
-  void record(cudaStream_t stream = nullptr) { check(cudaEventRecord(handle_, stream), "cudaEventRecord"); }
+  void record(cudaStream_t stream) { check(cudaEventRecord(handle_, stream), "cudaEventRecord"); }
   void synchronize() const { check(cudaEventSynchronize(handle_), "cudaEventSynchronize"); }
 
   // Milliseconds between `start` and this event (both recorded and completed).

@@ -70,8 +70,8 @@ class BloomFilter {
   };
 
   // num_bits is rounded up to whole 256-bit blocks; 1 <= num_hashes <= 32.
-  BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t seed = 0,
-              cudaStream_t stream = nullptr)
+  BloomFilter(std::uint64_t num_bits, std::uint32_t num_hashes, std::uint64_t seed,
+              cudaStream_t stream)
       : blocks_(checked_blocks(num_bits, num_hashes)), num_hashes_(num_hashes), hasher_(seed) {
     clear(stream);
   }
@@ -81,19 +81,19 @@ class BloomFilter {
   std::uint64_t bytes() const { return blocks_.size_bytes(); }
   std::uint32_t num_hashes() const { return num_hashes_; }
 
-  void insert(const K* keys, std::uint64_t n, cudaStream_t stream = nullptr) {
+  void insert(const K* keys, std::uint64_t n, cudaStream_t stream) {
     const Ref r = ref();
     launch_thread_per_item(n, stream, [=] __device__(std::uint64_t i, bool valid) {
       if (valid) r.insert(keys[i]);
     }, "BloomFilter::insert");
   }
-  void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream = nullptr) const {
+  void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream) const {
     const Ref r = ref();
     launch_thread_per_item(n, stream, [=] __device__(std::uint64_t i, bool valid) {
       if (valid) out[i] = r.contains(keys[i]);
     }, "BloomFilter::contains");
   }
-  void clear(cudaStream_t stream = nullptr) { blocks_.fill_bytes(0, stream); }
+  void clear(cudaStream_t stream) { blocks_.fill_bytes(0, stream); }
 
   // Expected false-positive rate after n distinct inserts (blocked-filter
   // approximation: per-block Poisson load, standard formula inside a block).

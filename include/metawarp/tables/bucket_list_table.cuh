@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "metawarp/tables/bucket_list_layout.hpp"
+#include "metawarp/tables/bulk.cuh"
 #include "metawarp/tables/hashers.hpp"
 #include "metawarp/tables/scan.cuh"
 #include "metawarp/tables/table_core.cuh"
@@ -183,7 +184,7 @@ class BucketListHashTable {
   // key_capacity: distinct keys; pool_words: 64-bit words for values plus one
   // header word per bucket after a key's first.
   BucketListHashTable(std::uint64_t key_capacity, std::uint64_t pool_words,
-                      BucketListOptions options = {}, cudaStream_t stream = nullptr)
+                      BucketListOptions options, cudaStream_t stream)
       : core_(key_capacity, options.table, stream),
         pool_(pool_words),
         num_stripes_(std::uint32_t(std::clamp<std::uint64_t>(pool_words / 4096, 1, 256))),
@@ -206,62 +207,34 @@ class BucketListHashTable {
   std::uint64_t pool_capacity() const { return pool_.size(); }
   std::uint64_t bytes() const { return core_.bytes() + pool_.size_bytes(); }
 
-  void insert(const K* keys, const V* values, std::uint64_t n, cudaStream_t stream = nullptr,
+  // Bulk operations on n device-resident items (tables/bulk.cuh).
+  void insert(const K* keys, const V* values, std::uint64_t n, cudaStream_t stream,
               Status* status_out = nullptr) {
-    const Ref r = ref();
-    launch_group_per_item<GroupSize>(n, stream, [=] __device__(const group_type& g, std::uint64_t i) {
-      const Status s = r.insert(g, keys[i], values[i]);
-      if (status_out != nullptr && g.thread_rank() == 0) status_out[i] = s;
-    }, "BucketListHashTable::insert");
+    bulk::insert(ref(), keys, values, n, stream, status_out, "BucketListHashTable::insert");
   }
-
-  void count(const K* keys, std::uint64_t n, std::uint64_t* counts,
-             cudaStream_t stream = nullptr) const {
-    const Ref r = ref();
-    launch_group_per_item<GroupSize>(n, stream, [=] __device__(const group_type& g, std::uint64_t i) {
-      const std::uint64_t c = r.count(g, keys[i]);
-      if (g.thread_rank() == 0) counts[i] = c;
-    }, "BucketListHashTable::count");
+  void count(const K* keys, std::uint64_t n, std::uint64_t* counts, cudaStream_t stream) const {
+    bulk::count(ref(), keys, n, counts, stream, "BucketListHashTable::count");
   }
-
   // Dry run: per-key offsets (n + 1 entries); returns the total value count.
   std::uint64_t retrieve_offsets(const K* keys, std::uint64_t n, std::uint64_t* offsets,
-                                 cudaStream_t stream = nullptr) const {
-    count(keys, n, offsets, stream);
-    return counts_to_offsets(offsets, n, stream);
+                                 cudaStream_t stream) const {
+    return bulk::retrieve_offsets(ref(), keys, n, offsets, stream, "BucketListHashTable::count");
   }
-
   // Writes the values of keys[i] to values_out[offsets[i] .. offsets[i+1]).
   void retrieve(const K* keys, std::uint64_t n, const std::uint64_t* offsets, V* values_out,
-                cudaStream_t stream = nullptr) const {
-    const Ref r = ref();
-    launch_group_per_item<GroupSize>(n, stream, [=] __device__(const group_type& g, std::uint64_t i) {
-      V* out = values_out + offsets[i];
-      const std::uint64_t room = offsets[i + 1] - offsets[i];
-      r.for_each_value(g, keys[i], [&](V value, std::uint64_t rank) {
-        if (rank < room) out[rank] = value;
-      });
-    }, "BucketListHashTable::retrieve");
+                cudaStream_t stream) const {
+    bulk::retrieve(ref(), keys, n, offsets, values_out, stream, "BucketListHashTable::retrieve");
   }
-
-  void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream = nullptr) const {
-    const Ref r = ref();
-    launch_group_per_item<GroupSize>(n, stream, [=] __device__(const group_type& g, std::uint64_t i) {
-      const bool found = r.contains(g, keys[i]);
-      if (g.thread_rank() == 0) out[i] = found;
-    }, "BucketListHashTable::contains");
+  void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream) const {
+    bulk::contains(ref(), keys, n, out, stream, "BucketListHashTable::contains");
   }
-
-  void erase(const K* keys, std::uint64_t n, cudaStream_t stream = nullptr) {
-    const Ref r = ref();
-    launch_group_per_item<GroupSize>(n, stream, [=] __device__(const group_type& g, std::uint64_t i) {
-      r.erase(g, keys[i]);
-    }, "BucketListHashTable::erase");
+  void erase(const K* keys, std::uint64_t n, cudaStream_t stream, Status* status_out = nullptr) {
+    bulk::erase(ref(), keys, n, stream, status_out, "BucketListHashTable::erase");
   }
 
   // Calls the device functor f(key, value) once per stored value.
   template <class F>
-  void for_each(F f, cudaStream_t stream = nullptr) const {
+  void for_each(F f, cudaStream_t stream) const {
     const Ref r = ref();
     launch_group_per_item<GroupSize>(core_.capacity(), stream,
                                      [=] __device__(const group_type& g, std::uint64_t slot) {
@@ -273,7 +246,7 @@ class BucketListHashTable {
   }
 
   // Every (key, value) pair, unspecified order; outputs need size() entries.
-  std::uint64_t retrieve_all(K* keys_out, V* values_out, cudaStream_t stream = nullptr) const {
+  std::uint64_t retrieve_all(K* keys_out, V* values_out, cudaStream_t stream) const {
     core_.reset_cursor(stream);
     std::uint64_t* cursor = core_.cursor();
     const Ref r = ref();
@@ -296,7 +269,7 @@ class BucketListHashTable {
   }
 
   // Number of stored values (synchronises `stream`).
-  std::uint64_t size(cudaStream_t stream = nullptr) const {
+  std::uint64_t size(cudaStream_t stream) const {
     core_.reset_cursor(stream);
     std::uint64_t* cursor = core_.cursor();
     const auto layout = core_.ref().layout;
@@ -307,15 +280,15 @@ class BucketListHashTable {
     return core_.read_cursor(stream);
   }
   // Number of distinct keys.
-  std::uint64_t num_keys(cudaStream_t stream = nullptr) const {
+  std::uint64_t num_keys(cudaStream_t stream) const {
     return core_.count_occupied(stream);
   }
   // Key-table load factor.
-  double load_factor(cudaStream_t stream = nullptr) const {
+  double load_factor(cudaStream_t stream) const {
     return double(num_keys(stream)) / double(key_capacity());
   }
   // Pool words handed out so far.
-  std::uint64_t pool_words_used(cudaStream_t stream = nullptr) const {
+  std::uint64_t pool_words_used(cudaStream_t stream) const {
     std::vector<std::uint64_t> used(num_stripes_);
     stripe_cursors_.copy_to_host(used.data(), num_stripes_, stream);
     cuda::check(cudaStreamSynchronize(stream), "reading the bucket pool cursors");
@@ -328,12 +301,12 @@ class BucketListHashTable {
     }
     return total;
   }
-  void clear(cudaStream_t stream = nullptr) {
+  void clear(cudaStream_t stream) {
     core_.clear(stream);
     stripe_cursors_.fill_bytes(0, stream);
   }
-  Status peek_status(cudaStream_t stream = nullptr) const { return core_.peek_status(stream); }
-  Status pop_status(cudaStream_t stream = nullptr) { return core_.pop_status(stream); }
+  Status peek_status(cudaStream_t stream) const { return core_.peek_status(stream); }
+  Status pop_status(cudaStream_t stream) { return core_.pop_status(stream); }
 
  private:
   core_type core_;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "metawarp/tables/bulk.cuh"
 #include "metawarp/tables/hashers.hpp"
 #include "metawarp/tables/table_core.cuh"
 
@@ -14,7 +15,8 @@ namespace metawarp::tables {
 
 template <class K, class Count = std::uint32_t, class Layout = DefaultLayout<K, Count>,
           class Probing = DoubleHashing, class Hasher = MurmurHasher, int GroupSize = 4>
-class CountingHashTable {
+class CountingHashTable
+    : public CoreContainer<TableCore<Layout, Probing, Hasher, GroupSize>> {
   static_assert(std::is_same_v<Count, std::uint32_t> || std::is_same_v<Count, std::uint64_t>,
                 "counts are 32- or 64-bit (atomicAdd widths)");
   using core_type = TableCore<Layout, Probing, Hasher, GroupSize>;
@@ -49,60 +51,37 @@ class CountingHashTable {
       const std::uint64_t slot = core.find_slot(g, key);
       return slot == no_slot ? Count{0} : core.layout.load_value(slot);
     }
+    __device__ bool erase(const group_type& g, K key) const {
+      return core.erase(g, key, /*all_copies=*/false) != 0;
+    }
   };
 
-  explicit CountingHashTable(std::uint64_t min_capacity, TableOptions options = {},
-                             cudaStream_t stream = nullptr)
-      : core_(min_capacity, options, stream) {}
+  CountingHashTable(std::uint64_t min_capacity, TableOptions options, cudaStream_t stream)
+      : CoreContainer<core_type>(min_capacity, options, stream) {}
 
-  Ref ref() const { return Ref{core_.ref()}; }
-  std::uint64_t capacity() const { return core_.capacity(); }
-  std::uint64_t bytes() const { return core_.bytes(); }
+  Ref ref() const { return Ref{this->core_.ref()}; }
 
-  // Counts one occurrence per input key.
-  void insert(const K* keys, std::uint64_t n, cudaStream_t stream = nullptr,
-              Status* status_out = nullptr) {
-    const Ref r = ref();
-    launch_group_per_item<GroupSize>(n, stream, [=] __device__(const group_type& g, std::uint64_t i) {
-      const Status s = r.insert(g, keys[i]);
-      if (status_out != nullptr && g.thread_rank() == 0) status_out[i] = s;
-    }, "CountingHashTable::insert");
+  // Counts one occurrence per input key (tables/bulk.cuh).
+  void insert(const K* keys, std::uint64_t n, cudaStream_t stream, Status* status_out = nullptr) {
+    bulk::insert_keys(ref(), keys, n, stream, status_out, "CountingHashTable::insert");
   }
   // counts_out[i] = occurrences of keys[i] (0 when absent).
-  void count(const K* keys, std::uint64_t n, Count* counts_out, cudaStream_t stream = nullptr) const {
-    const Ref r = ref();
-    launch_group_per_item<GroupSize>(n, stream, [=] __device__(const group_type& g, std::uint64_t i) {
-      const Count c = r.count(g, keys[i]);
-      if (g.thread_rank() == 0) counts_out[i] = c;
-    }, "CountingHashTable::count");
+  void count(const K* keys, std::uint64_t n, Count* counts_out, cudaStream_t stream) const {
+    bulk::count(ref(), keys, n, counts_out, stream, "CountingHashTable::count");
   }
-  void erase(const K* keys, std::uint64_t n, cudaStream_t stream = nullptr) {
-    const Ref r = ref();
-    launch_group_per_item<GroupSize>(n, stream, [=] __device__(const group_type& g, std::uint64_t i) {
-      r.core.erase(g, keys[i], false);
-    }, "CountingHashTable::erase");
+  void erase(const K* keys, std::uint64_t n, cudaStream_t stream, Status* status_out = nullptr) {
+    bulk::erase(ref(), keys, n, stream, status_out, "CountingHashTable::erase");
   }
-  std::uint64_t retrieve_all(K* keys_out, Count* counts_out, cudaStream_t stream = nullptr) const {
-    return core_.retrieve_all(keys_out, counts_out, stream);
+  std::uint64_t retrieve_all(K* keys_out, Count* counts_out, cudaStream_t stream) const {
+    return this->core_.retrieve_all(keys_out, counts_out, stream);
   }
   template <class F>
-  void for_each(F f, cudaStream_t stream = nullptr) const {
-    const auto layout = core_.ref().layout;
-    core_.for_each_occupied([=] __device__(std::uint64_t slot, K key) {
+  void for_each(F f, cudaStream_t stream) const {
+    const auto layout = this->core_.ref().layout;
+    this->core_.for_each_occupied([=] __device__(std::uint64_t slot, K key) {
       f(key, layout.load_value(slot));
     }, stream);
   }
-  // Number of distinct keys.
-  std::uint64_t size(cudaStream_t stream = nullptr) const { return core_.count_occupied(stream); }
-  double load_factor(cudaStream_t stream = nullptr) const {
-    return double(size(stream)) / double(capacity());
-  }
-  void clear(cudaStream_t stream = nullptr) { core_.clear(stream); }
-  Status peek_status(cudaStream_t stream = nullptr) const { return core_.peek_status(stream); }
-  Status pop_status(cudaStream_t stream = nullptr) { return core_.pop_status(stream); }
-
- private:
-  core_type core_;
 };
 
 }  // namespace metawarp::tables

@@ -4,13 +4,14 @@
 
 #include <cstdint>
 
+#include "metawarp/tables/bulk.cuh"
 #include "metawarp/tables/hashers.hpp"
 #include "metawarp/tables/table_core.cuh"
 
 namespace metawarp::tables {
 
 template <class K, class Probing = DoubleHashing, class Hasher = MurmurHasher, int GroupSize = 4>
-class HashSet {
+class HashSet : public CoreContainer<TableCore<KeyOnlyLayout<K>, Probing, Hasher, GroupSize>> {
   using core_type = TableCore<KeyOnlyLayout<K>, Probing, Hasher, GroupSize>;
 
  public:
@@ -36,52 +37,28 @@ class HashSet {
     }
   };
 
-  explicit HashSet(std::uint64_t min_capacity, TableOptions options = {},
-                   cudaStream_t stream = nullptr)
-      : core_(min_capacity, options, stream) {}
+  HashSet(std::uint64_t min_capacity, TableOptions options, cudaStream_t stream)
+      : CoreContainer<core_type>(min_capacity, options, stream) {}
 
-  Ref ref() const { return Ref{core_.ref()}; }
-  std::uint64_t capacity() const { return core_.capacity(); }
-  std::uint64_t bytes() const { return core_.bytes(); }
+  Ref ref() const { return Ref{this->core_.ref()}; }
 
-  void insert(const K* keys, std::uint64_t n, cudaStream_t stream = nullptr,
-              Status* status_out = nullptr) {
-    const Ref r = ref();
-    launch_group_per_item<GroupSize>(n, stream, [=] __device__(const group_type& g, std::uint64_t i) {
-      const Status s = r.insert(g, keys[i]);
-      if (status_out != nullptr && g.thread_rank() == 0) status_out[i] = s;
-    }, "HashSet::insert");
+  // Bulk operations on n device-resident keys (tables/bulk.cuh).
+  void insert(const K* keys, std::uint64_t n, cudaStream_t stream, Status* status_out = nullptr) {
+    bulk::insert_keys(ref(), keys, n, stream, status_out, "HashSet::insert");
   }
-  void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream = nullptr) const {
-    const Ref r = ref();
-    launch_group_per_item<GroupSize>(n, stream, [=] __device__(const group_type& g, std::uint64_t i) {
-      const bool found = r.contains(g, keys[i]);
-      if (g.thread_rank() == 0) out[i] = found;
-    }, "HashSet::contains");
+  void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream) const {
+    bulk::contains(ref(), keys, n, out, stream, "HashSet::contains");
   }
-  void erase(const K* keys, std::uint64_t n, cudaStream_t stream = nullptr) {
-    const Ref r = ref();
-    launch_group_per_item<GroupSize>(n, stream, [=] __device__(const group_type& g, std::uint64_t i) {
-      r.erase(g, keys[i]);
-    }, "HashSet::erase");
+  void erase(const K* keys, std::uint64_t n, cudaStream_t stream, Status* status_out = nullptr) {
+    bulk::erase(ref(), keys, n, stream, status_out, "HashSet::erase");
   }
-  std::uint64_t retrieve_all(K* keys_out, cudaStream_t stream = nullptr) const {
-    return core_.retrieve_all(keys_out, static_cast<bool*>(nullptr), stream);
+  std::uint64_t retrieve_all(K* keys_out, cudaStream_t stream) const {
+    return this->core_.retrieve_all(keys_out, static_cast<bool*>(nullptr), stream);
   }
   template <class F>
-  void for_each(F f, cudaStream_t stream = nullptr) const {
-    core_.for_each_occupied([=] __device__(std::uint64_t, K key) { f(key); }, stream);
+  void for_each(F f, cudaStream_t stream) const {
+    this->core_.for_each_occupied([=] __device__(std::uint64_t, K key) { f(key); }, stream);
   }
-  std::uint64_t size(cudaStream_t stream = nullptr) const { return core_.count_occupied(stream); }
-  double load_factor(cudaStream_t stream = nullptr) const {
-    return double(size(stream)) / double(capacity());
-  }
-  void clear(cudaStream_t stream = nullptr) { core_.clear(stream); }
-  Status peek_status(cudaStream_t stream = nullptr) const { return core_.peek_status(stream); }
-  Status pop_status(cudaStream_t stream = nullptr) { return core_.pop_status(stream); }
-
- private:
-  core_type core_;
 };
 
 }  // namespace metawarp::tables

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "metawarp/tables/bulk.cuh"
 #include "metawarp/tables/hashers.hpp"
 #include "metawarp/tables/scan.cuh"
 #include "metawarp/tables/table_core.cuh"
@@ -18,7 +19,7 @@ namespace metawarp::tables {
 
 template <class K, class V, class Layout = DefaultLayout<K, V>, class Probing = DoubleHashing,
           class Hasher = MurmurHasher, int GroupSize = 8>
-class MultiValueHashTable {
+class MultiValueHashTable : public CoreContainer<TableCore<Layout, Probing, Hasher, GroupSize>> {
   using core_type = TableCore<Layout, Probing, Hasher, GroupSize>;
 
  public:
@@ -54,93 +55,49 @@ class MultiValueHashTable {
     }
   };
 
-  explicit MultiValueHashTable(std::uint64_t min_capacity, TableOptions options = {},
-                               cudaStream_t stream = nullptr)
-      : core_(min_capacity, options, stream) {}
+  MultiValueHashTable(std::uint64_t min_capacity, TableOptions options, cudaStream_t stream)
+      : CoreContainer<core_type>(min_capacity, options, stream) {}
 
-  Ref ref() const { return Ref{core_.ref()}; }
-  std::uint64_t capacity() const { return core_.capacity(); }
-  std::uint64_t bytes() const { return core_.bytes(); }
+  Ref ref() const { return Ref{this->core_.ref()}; }
 
-  void insert(const K* keys, const V* values, std::uint64_t n, cudaStream_t stream = nullptr,
+  // Bulk operations on n device-resident items (tables/bulk.cuh).
+  void insert(const K* keys, const V* values, std::uint64_t n, cudaStream_t stream,
               Status* status_out = nullptr) {
-    const Ref r = ref();
-    launch_group_per_item<GroupSize>(n, stream, [=] __device__(const group_type& g, std::uint64_t i) {
-      const Status s = r.insert(g, keys[i], values[i]);
-      if (status_out != nullptr && g.thread_rank() == 0) status_out[i] = s;
-    }, "MultiValueHashTable::insert");
+    bulk::insert(ref(), keys, values, n, stream, status_out, "MultiValueHashTable::insert");
   }
-
   // counts[i] = number of values stored for keys[i].
-  void count(const K* keys, std::uint64_t n, std::uint64_t* counts,
-             cudaStream_t stream = nullptr) const {
-    const Ref r = ref();
-    launch_group_per_item<GroupSize>(n, stream, [=] __device__(const group_type& g, std::uint64_t i) {
-      const std::uint64_t c = r.count(g, keys[i]);
-      if (g.thread_rank() == 0) counts[i] = c;
-    }, "MultiValueHashTable::count");
+  void count(const K* keys, std::uint64_t n, std::uint64_t* counts, cudaStream_t stream) const {
+    bulk::count(ref(), keys, n, counts, stream, "MultiValueHashTable::count");
   }
-
   // Dry run: offsets (n + 1 entries) receive where each key's values go;
   // returns the total number of values (the size retrieve() needs).
   std::uint64_t retrieve_offsets(const K* keys, std::uint64_t n, std::uint64_t* offsets,
-                                 cudaStream_t stream = nullptr) const {
-    count(keys, n, offsets, stream);
-    return counts_to_offsets(offsets, n, stream);
+                                 cudaStream_t stream) const {
+    return bulk::retrieve_offsets(ref(), keys, n, offsets, stream, "MultiValueHashTable::count");
   }
-
   // Writes the values of keys[i] to values_out[offsets[i] .. offsets[i+1]).
   void retrieve(const K* keys, std::uint64_t n, const std::uint64_t* offsets, V* values_out,
-                cudaStream_t stream = nullptr) const {
-    const Ref r = ref();
-    launch_group_per_item<GroupSize>(n, stream, [=] __device__(const group_type& g, std::uint64_t i) {
-      V* out = values_out + offsets[i];
-      const std::uint64_t room = offsets[i + 1] - offsets[i];
-      r.for_each_value(g, keys[i], [&](V value, std::uint64_t rank) {
-        if (rank < room) out[rank] = value;  // table changed since the dry run: never overrun
-      });
-    }, "MultiValueHashTable::retrieve");
+                cudaStream_t stream) const {
+    bulk::retrieve(ref(), keys, n, offsets, values_out, stream, "MultiValueHashTable::retrieve");
   }
-
-  void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream = nullptr) const {
-    const Ref r = ref();
-    launch_group_per_item<GroupSize>(n, stream, [=] __device__(const group_type& g, std::uint64_t i) {
-      const bool found = r.contains(g, keys[i]);
-      if (g.thread_rank() == 0) out[i] = found;
-    }, "MultiValueHashTable::contains");
+  void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream) const {
+    bulk::contains(ref(), keys, n, out, stream, "MultiValueHashTable::contains");
   }
-
   // Erases every value of each key.
-  void erase(const K* keys, std::uint64_t n, cudaStream_t stream = nullptr) {
-    const Ref r = ref();
-    launch_group_per_item<GroupSize>(n, stream, [=] __device__(const group_type& g, std::uint64_t i) {
-      r.erase(g, keys[i]);
-    }, "MultiValueHashTable::erase");
+  void erase(const K* keys, std::uint64_t n, cudaStream_t stream, Status* status_out = nullptr) {
+    bulk::erase(ref(), keys, n, stream, status_out, "MultiValueHashTable::erase");
   }
 
-  std::uint64_t retrieve_all(K* keys_out, V* values_out, cudaStream_t stream = nullptr) const {
-    return core_.retrieve_all(keys_out, values_out, stream);
+  std::uint64_t retrieve_all(K* keys_out, V* values_out, cudaStream_t stream) const {
+    return this->core_.retrieve_all(keys_out, values_out, stream);
   }
-
   template <class F>
-  void for_each(F f, cudaStream_t stream = nullptr) const {
-    const auto layout = core_.ref().layout;
-    core_.for_each_occupied([=] __device__(std::uint64_t slot, K key) {
+  void for_each(F f, cudaStream_t stream) const {
+    const auto layout = this->core_.ref().layout;
+    this->core_.for_each_occupied([=] __device__(std::uint64_t slot, K key) {
       f(key, layout.load_value(slot));
     }, stream);
   }
-
-  // Number of stored pairs.
-  std::uint64_t size(cudaStream_t stream = nullptr) const { return core_.count_occupied(stream); }
-  double load_factor(cudaStream_t stream = nullptr) const {
-    return double(size(stream)) / double(capacity());
-  }
-  void clear(cudaStream_t stream = nullptr) { core_.clear(stream); }
-  Status peek_status(cudaStream_t stream = nullptr) const { return core_.peek_status(stream); }
-  Status pop_status(cudaStream_t stream = nullptr) { return core_.pop_status(stream); }
-
- private:
-  core_type core_;
 };
 
 }  // namespace metawarp::tables

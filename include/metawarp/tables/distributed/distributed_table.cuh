@@ -226,7 +226,7 @@ class DistributedTable {
 
   // n pairs on shard 0's device: distributed mode sends each to its owner,
   // independent mode cuts the batch into one contiguous chunk per shard.
-  void insert(const K* keys, const V* values, std::uint64_t n, cudaStream_t stream = nullptr) {
+  void insert(const K* keys, const V* values, std::uint64_t n, cudaStream_t stream) {
     wait_for_caller(stream);
     std::vector<ShardBatch<K, V>> batches(num_shards());
     batches[0] = {keys, values, n};
@@ -267,7 +267,7 @@ class DistributedTable {
 
   // Independent mode: inserts a batch on shard s's device into shard s's table.
   void insert_local(unsigned s, const K* keys, const V* values, std::uint64_t n,
-                    cudaStream_t stream = nullptr) {
+                    cudaStream_t stream) {
     if (mode_ != Mode::independent) {
       throw std::logic_error("insert_local needs independent mode: in distributed mode a key "
                              "must go to its owner shard");
@@ -287,8 +287,8 @@ class DistributedTable {
 
   // Single-value tables: values_out[i] = value of keys[i] or not_found_value;
   // status_out[i] (optional) is 0, key_not_found or invalid_key.
-  void find(const K* keys, std::uint64_t n, V* values_out, V not_found_value = V{},
-            cudaStream_t stream = nullptr, Status* status_out = nullptr)
+  void find(const K* keys, std::uint64_t n, V* values_out, V not_found_value,
+            cudaStream_t stream, Status* status_out = nullptr)
     requires FindTable<Table>
   {
     wait_for_caller(stream);
@@ -323,7 +323,7 @@ class DistributedTable {
   }
 
   // out[i] = whether keys[i] is stored (on its owner / on any shard).
-  void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream = nullptr) {
+  void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream) {
     wait_for_caller(stream);
     PhaseTimes t;
     Route route = route_queries(keys, n, t);
@@ -354,7 +354,7 @@ class DistributedTable {
   // (values of keys[i] = values_out[offsets[i] .. offsets[i+1])); values_out
   // is reallocated when smaller than the total, which is returned.
   std::uint64_t retrieve(const K* keys, std::uint64_t n, std::uint64_t* offsets_out,
-                         cuda::device_buffer<V>& values_out, cudaStream_t stream = nullptr)
+                         cuda::device_buffer<V>& values_out, cudaStream_t stream)
     requires RetrieveTable<Table>
   {
     wait_for_caller(stream);
