@@ -88,7 +88,9 @@ GtdbTaxonomy GtdbTaxonomy::load(const std::vector<std::filesystem::path>& files)
         const std::string_view name = trim(part.substr(3));
         if (name.empty()) continue;  // "s__": the level is not named; its children hang higher
         const std::string parent = prefix;
-        prefix += (prefix.empty() ? "" : ";") + std::string(part.substr(0, 3)) + std::string(name);
+        if (!prefix.empty()) prefix += ';';
+        prefix.append(part.substr(0, 3));
+        prefix.append(name);
         auto [it, added] = taxa.try_emplace(prefix, Taxon{parent, levels[level].rank, std::string(name)});
         if (!added && it->second.parent != parent)
           in.fail("'" + prefix + "' has two parents");  // cannot happen: the prefix holds it
@@ -159,6 +161,17 @@ bool is_gtdb_taxonomy(const Taxonomy& taxonomy) {
     if (node.id != root_taxon && (node.id < gtdb_first_taxid || node.id > gtdb_last_taxid))
       return false;
   return true;
+}
+
+}  // namespace metawarp::taxonomy
+
+namespace metawarp::taxonomy {
+
+std::string_view taxonomy_source(const Taxonomy& taxonomy) {
+  if (taxonomy.empty()) return "none (built with --no-taxonomy)";
+  if (is_gtdb_taxonomy(taxonomy))
+    return "GTDB (synthesised from GTDB's taxonomy TSV: taxids from 1000000000, stable)";
+  return "NCBI (nodes.dmp and names.dmp)";
 }
 
 }  // namespace metawarp::taxonomy

@@ -58,4 +58,9 @@ std::optional<std::string> assembly_accession_of_file(std::string_view path);
 // True for a taxonomy load() made: every taxon but the root in the GTDB id range.
 bool is_gtdb_taxonomy(const Taxonomy& taxonomy);
 
+// Where a database's taxonomy came from, told from its taxa (the database
+// file does not record it): "GTDB ..." when is_gtdb_taxonomy(), "none ..."
+// when empty, else "NCBI ...".
+std::string_view taxonomy_source(const Taxonomy& taxonomy);
+
 }  // namespace metawarp::taxonomy
