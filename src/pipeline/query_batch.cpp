@@ -87,13 +87,13 @@ void QueryWriter::format(Batch& batch, const ParsedBatch& parsed, bool paired) c
     out.calls.push_back(call.taxid);
     out.bases += call.length1 + call.length2;
   }
-  if (reads_.enabled()) sort_reads(batch, paired);
+  if (reads_.enabled()) split_reads_by_call(batch, paired);
 }
 
 // The batch's records, as read, to the classified or unclassified texts by
 // their calls (the records' texts in input order: interleaved mates
 // alternate in the one block).
-void QueryWriter::sort_reads(Batch& batch, bool paired) const {
+void QueryWriter::split_reads_by_call(Batch& batch, bool paired) const {
   BatchOutput& out = batch.out;
   std::vector<std::string_view> first, second;
   record_texts(batch.blocks.first, first);

@@ -84,7 +84,7 @@ class QueryWriter {
   void finish(QuerySummary& summary);
 
  private:
-  void sort_reads(Batch& batch, bool paired) const;
+  void split_reads_by_call(Batch& batch, bool paired) const;
 
   const db::Database& db_;
   const QueryOptions& options_;

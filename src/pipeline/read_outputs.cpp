@@ -4,7 +4,6 @@
 
 #include <stdexcept>
 
-#include "output/write_error.hpp"
 
 namespace metawarp::pipeline {
 namespace {
