@@ -107,13 +107,13 @@ void QueryWriter::split_reads_by_call(Batch& batch, bool paired) const {
     // Classified as the per-read outputs say it: a taxon of the database.
     const bool classified = db_.taxonomy.find(out.calls[i]) != nullptr;
     std::array<std::string, 2>& texts = classified ? out.classified : out.unclassified;
-    if (!interleaved) append_record(texts[0], first[i]);
     if (interleaved) {
       append_record(texts[0], first[2 * i]);
       append_record(texts[1], first[2 * i + 1]);
-    } else if (paired) {
-      append_record(texts[1], second[i]);
+      continue;
     }
+    append_record(texts[0], first[i]);
+    if (paired) append_record(texts[1], second[i]);
   }
 }
 
