@@ -96,10 +96,18 @@ void add_build_command(CLI::App& app) {
       sub->add_option("--taxonomy", cmd->taxonomy_dir,
                       "NCBI taxonomy folder (nodes.dmp, names.dmp, merged.dmp)")
           ->check(CLI::ExistingDirectory);
+  CLI::Option* gtdb =
+      sub->add_option("--gtdb-taxonomy", opt.gtdb_taxonomy_files,
+                      "GTDB taxonomy TSV (accession<TAB>d__...;s__...; repeatable, .gz ok) "
+                      "instead of --taxonomy: genomes mapped by the accession their file "
+                      "names start with (GCF_000005845.2_genomic.fna.gz)")
+          ->check(CLI::ExistingFile)
+          ->excludes(taxonomy);
   sub->add_flag("--no-taxonomy", opt.allow_no_taxonomy,
                 "Build without a taxonomy on purpose: reads can then only be reported by "
                 "target (query --top-hits)")
-      ->excludes(taxonomy);
+      ->excludes(taxonomy)
+      ->excludes(gtdb);
   sub->add_flag("--allow-empty", opt.allow_empty,
                 "Accept references without any sequence (an empty database)");
   sub->add_option("--seqid2taxid", opt.seqid2taxid_files,

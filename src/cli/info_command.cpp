@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <string>
 
 #include "cli/commands.hpp"
 #include "cli/name_list.hpp"
@@ -10,6 +12,8 @@
 #include "db/stats.hpp"
 #include "pipeline/gpu_query.hpp"
 #include "pipeline/shard_layout.hpp"
+#include "report/kraken_report.hpp"
+#include "taxonomy/gtdb.hpp"
 
 namespace metawarp::cli {
 namespace {
@@ -18,6 +22,7 @@ struct InfoCommand {
   std::string database;
   bool targets = false;
   bool unranked = false;
+  bool taxa = false;  // --taxa: the taxa of a zero-count report
   // The layout to show the GPU query's bytes for (--gpus, --shards-per-gpu),
   // and the memory of each GPU to check them against (--gpu-memory).
   std::string gpus;
@@ -143,8 +148,45 @@ void print_problems(const InfoCommand& cmd, const db::Database& database,
   }
 }
 
+// Where the taxonomy came from, and what `query --report-zero-counts` lists
+// (every taxon of the database, by rank code; `--taxa` prints them).
+void print_taxonomy_source(const InfoCommand& cmd, const db::Database& database) {
+  std::printf("taxonomy source       %s\n",
+              std::string(taxonomy::taxonomy_source(database.taxonomy)).c_str());
+  const std::vector<report::ReportLine> lines =
+      report::report_lines(database.taxonomy, report::TaxonCounts{}, true);
+  std::map<std::string, std::size_t> by_code;
+  for (const report::ReportLine& line : lines)
+    if (line.code != "U") ++by_code[line.code.substr(0, 1) + (line.code.size() > 1 ? "n" : "")];
+  std::string codes;
+  for (const char* code : {"R", "D", "K", "P", "C", "O", "F", "G", "S"})
+    if (by_code.count(code)) codes += std::string(codes.empty() ? "" : ", ") + code + " " +
+                                      std::to_string(by_code[code]);
+  std::size_t other = 0;
+  for (const auto& [code, count] : by_code)
+    if (code.size() > 1) other += count;
+  if (other) codes += ", other ranks (R1, S1, ...) " + std::to_string(other);
+  std::printf("report taxa           %zu with --report-zero-counts (%s; `metawarp info %s "
+              "--taxa` lists them)\n",
+              lines.size() - 1, codes.c_str(), cmd.database.c_str());
+}
+
+// The taxa `query --report-zero-counts` lists, in its order: code, taxid, name.
+void print_taxa(const db::Database& database) {
+  std::printf("#code\ttaxid\tname\n");
+  for (const report::ReportLine& line :
+       report::report_lines(database.taxonomy, report::TaxonCounts{}, true))
+    if (line.code != "U")
+      std::printf("%s\t%u\t%s%s\n", line.code.c_str(), line.taxid,
+                  std::string(2 * line.depth, ' ').c_str(), line.name.c_str());
+}
+
 void run_info(const InfoCommand& cmd) {
   const db::Database database = db::load(cmd.database);
+  if (cmd.taxa) {
+    print_taxa(database);
+    return;
+  }
   if (cmd.targets || cmd.unranked) {
     print_targets(database, !cmd.targets);
     return;
@@ -173,6 +215,7 @@ void run_info(const InfoCommand& cmd) {
               (unsigned long long)st.longest_list, (unsigned long long)st.features_at_cap);
   std::printf("taxonomy              %llu taxa, %llu merged ids\n",
               (unsigned long long)st.taxonomy_nodes, (unsigned long long)st.taxonomy_merged);
+  print_taxonomy_source(cmd, database);
   std::printf("memory (host)         %s (index %s, lookup %s)\n", mib(st.memory_bytes).c_str(),
               mib(st.index_bytes).c_str(), mib(st.lookup_bytes).c_str());
   print_layout(cmd, database, st);
@@ -188,6 +231,8 @@ void add_info_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("info", "Describe a database");
   sub->add_option("database", cmd->database, "Database file")->required()->check(CLI::ExistingFile);
   sub->add_flag("--targets", cmd->targets, "List every target");
+  sub->add_flag("--taxa", cmd->taxa,
+                "List the taxa of the database as `query --report-zero-counts` reports them");
   sub->add_flag("--unranked", cmd->unranked,
                 "List targets without a taxon or without a species in their lineage");
   sub->add_option("--gpus", cmd->gpus,

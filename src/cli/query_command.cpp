@@ -11,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/device_choice.hpp"
+#include "cli/kraken2_options.hpp"
 #include "cli/sample_sheet.hpp"
 #include "cli/thread_limit.hpp"
 #include "db/database.hpp"
@@ -48,6 +49,7 @@ struct QueryCommand {
   bool gpu_lanes_given = false;
   bool output_given = false;
   pipeline::PartitionOptions partitions;  // the database part by part (CPU)
+  Kraken2Flags kraken2;  // Kraken2's spellings (cli/kraken2_options.hpp)
 
   bool many_samples() const { return !sample_sheet.empty() || !sample_groups.empty(); }
 };
@@ -147,12 +149,14 @@ void check_before_work(QueryCommand& cmd) {
   cmd.gpu.lanes = lanes.value;
 
   if (!cmd.many_samples()) {
+    check_kraken2_options(cmd.kraken2, opt, {});
     pipeline::check_output_templates(opt, false);
     pipeline::check_query_paths(opt, cmd.database);
     return;
   }
   if (!cmd.output_given) opt.output = default_sample_output;
   cmd.samples = gather_samples(cmd);
+  check_kraken2_options(cmd.kraken2, opt, cmd.samples);
   pipeline::check_sample_paths(opt, cmd.samples, cmd.output_dir, cmd.database);
 }
 
@@ -404,6 +408,8 @@ void add_query_command(CLI::App& app) {
                   "With parts: about this much memory for the hits of the reads in flight")
       ->transform(CLI::AsSizeValue(false))
       ->capture_default_str();
+  // Kraken2's spellings: --paired, --use-names, --classified-out, ...
+  add_kraken2_options(*sub, opt, cmd->kraken2);
   auto* quiet = sub->add_flag("-q,--quiet", cmd->quiet, "No progress or summary on stderr");
   sub->add_flag("-v,--verbose", cmd->verbose,
                 "Also the time per stage (thread-seconds) and the GPU statistics")

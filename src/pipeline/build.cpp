@@ -170,7 +170,7 @@ db::Database build_parts(const BuildOptions& options, const BuildInputs& inputs,
 
   db::Database database;
   database.params = options.params;
-  database.targets = catalog.take_with_taxa(options, inputs.taxonomy, summary);
+  database.targets = catalog.take_with_taxa(options, inputs.taxonomy, inputs.genomes, summary);
   if (!inputs.taxonomy.empty()) {
     std::vector<taxonomy::taxid_t> ids;
     for (const auto& t : database.targets)

@@ -41,7 +41,8 @@ BuildInputs find_build_inputs(const BuildOptions& options) {
   if (!sketch::valid(options.params.sketch, &why)) throw std::runtime_error(why);
   if (options.params.max_locations_per_feature < 1)
     throw std::runtime_error("--max-locations-per-feature must be at least 1");
-  if (options.taxonomy_dir.empty() && !options.allow_no_taxonomy)
+  if (options.taxonomy_dir.empty() && options.gtdb_taxonomy_files.empty() &&
+      !options.allow_no_taxonomy)
     throw std::runtime_error(
         "no taxonomy given: without one every read would be unclassified; give --taxonomy DIR "
         "(NCBI nodes.dmp and names.dmp), or --no-taxonomy to build a database that reports "
@@ -53,6 +54,15 @@ BuildInputs find_build_inputs(const BuildOptions& options) {
 }
 
 void load_build_taxonomy(const BuildOptions& options, BuildInputs& inputs) {
+  if (!options.gtdb_taxonomy_files.empty()) {
+    taxonomy::GtdbTaxonomy gtdb = taxonomy::GtdbTaxonomy::load(options.gtdb_taxonomy_files);
+    inputs.taxonomy = std::move(gtdb.taxonomy);
+    inputs.genomes = std::move(gtdb.genomes);
+    if (inputs.genomes.empty())
+      throw std::runtime_error("--gtdb-taxonomy lists no genomes: every read would be "
+                               "unclassified");
+    return;
+  }
   if (options.taxonomy_dir.empty()) return;
   inputs.taxonomy = taxonomy::Taxonomy::load_ncbi(options.taxonomy_dir);
   if (inputs.taxonomy.empty() && !options.allow_no_taxonomy)
@@ -68,6 +78,8 @@ std::vector<output::NamedPath> files_read_by_build(const BuildOptions& options,
   if (!options.taxonomy_dir.empty())
     for (const auto& path : taxonomy::Taxonomy::ncbi_files(options.taxonomy_dir))
       files.push_back({"--taxonomy", path.string()});
+  for (const auto& file : options.gtdb_taxonomy_files)
+    files.push_back({"--gtdb-taxonomy", file.string()});
   for (const std::string& file : options.seqid2taxid_files) files.push_back({"--seqid2taxid", file});
   for (const std::string& file : options.accession2taxid_files)
     files.push_back({"--accession2taxid", file});

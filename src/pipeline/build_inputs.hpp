@@ -7,6 +7,7 @@
 
 #include "output/output_check.hpp"
 #include "pipeline/build_options.hpp"
+#include "taxonomy/gtdb.hpp"
 #include "taxonomy/taxonomy.hpp"
 
 namespace metawarp::pipeline {
@@ -17,6 +18,7 @@ struct BuildInputs {
   std::vector<std::string> files;
   std::vector<std::string> repeated_files;  // named more than once (read once)
   taxonomy::Taxonomy taxonomy;              // empty only with allow_no_taxonomy
+  taxonomy::GenomeTaxa genomes;             // GTDB: genome accession -> taxon
 };
 
 // The parameters checked and the files found; the taxonomy not yet loaded,

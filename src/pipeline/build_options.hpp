@@ -36,6 +36,9 @@ inline constexpr std::uint64_t host_bytes_per_pair = 32;
 struct BuildOptions {
   std::vector<std::string> references;            // files or directories
   std::filesystem::path taxonomy_dir;             // NCBI dump folder
+  // GTDB taxonomy TSVs (instead of taxonomy_dir): the taxonomy synthesised,
+  // genomes mapped by the accession their file names start with.
+  std::vector<std::filesystem::path> gtdb_taxonomy_files;
   std::vector<std::string> seqid2taxid_files;     // Kraken2 two-column maps
   std::vector<std::string> accession2taxid_files; // NCBI accession2taxid
   db::DatabaseParams params;

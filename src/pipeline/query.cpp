@@ -10,6 +10,7 @@
 #include "metawarp/host/ordered_pipeline.hpp"
 #include "output/output_check.hpp"
 #include "pipeline/query_batch.hpp"
+#include "pipeline/read_outputs.hpp"
 
 namespace metawarp::pipeline {
 
@@ -135,10 +136,27 @@ class QueryRun {
 }  // namespace
 
 std::vector<output::NamedPath> query_outputs(const QueryOptions& options) {
-  return {{"--output", options.output},
-          {"--kraken-output", options.kraken_output},
-          {"--report", options.report},
-          {"--abundance", options.abundance}};
+  std::vector<output::NamedPath> outputs{{"--output", options.output},
+                                         {"--kraken-output", options.kraken_output},
+                                         {"--report", options.report},
+                                         {"--abundance", options.abundance}};
+  // The reads outputs name a file per mate for pairs; a template without
+  // reads (samples' paths before their reads are known) is taken as it is.
+  const bool paired = options.reads.size() == 2 || options.interleaved;
+  for (const auto& [label, path] : {std::pair<std::string, std::string>{"--classified-out",
+                                                                        options.classified_out},
+                                    {"--unclassified-out", options.unclassified_out}}) {
+    if (options.reads.empty()) {
+      outputs.push_back({label, path});
+      continue;
+    }
+    const std::vector<std::string> paths = mate_paths(path, paired, label);
+    for (std::size_t m = 0; m < paths.size(); ++m)
+      outputs.push_back({paths.size() == 2 ? label + " (mates " + std::to_string(m + 1) + ")"
+                                           : label,
+                         paths[m]});
+  }
+  return outputs;
 }
 
 void check_query_paths(const QueryOptions& options, const std::filesystem::path& database) {

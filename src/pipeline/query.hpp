@@ -40,6 +40,13 @@ struct QueryOptions {
   std::string abundance;      // abundance table at abundance_rank
   taxonomy::CanonicalRank abundance_rank = taxonomy::CanonicalRank::species;
   bool top_hits = false;      // top-hits column in the per-read TSV
+  // Kraken2's variants (docs/cli-query.md, "For Kraken2 users").
+  bool use_names = false;           // Kraken2 per-read: "name (taxid N)"
+  bool report_zero_counts = false;  // the report lists every taxon of the database
+  bool mpa_style = false;           // the report in MetaPhlAn style (kreport2mpa's)
+  // The reads themselves, by their call ('#' -> _1/_2 for pairs; pipeline/read_outputs.hpp).
+  std::string classified_out;
+  std::string unclassified_out;
 };
 
 struct QuerySummary {

@@ -7,6 +7,7 @@
 #include "output/remove_on_failure.hpp"
 #include "report/abundance.hpp"
 #include "report/kraken_report.hpp"
+#include "report/mpa_report.hpp"
 
 namespace metawarp::pipeline {
 namespace {
@@ -34,6 +35,8 @@ bool parse_batch(io::ReadLayout layout, Batch& batch, ParsedBatch& parsed) {
   out.tsv.clear();
   out.kraken.clear();
   out.calls.clear();
+  for (auto* texts : {&out.classified, &out.unclassified})
+    for (std::string& text : *texts) text.clear();
   out.bases = 0;
   out.error = nullptr;
   parsed.reads.clear();
@@ -57,11 +60,12 @@ bool parse_batch(io::ReadLayout layout, Batch& batch, ParsedBatch& parsed) {
 QueryWriter::QueryWriter(const db::Database& db, const QueryOptions& o, QueryCounters& counters)
     : db_(db),
       options_(o),
-      formatter_(db, o.top_hits),
+      formatter_(db, o.top_hits, o.use_names),
       tsv_(o.output),
       kraken_(o.kraken_output),
       report_(o.report),
       abundance_(o.abundance),
+      reads_(o.classified_out, o.unclassified_out, o.reads.size() == 2 || o.interleaved),
       counters_(counters) {
   tsv_.write(formatter_.tsv_header());
 }
@@ -83,12 +87,44 @@ void QueryWriter::format(Batch& batch, const ParsedBatch& parsed, bool paired) c
     out.calls.push_back(call.taxid);
     out.bases += call.length1 + call.length2;
   }
+  if (reads_.enabled()) split_reads_by_call(batch, paired);
+}
+
+// The batch's records, as read, to the classified or unclassified texts by
+// their calls (the records' texts in input order: interleaved mates
+// alternate in the one block).
+void QueryWriter::split_reads_by_call(Batch& batch, bool paired) const {
+  BatchOutput& out = batch.out;
+  std::vector<std::string_view> first, second;
+  record_texts(batch.blocks.first, first);
+  const bool interleaved = paired && options_.interleaved;
+  if (paired && !interleaved) record_texts(batch.blocks.second, second);
+  const std::size_t reads = out.calls.size();
+  if (first.size() < (interleaved ? 2 * reads : reads) ||
+      second.size() < (paired && !interleaved ? reads : 0))
+    throw std::logic_error("classified/unclassified reads: fewer records than reads in a batch");
+  for (std::size_t i = 0; i < reads; ++i) {
+    // Classified as the per-read outputs say it: a taxon of the database.
+    const bool classified = db_.taxonomy.find(out.calls[i]) != nullptr;
+    std::array<std::string, 2>& texts = classified ? out.classified : out.unclassified;
+    if (interleaved) {
+      append_record(texts[0], first[2 * i]);
+      append_record(texts[1], first[2 * i + 1]);
+      continue;
+    }
+    append_record(texts[0], first[i]);
+    if (paired) append_record(texts[1], second[i]);
+  }
 }
 
 void QueryWriter::write(const Batch& batch, QuerySummary& summary) {
   if (batch.out.error) std::rethrow_exception(batch.out.error);
   tsv_.write(batch.out.tsv);
   kraken_.write(batch.out.kraken);
+  for (std::size_t m = 0; m < 2; ++m) {
+    reads_.classified[m].write(batch.out.classified[m]);
+    reads_.unclassified[m].write(batch.out.unclassified[m]);
+  }
   for (taxonomy::taxid_t taxid : batch.out.calls) counts_.add(taxid);
   summary.reads += batch.out.calls.size();
   summary.bases += batch.out.bases;
@@ -97,10 +133,15 @@ void QueryWriter::write(const Batch& batch, QuerySummary& summary) {
 }
 
 void QueryWriter::finish(QuerySummary& summary) {
-  if (report_.enabled()) report_.write(report::kraken_report(db_.taxonomy, counts_));
+  if (report_.enabled()) {
+    const std::vector<report::ReportLine> lines =
+        report::report_lines(db_.taxonomy, counts_, options_.report_zero_counts);
+    report_.write(options_.mpa_style ? report::mpa_report(lines) : report::kraken_report(lines));
+  }
   if (abundance_.enabled())
     abundance_.write(report::abundance_table(db_.taxonomy, counts_, options_.abundance_rank));
   for (OutputFile* out : {&tsv_, &kraken_, &report_, &abundance_}) out->close();
+  reads_.close();
   summary.classified = counts_.total() - counts_.unclassified;
 }
 

@@ -3,6 +3,7 @@
 // (query.cpp: batch by batch against the whole database; partitioned_query.cpp:
 // many batches at once, the database part by part): a batch of reads, its
 // parse, its formatting, and the writer of the outputs in input order.
+#include <array>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -14,6 +15,7 @@
 #include "io/sequence_reader.hpp"
 #include "pipeline/query.hpp"
 #include "pipeline/query_output.hpp"
+#include "pipeline/read_outputs.hpp"
 #include "report/per_read.hpp"
 #include "report/taxon_counts.hpp"
 
@@ -35,6 +37,9 @@ struct BatchOutput {
   std::string tsv;
   std::string kraken;
   std::vector<taxonomy::taxid_t> calls;  // taxid per read, for the report
+  // --classified-out / --unclassified-out: the records as read, mates 1 and 2.
+  std::array<std::string, 2> classified;
+  std::array<std::string, 2> unclassified;
   std::uint64_t bases = 0;
   std::exception_ptr error;
 };
@@ -79,6 +84,8 @@ class QueryWriter {
   void finish(QuerySummary& summary);
 
  private:
+  void split_reads_by_call(Batch& batch, bool paired) const;
+
   const db::Database& db_;
   const QueryOptions& options_;
   report::ReadFormatter formatter_;
@@ -86,6 +93,7 @@ class QueryWriter {
   OutputFile kraken_;
   OutputFile report_;
   OutputFile abundance_;
+  ReadOutputs reads_;  // --classified-out, --unclassified-out
   report::TaxonCounts counts_;
   QueryCounters& counters_;
 };

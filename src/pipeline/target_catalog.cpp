@@ -28,8 +28,10 @@ db::Target make_target(const io::SequenceRecord& record, const std::string& path
 // accessions still unresolved, since those files are huge); the resolver
 // checks candidates against the taxonomy (merged ids followed).
 void assign_taxids(const BuildOptions& options, const taxonomy::Taxonomy& taxa,
-                   std::vector<db::Target>& targets, const std::vector<std::string>& headers) {
+                   const taxonomy::GenomeTaxa& genomes, std::vector<db::Target>& targets,
+                   const std::vector<std::string>& headers) {
   taxonomy::TaxidResolver resolver(taxa.empty() ? nullptr : &taxa);
+  if (!genomes.empty()) resolver.set_genome_taxa(&genomes);
   for (const auto& file : options.seqid2taxid_files)
     resolver.add_seqid_map(taxonomy::SeqIdMap::load_seqid2taxid(file));
   if (!options.accession2taxid_files.empty()) {
@@ -44,7 +46,8 @@ void assign_taxids(const BuildOptions& options, const taxonomy::Taxonomy& taxa,
     resolver.add_accession_map(taxonomy::AccessionMap::load_accession2taxid(files, wanted));
   }
   for (std::size_t i = 0; i < targets.size(); ++i)
-    targets[i].taxid = resolver.resolve(headers[i]).value_or(taxonomy::no_taxon);
+    targets[i].taxid =
+        resolver.resolve(headers[i], targets[i].source_file).value_or(taxonomy::no_taxon);
 }
 
 // Names given to more than one target, each once, in order of first use.
@@ -70,8 +73,9 @@ sketch::target_id_t TargetCatalog::add(const io::SequenceRecord& record, const s
 
 std::vector<db::Target> TargetCatalog::take_with_taxa(const BuildOptions& options,
                                                       const taxonomy::Taxonomy& taxa,
+                                                      const taxonomy::GenomeTaxa& genomes,
                                                       BuildSummary& summary) {
-  assign_taxids(options, taxa, targets_, headers_);
+  assign_taxids(options, taxa, genomes, targets_, headers_);
   headers_.clear();
   summary.unmapped_targets = 0;
   summary.unmapped_target_names.clear();

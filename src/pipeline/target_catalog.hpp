@@ -8,6 +8,7 @@
 #include "db/database.hpp"
 #include "io/sequence_reader.hpp"
 #include "pipeline/build_options.hpp"
+#include "taxonomy/gtdb.hpp"
 
 namespace metawarp::pipeline {
 
@@ -23,8 +24,11 @@ class TargetCatalog {
   // The targets with their taxids (resolved against `taxa`, merged ids
   // followed); notes in `summary` the targets left without a taxon and the
   // names given to more than one target.
+  // `genomes` (GTDB) maps targets by their file's assembly accession last.
   std::vector<db::Target> take_with_taxa(const BuildOptions& options,
-                                         const taxonomy::Taxonomy& taxa, BuildSummary& summary);
+                                         const taxonomy::Taxonomy& taxa,
+                                         const taxonomy::GenomeTaxa& genomes,
+                                         BuildSummary& summary);
 
  private:
   std::vector<db::Target> targets_;

@@ -12,8 +12,15 @@ using taxonomy::Rank;
 
 char kraken_rank_letter(Rank rank) {
   switch (rank) {
+    // NCBI's top ranks since 2025: "domain" for Bacteria, Archaea and
+    // Eukaryota (superkingdom before), "acellular root" for Viruses (a
+    // superkingdom before). Both are D, as they were, so a report (and
+    // Bracken's `-l D`) reads the same on either taxonomy. "cellular root"
+    // (cellular organisms, "no rank" before) and "realm" (virus realms,
+    // "clade" before) take no letter, as before: R1 and D1.
     case Rank::superkingdom:
-    case Rank::domain: return 'D';
+    case Rank::domain:
+    case Rank::acellular_root: return 'D';
     case Rank::kingdom: return 'K';
     case Rank::phylum: return 'P';
     case Rank::class_: return 'C';
@@ -27,25 +34,24 @@ char kraken_rank_letter(Rank rank) {
 
 namespace {
 
-void append_line(std::string& out, double percent, std::uint64_t clade, std::uint64_t direct,
-                 const std::string& code, taxid_t taxid, std::size_t depth,
-                 const std::string& name) {
+void append_line(std::string& out, const ReportLine& line) {
   char buffer[96];
-  std::snprintf(buffer, sizeof buffer, "%6.2f\t%" PRIu64 "\t%" PRIu64 "\t", percent, clade,
-                direct);
+  std::snprintf(buffer, sizeof buffer, "%6.2f\t%" PRIu64 "\t%" PRIu64 "\t", line.percent,
+                line.clade, line.direct);
   out += buffer;
-  out += code;
+  out += line.code;
   out += '\t';
-  out += std::to_string(taxid);
+  out += std::to_string(line.taxid);
   out += '\t';
-  out.append(2 * depth, ' ');
-  out += name;
+  out.append(2 * line.depth, ' ');
+  out += line.name;
   out += '\n';
 }
 
 class ReportWriter {
  public:
-  ReportWriter(const taxonomy::Taxonomy& tax, const TaxonCounts& counts) : tax_(tax) {
+  ReportWriter(const taxonomy::Taxonomy& tax, const TaxonCounts& counts, bool zero_counts)
+      : tax_(tax), zero_counts_(zero_counts) {
     for (const auto& node : tax.nodes())
       if (node.id != node.parent) children_[node.parent].push_back(node.id);
     for (const auto& [taxid, reads] : counts.direct) {
@@ -63,11 +69,11 @@ class ReportWriter {
     unclassified_ = counts.unclassified + lost_;
   }
 
-  std::string write() {
-    std::string out;
-    if (unclassified_ > 0)
-      append_line(out, percent(unclassified_), unclassified_, unclassified_, "U",
-                  taxonomy::no_taxon, 0, "unclassified");
+  std::vector<ReportLine> lines() {
+    std::vector<ReportLine> out;
+    if (unclassified_ > 0 || zero_counts_)
+      out.push_back({percent(unclassified_), unclassified_, unclassified_, "U",
+                     taxonomy::no_taxon, 0, "unclassified"});
     if (tax_.find(taxonomy::root_taxon) != nullptr)
       visit(out, taxonomy::root_taxon, 'R', 0, 0);
     return out;
@@ -83,14 +89,15 @@ class ReportWriter {
   }
 
   // letter/suffix: this node's code as computed by its parent's rules.
-  void visit(std::string& out, taxid_t id, char letter, unsigned suffix, std::size_t depth) {
+  void visit(std::vector<ReportLine>& out, taxid_t id, char letter, unsigned suffix,
+             std::size_t depth) {
     const std::uint64_t reads = clade(id);
-    if (reads == 0) return;
+    if (reads == 0 && !zero_counts_) return;
     const auto direct = direct_.find(id);
     std::string code(1, letter);
     if (suffix > 0) code += std::to_string(suffix);
-    append_line(out, percent(reads), reads, direct == direct_.end() ? 0 : direct->second, code,
-                id, depth, tax_.find(id)->name);
+    out.push_back({percent(reads), reads, direct == direct_.end() ? 0 : direct->second,
+                   std::move(code), id, depth, tax_.find(id)->name});
 
     auto it = children_.find(id);
     if (it == children_.end()) return;
@@ -107,6 +114,7 @@ class ReportWriter {
   }
 
   const taxonomy::Taxonomy& tax_;
+  bool zero_counts_;  // every taxon, also those without reads
   std::unordered_map<taxid_t, std::vector<taxid_t>> children_;
   std::unordered_map<taxid_t, std::uint64_t> direct_;
   std::unordered_map<taxid_t, std::uint64_t> clade_;
@@ -117,8 +125,20 @@ class ReportWriter {
 
 }  // namespace
 
-std::string kraken_report(const taxonomy::Taxonomy& tax, const TaxonCounts& counts) {
-  return ReportWriter(tax, counts).write();
+std::vector<ReportLine> report_lines(const taxonomy::Taxonomy& tax, const TaxonCounts& counts,
+                                     bool zero_counts) {
+  return ReportWriter(tax, counts, zero_counts).lines();
+}
+
+std::string kraken_report(const std::vector<ReportLine>& lines) {
+  std::string out;
+  for (const ReportLine& line : lines) append_line(out, line);
+  return out;
+}
+
+std::string kraken_report(const taxonomy::Taxonomy& tax, const TaxonCounts& counts,
+                          bool zero_counts) {
+  return kraken_report(report_lines(tax, counts, zero_counts));
 }
 
 }  // namespace metawarp::report

@@ -36,12 +36,17 @@ void ReadFormatter::append_tsv(std::string& out, const ReadCall& call) const {
 }
 
 void ReadFormatter::append_kraken(std::string& out, const ReadCall& call) const {
-  const bool classified =
-      call.taxid != taxonomy::no_taxon && db_.taxonomy.find(call.taxid) != nullptr;
-  out += classified ? "C\t" : "U\t";
+  const taxonomy::Node* node =
+      call.taxid == taxonomy::no_taxon ? nullptr : db_.taxonomy.find(call.taxid);
+  out += node ? "C\t" : "U\t";
   out += call.id;
   out += '\t';
-  out += std::to_string(classified ? call.taxid : 0);
+  if (use_names_) {
+    out += node ? std::string_view(node->name) : std::string_view("unclassified");
+    out += " (taxid ";
+  }
+  out += std::to_string(node ? call.taxid : 0);
+  if (use_names_) out += ')';
   out += '\t';
   out += std::to_string(call.length1);
   if (call.paired) {

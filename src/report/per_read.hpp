@@ -10,7 +10,8 @@
 //
 // Kraken2 per-read format (--kraken-output), no header:
 //   C/U  read_id  taxid  length  hit_list
-// length is "len" or "len1|len2" for pairs. Kraken2 lists per-k-mer LCAs; we
+// length is "len" or "len1|len2" for pairs. With use_names (kraken2
+// --use-names) the taxid column is "name (taxid N)", "unclassified (taxid 0)". Kraken2 lists per-k-mer LCAs; we
 // have per-read candidates instead, so hit_list is the candidates' taxids
 // with their hits, "taxid:hits" space-separated, best first, or "0:0" when no
 // feature of the read hit the database.
@@ -36,7 +37,8 @@ struct ReadCall {
 class ReadFormatter {
  public:
   // `db` must outlive the formatter.
-  ReadFormatter(const db::Database& db, bool top_hits) : db_(db), top_hits_(top_hits) {}
+  ReadFormatter(const db::Database& db, bool top_hits, bool use_names = false)
+      : db_(db), top_hits_(top_hits), use_names_(use_names) {}
 
   std::string tsv_header() const;
   void append_tsv(std::string& out, const ReadCall& call) const;
@@ -45,6 +47,7 @@ class ReadFormatter {
  private:
   const db::Database& db_;
   bool top_hits_;
+  bool use_names_;
 };
 
 }  // namespace metawarp::report

@@ -185,7 +185,8 @@ std::optional<taxid_t> TaxidResolver::accept(std::optional<taxid_t> candidate) c
   return resolved;
 }
 
-std::optional<taxid_t> TaxidResolver::resolve(std::string_view header) const {
+std::optional<taxid_t> TaxidResolver::resolve(std::string_view header,
+                                              std::string_view file) const {
   if (const auto t = accept(taxid_from_header(header))) return t;
   const std::string_view seqid = sequence_id_of(header);
   const std::string accession = accession_of(seqid);
@@ -196,6 +197,9 @@ std::optional<taxid_t> TaxidResolver::resolve(std::string_view header) const {
   }
   for (const auto& map : accession_maps_)
     if (const auto t = accept(map.find(accession))) return t;
+  if (genomes_ && !file.empty())
+    if (const auto genome = assembly_accession_of_file(file))
+      if (const auto t = accept(genomes_->find(*genome))) return t;
   return std::nullopt;
 }
 

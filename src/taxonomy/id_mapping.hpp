@@ -3,7 +3,9 @@
 //   1. `taxid|N` or `kraken:taxid|N` in the FASTA header;
 //   2. seqid-to-taxid maps (Kraken2's two-column seqid2taxid.map), by the
 //      full sequence id, then by its accession;
-//   3. NCBI accession2taxid files (by accession.version or accession).
+//   3. NCBI accession2taxid files (by accession.version or accession);
+//   4. genome accessions (GTDB, taxonomy/gtdb.hpp) by the assembly
+//      accession the reference file's name starts with.
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -12,6 +14,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "taxonomy/gtdb.hpp"
 #include "taxonomy/taxonomy.hpp"
 
 namespace metawarp::taxonomy {
@@ -78,8 +81,12 @@ class TaxidResolver {
   void add_seqid_map(SeqIdMap map) { seqid_maps_.push_back(std::move(map)); }
   void add_accession_map(AccessionMap map) { accession_maps_.push_back(std::move(map)); }
 
-  // `header`: a FASTA header line (with or without '>') or a bare sequence id.
-  std::optional<taxid_t> resolve(std::string_view header) const;
+  // Must outlive the resolver.
+  void set_genome_taxa(const GenomeTaxa* genomes) { genomes_ = genomes; }
+
+  // `header`: a FASTA header line (with or without '>') or a bare sequence
+  // id; `file`: the path of the file it came from (for genome accessions).
+  std::optional<taxid_t> resolve(std::string_view header, std::string_view file = {}) const;
 
  private:
   std::optional<taxid_t> accept(std::optional<taxid_t> candidate) const;
@@ -87,6 +94,7 @@ class TaxidResolver {
   const Taxonomy* taxonomy_;
   std::vector<SeqIdMap> seqid_maps_;
   std::vector<AccessionMap> accession_maps_;
+  const GenomeTaxa* genomes_ = nullptr;
 };
 
 }  // namespace metawarp::taxonomy
