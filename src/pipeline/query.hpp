@@ -40,6 +40,8 @@ struct QueryOptions {
   std::string abundance;      // abundance table at abundance_rank
   taxonomy::CanonicalRank abundance_rank = taxonomy::CanonicalRank::species;
   bool top_hits = false;      // top-hits column in the per-read TSV
+  // --report-minimizer-data: the report's two columns of distinct features.
+  bool report_minimizer_data = false;
 };
 
 struct QuerySummary {
@@ -92,6 +94,11 @@ class QueryEngine {
   virtual ~QueryEngine() = default;
   virtual std::unique_ptr<BatchClassifier> make_classifier() const = 0;
 };
+
+// The classifier options an engine must be made with for these outputs:
+// options.classifier, with the evidence collected when the Kraken output
+// (its column 5) or the minimizer-data report is written.
+ClassifierOptions engine_options(const QueryOptions& options);
 
 // The CPU engine: Classifier::classify read by read. `db` must outlive it.
 std::unique_ptr<QueryEngine> make_cpu_query_engine(const db::Database& db,

@@ -14,6 +14,7 @@
 #include "io/sequence_reader.hpp"
 #include "pipeline/query.hpp"
 #include "pipeline/query_output.hpp"
+#include "report/minimizer_data.hpp"
 #include "report/per_read.hpp"
 #include "report/taxon_counts.hpp"
 
@@ -35,6 +36,8 @@ struct BatchOutput {
   std::string tsv;
   std::string kraken;
   std::vector<taxonomy::taxid_t> calls;  // taxid per read, for the report
+  // --report-minimizer-data: the batch's features found, with their taxa.
+  std::vector<std::pair<sketch::feature_t, taxonomy::taxid_t>> found;
   std::uint64_t bases = 0;
   std::exception_ptr error;
 };
@@ -87,6 +90,7 @@ class QueryWriter {
   OutputFile report_;
   OutputFile abundance_;
   report::TaxonCounts counts_;
+  report::FeatureTally features_seen_;  // --report-minimizer-data
   QueryCounters& counters_;
 };
 

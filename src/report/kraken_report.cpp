@@ -29,11 +29,12 @@ namespace {
 
 void append_line(std::string& out, double percent, std::uint64_t clade, std::uint64_t direct,
                  const std::string& code, taxid_t taxid, std::size_t depth,
-                 const std::string& name) {
+                 const std::string& name, const ReportColumns& extra) {
   char buffer[96];
   std::snprintf(buffer, sizeof buffer, "%6.2f\t%" PRIu64 "\t%" PRIu64 "\t", percent, clade,
                 direct);
   out += buffer;
+  if (extra) out += extra(taxid);
   out += code;
   out += '\t';
   out += std::to_string(taxid);
@@ -45,7 +46,9 @@ void append_line(std::string& out, double percent, std::uint64_t clade, std::uin
 
 class ReportWriter {
  public:
-  ReportWriter(const taxonomy::Taxonomy& tax, const TaxonCounts& counts) : tax_(tax) {
+  ReportWriter(const taxonomy::Taxonomy& tax, const TaxonCounts& counts,
+               const ReportColumns& extra)
+      : tax_(tax), extra_(extra) {
     for (const auto& node : tax.nodes())
       if (node.id != node.parent) children_[node.parent].push_back(node.id);
     for (const auto& [taxid, reads] : counts.direct) {
@@ -67,7 +70,7 @@ class ReportWriter {
     std::string out;
     if (unclassified_ > 0)
       append_line(out, percent(unclassified_), unclassified_, unclassified_, "U",
-                  taxonomy::no_taxon, 0, "unclassified");
+                  taxonomy::no_taxon, 0, "unclassified", extra_);
     if (tax_.find(taxonomy::root_taxon) != nullptr)
       visit(out, taxonomy::root_taxon, 'R', 0, 0);
     return out;
@@ -90,7 +93,7 @@ class ReportWriter {
     std::string code(1, letter);
     if (suffix > 0) code += std::to_string(suffix);
     append_line(out, percent(reads), reads, direct == direct_.end() ? 0 : direct->second, code,
-                id, depth, tax_.find(id)->name);
+                id, depth, tax_.find(id)->name, extra_);
 
     auto it = children_.find(id);
     if (it == children_.end()) return;
@@ -107,6 +110,7 @@ class ReportWriter {
   }
 
   const taxonomy::Taxonomy& tax_;
+  const ReportColumns& extra_;
   std::unordered_map<taxid_t, std::vector<taxid_t>> children_;
   std::unordered_map<taxid_t, std::uint64_t> direct_;
   std::unordered_map<taxid_t, std::uint64_t> clade_;
@@ -117,8 +121,9 @@ class ReportWriter {
 
 }  // namespace
 
-std::string kraken_report(const taxonomy::Taxonomy& tax, const TaxonCounts& counts) {
-  return ReportWriter(tax, counts).write();
+std::string kraken_report(const taxonomy::Taxonomy& tax, const TaxonCounts& counts,
+                          const ReportColumns& extra_columns) {
+  return ReportWriter(tax, counts, extra_columns).write();
 }
 
 }  // namespace metawarp::report

@@ -9,6 +9,7 @@
 // Rank codes: U, R (root), D (superkingdom/domain), K, P, C, O, F, G, S; a
 // taxon without one of these ranks takes its parent's letter and one more
 // than its parent's depth suffix (R1, D1, G1, S1, S2, ...).
+#include <functional>
 #include <string>
 
 #include "report/taxon_counts.hpp"
@@ -18,7 +19,12 @@ namespace metawarp::report {
 
 // Counts on taxa unknown to `tax` (or outside the root's tree) are treated
 // as unclassified, so percentages still add up.
-std::string kraken_report(const taxonomy::Taxonomy& tax, const TaxonCounts& counts);
+// `extra_columns`, when given, inserts its text for each line's taxon (0 for
+// the unclassified line; tab-terminated) after the reads assigned directly
+// (--report-minimizer-data: report/minimizer_data.hpp).
+using ReportColumns = std::function<std::string(taxid_t)>;
+std::string kraken_report(const taxonomy::Taxonomy& tax, const TaxonCounts& counts,
+                          const ReportColumns& extra_columns = {});
 
 // The Kraken2 letter of an NCBI rank, or '\0' when it has none.
 char kraken_rank_letter(taxonomy::Rank rank);
