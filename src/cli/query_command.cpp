@@ -132,7 +132,8 @@ void check_before_work(QueryCommand& cmd) {
     throw std::invalid_argument("--confidence must be between 0 and 1, not " +
                                 std::to_string(cmd.confidence));
   if (opt.report_minimizer_data && opt.report.empty())
-    throw std::invalid_argument("--report-minimizer-data adds columns to the report: give --report");
+    throw std::invalid_argument(
+        "--report-minimizer-data adds columns to the report: give --report");
   if (opt.report_minimizer_data && cmd.partitions.enabled())
     throw std::invalid_argument(
         "--report-minimizer-data is not available with --partitions or --max-memory (the "

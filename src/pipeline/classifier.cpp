@@ -61,7 +61,8 @@ TaxonArrays taxon_arrays(const db::Database& db) {
       u = a.parent[u];
     }
     if (a.depth[u] == unknown) a.depth[u] = 0;  // a root
-    for (auto it = path.rbegin(); it != path.rend(); ++it) a.depth[*it] = a.depth[a.parent[*it]] + 1;
+    for (auto it = path.rbegin(); it != path.rend(); ++it)
+      a.depth[*it] = a.depth[a.parent[*it]] + 1;
   }
   a.target_node.resize(db.targets.size());
   for (std::size_t t = 0; t < db.targets.size(); ++t)
@@ -231,8 +232,9 @@ void Classifier::resolve_read(ReadStage& stage) const {
 
 ReadResult Classifier::finish_read(const ReadStage& stage, ClassifierScratch& scratch) const {
   ReadResult result = decide(stage.lists, stage.shape, scratch);
-  if (options_.needs_evidence()) finish_evidence(stage.features, stage.lists, stage.shape.mate1_features,
-                    stage.shape.paired, result);
+  if (options_.needs_evidence())
+    finish_evidence(stage.features, stage.lists, stage.shape.mate1_features, stage.shape.paired,
+                    result);
   return result;
 }
 
