@@ -2,6 +2,7 @@
 // `--samples SHEET` / `--sample NAME R1 [R2]`: options, validation at the
 // edge, the database loaded (and for the GPU uploaded) once, then the query
 // pipeline for the reads or for each sample.
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -34,6 +35,7 @@ struct QueryCommand {
   std::string lowest = "sequence";
   std::string highest = "root";
   std::string abundance_rank = "species";
+  double confidence = 0;  // --confidence, checked and stored in millionths
   bool quiet = false;
   bool verbose = false;
   // Many samples: a sheet and/or --sample groups, outputs under output_dir.
@@ -126,6 +128,20 @@ void check_before_work(QueryCommand& cmd) {
   opt.classifier.lowest = rank_option("--lowest", cmd.lowest);
   opt.classifier.highest = rank_option("--highest", cmd.highest);
   opt.abundance_rank = rank_option("--abundance-rank", cmd.abundance_rank);
+  // Kraken2's evidence options (docs/cli-query.md): F as an integer number
+  // of millionths, so every executor compares the same integers.
+  if (!(cmd.confidence >= 0.0 && cmd.confidence <= 1.0))
+    throw std::invalid_argument("--confidence must be between 0 and 1, not " +
+                                std::to_string(cmd.confidence));
+  if (opt.report_minimizer_data && opt.report.empty())
+    throw std::invalid_argument(
+        "--report-minimizer-data adds columns to the report: give --report");
+  if (opt.report_minimizer_data && cmd.partitions.enabled())
+    throw std::invalid_argument(
+        "--report-minimizer-data is not available with --partitions or --max-memory (the "
+        "database's feature counts need the whole index in memory)");
+  opt.classifier.confidence_millionths =
+      std::uint32_t(std::llround(cmd.confidence * classify::confidence_scale));
   if (opt.batch_size == 0) throw std::invalid_argument("--batch-size must be at least 1");
   if (cmd.many_samples() && !opt.reads.empty())
     throw std::invalid_argument(
@@ -280,7 +296,7 @@ void run_query(QueryCommand& cmd) {
                      (gpu ? " onto " + pipeline::describe(cmd.gpu.layout) : std::string()));
   if (gpu) {
     pipeline::GpuLoadedDatabase loaded =
-        pipeline::load_for_gpu_query(cmd.database, opt.classifier, cmd.gpu);
+        pipeline::load_for_gpu_query(cmd.database, pipeline::engine_options(opt), cmd.gpu);
     database = std::move(loaded.database);
     gpu_engine = std::move(loaded.engine);
   } else {
@@ -293,7 +309,7 @@ void run_query(QueryCommand& cmd) {
                           " on the GPU"
                     : std::string()) +
                ", " + pipeline::format_seconds(load_seconds));
-  if (!gpu) engine = pipeline::make_cpu_query_engine(*database, opt.classifier);
+  if (!gpu) engine = pipeline::make_cpu_query_engine(*database, pipeline::engine_options(opt));
   const pipeline::QueryEngine* chosen = gpu ? gpu_engine.get() : engine.get();
   const pipeline::ProgressStyle progress = pipeline::progress_style(cmd.quiet);
 
@@ -355,6 +371,13 @@ void add_query_command(CLI::App& app) {
   sub->add_option("--abundance-rank", cmd->abundance_rank, "Rank of the abundance table")
       ->capture_default_str();
   sub->add_flag("--top-hits", opt.top_hits, "Add the top candidates (target:hits) per read");
+  // Kraken2's evidence options (docs/cli-query.md, docs/accuracy.md).
+  sub->add_option("--confidence", cmd->confidence,
+                  "Lift a read to the lowest taxon whose clade holds at least this fraction of "
+                  "its features, unclassified if none does (0..1; 0: off)")
+      ->capture_default_str();
+  sub->add_flag("--report-minimizer-data", opt.report_minimizer_data,
+                "Report: also the distinct features seen per taxon and those the database holds");
   sub->add_option("--max-candidates", cls.max_candidates,
                   "Best targets considered per read (1..16)")
       ->capture_default_str();

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "metawarp/host/parallel_for.hpp"
 #include "metawarp/sketch/host.hpp"
 #include "metawarp/sketch/sketch.hpp"
 
@@ -29,8 +30,57 @@ std::vector<classify::TargetLineage> target_lineages(const db::Database& db) {
   return result;
 }
 
+classify::taxon_node_t TaxonArrays::node_of(const taxonomy::Taxonomy& taxonomy,
+                                            taxonomy::taxid_t id) const {
+  const taxonomy::taxid_t resolved = taxonomy.resolve(id);
+  if (resolved == taxonomy::no_taxon) return classify::no_node;
+  const auto at = std::lower_bound(taxid.begin() + 1, taxid.end(), resolved);
+  return at != taxid.end() && *at == resolved ? classify::taxon_node_t(at - taxid.begin())
+                                              : classify::no_node;
+}
+
+TaxonArrays taxon_arrays(const db::Database& db) {
+  TaxonArrays a;
+  const std::vector<taxonomy::Node>& nodes = db.taxonomy.nodes();  // sorted by id
+  const std::size_t n = nodes.size();
+  a.taxid.assign(n + 1, taxonomy::no_taxon);
+  for (std::size_t i = 0; i < n; ++i) a.taxid[i + 1] = nodes[i].id;
+  a.parent.assign(n + 1, classify::no_node);
+  for (std::size_t i = 0; i < n; ++i) a.parent[i + 1] = a.node_of(db.taxonomy, nodes[i].parent);
+  // Depths: walk up to a node whose depth is known (the taxonomy has no
+  // cycles, checked when it was built), then fill the path on the way back.
+  constexpr std::uint32_t unknown = 0xffffffffu;
+  a.depth.assign(n + 1, unknown);
+  a.depth[0] = 0;
+  std::vector<classify::taxon_node_t> path;
+  for (classify::taxon_node_t v = 1; v <= n; ++v) {
+    path.clear();
+    classify::taxon_node_t u = v;
+    while (a.depth[u] == unknown && a.parent[u] != u && a.parent[u] != classify::no_node) {
+      path.push_back(u);
+      u = a.parent[u];
+    }
+    if (a.depth[u] == unknown) a.depth[u] = 0;  // a root
+    for (auto it = path.rbegin(); it != path.rend(); ++it)
+      a.depth[*it] = a.depth[a.parent[*it]] + 1;
+  }
+  a.target_node.resize(db.targets.size());
+  for (std::size_t t = 0; t < db.targets.size(); ++t)
+    a.target_node[t] = a.node_of(db.taxonomy, db.targets[t].taxid);
+  return a;
+}
+
 Classifier::Classifier(const db::Database& db, const ClassifierOptions& options)
     : db_(db), options_(options), lineages_(target_lineages(db)) {
+  if (options.confidence_millionths > classify::confidence_scale)
+    throw std::invalid_argument("--confidence must be between 0 and 1");
+  if (options.needs_evidence()) {
+    taxa_ = taxon_arrays(db);
+    node_lineages_.resize(lineages_.size());
+    for (std::size_t t = 0; t < lineages_.size(); ++t)
+      for (std::size_t l = 0; l < classify::lineage_levels; ++l)
+        node_lineages_[t].ids[l] = taxa_.node_of(db.taxonomy, lineages_[t].ids[l]);
+  }
   if (options.max_candidates < 1 || options.max_candidates > classify::max_candidates_limit)
     throw std::invalid_argument("--max-candidates must be between 1 and " +
                                 std::to_string(classify::max_candidates_limit));
@@ -151,7 +201,9 @@ void Classifier::gather_sorted_hits(std::span<const std::span<const sketch::Loca
 ReadShape Classifier::sketch_read(std::string_view mate1, std::string_view mate2,
                                   std::vector<sketch::feature_t>& features) const {
   ReadShape shape;
+  const std::size_t before = features.size();
   shape.windows = sketch(mate1, features);
+  shape.mate1_features = std::uint32_t(features.size() - before);
   shape.windows += sketch(mate2, features);
   shape.span = classify::read_window_span(mate1.size(), mate2.size(), options_.insert_size,
                                           db_.params.sketch.stride());
@@ -179,7 +231,83 @@ void Classifier::resolve_read(ReadStage& stage) const {
 }
 
 ReadResult Classifier::finish_read(const ReadStage& stage, ClassifierScratch& scratch) const {
-  return decide(stage.lists, stage.shape, scratch);
+  ReadResult result = decide(stage.lists, stage.shape, scratch);
+  if (options_.needs_evidence())
+    finish_evidence(stage.features, stage.lists, stage.shape.mate1_features, stage.shape.paired,
+                    result);
+  return result;
+}
+
+void Classifier::look_up(std::string_view mate1, std::string_view mate2, ReadStage& stage) const {
+  begin_read(mate1, mate2, stage);
+  probe_read(stage);
+  resolve_read(stage);
+}
+
+void Classifier::finish_evidence(std::span<const sketch::feature_t> features,
+                                 std::span<const std::span<const sketch::Location>> feature_lists,
+                                 std::uint32_t mate1_features, bool paired,
+                                 ReadResult& result) const {
+  if (!options_.needs_evidence())
+    throw std::logic_error("Classifier: evidence asked of a classifier made without it");
+  // Runs of equal feature taxon (taxon nodes first), a run never crossing
+  // the mates' border.
+  std::vector<classify::EvidenceRun>& runs = result.evidence;
+  runs.clear();
+  result.mate1_runs = 0;
+  result.found.clear();
+  const classify::TaxonTree tree = taxa_.tree();
+  for (std::size_t i = 0; i < feature_lists.size(); ++i) {
+    if (i == mate1_features) result.mate1_runs = std::uint32_t(runs.size());
+    const auto& list = feature_lists[i];
+    const classify::taxon_node_t node = classify::feature_taxon(
+        list.data(), std::uint32_t(list.size()), taxa_.target_node.data(), tree);
+    if (options_.found_features && node != classify::no_node)
+      result.found.emplace_back(features[i], taxa_.taxid[node]);
+    if (!runs.empty() && runs.back().taxon == node && i != mate1_features)
+      ++runs.back().count;
+    else
+      runs.push_back(classify::EvidenceRun{node, 1});
+  }
+  if (feature_lists.size() <= mate1_features) result.mate1_runs = std::uint32_t(runs.size());
+  classify::Assignment& a = result.assignment;
+  if (options_.confidence_millionths != 0 && a.taxid != classify::unclassified_taxon) {
+    const sketch::target_id_t best = result.top[0].target;
+    a.taxid = classify::confident_taxon(a.taxid, lineages_[best], node_lineages_[best],
+                                        runs.data(), std::uint32_t(runs.size()),
+                                        options_.confidence_millionths, tree,
+                                        params(paired));
+  }
+  for (classify::EvidenceRun& run : runs) run.taxon = taxa_.taxid[run.taxon];
+}
+
+ReadResult Classifier::decide_split(std::span<const std::span<const sketch::Location>> lists,
+                                    std::span<const std::span<const std::uint32_t>> list_sizes,
+                                    std::span<const sketch::feature_t> read_features,
+                                    const ReadShape& shape, ClassifierScratch& scratch) const {
+  ReadResult result = decide(lists, shape, scratch);
+  if (!options_.needs_evidence()) return result;
+  if (list_sizes.size() != lists.size())
+    throw std::logic_error("Classifier::decide_split: one list of sizes per part");
+  // Feature i's list: the next list_sizes[p][i] locations of the part p that
+  // holds it (an empty list when none does).
+  std::vector<std::span<const sketch::Location>>& features = scratch.feature_lists;
+  const std::size_t n = list_sizes.empty() ? 0 : list_sizes[0].size();
+  features.assign(n, {});
+  for (std::size_t p = 0; p < lists.size(); ++p) {
+    if (list_sizes[p].size() != n)
+      throw std::logic_error("Classifier::decide_split: parts disagree on the feature count");
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t size = list_sizes[p][i];
+      if (size != 0) features[i] = lists[p].subspan(at, size);
+      at += size;
+    }
+    if (at != lists[p].size())
+      throw std::logic_error("Classifier::decide_split: list sizes do not add up to the hits");
+  }
+  finish_evidence(read_features, features, shape.mate1_features, shape.paired, result);
+  return result;
 }
 
 ReadResult Classifier::decide(std::span<const std::span<const sketch::Location>> lists,
@@ -198,12 +326,38 @@ ReadResult Classifier::decide(std::span<const std::span<const sketch::Location>>
   return result;
 }
 
+std::vector<std::pair<taxonomy::taxid_t, std::uint64_t>> Classifier::database_feature_taxa(
+    unsigned threads) const {
+  if (!options_.needs_evidence())
+    throw std::logic_error("Classifier: feature taxa asked of a classifier made without them");
+  const db::FeatureIndex& index = db_.index;
+  const classify::TaxonTree tree = taxa_.tree();
+  std::vector<std::vector<std::uint64_t>> counts(std::max(1u, threads));
+  host::parallel_for(counts.size(), unsigned(counts.size()), [&](std::size_t part) {
+    std::vector<std::uint64_t>& mine = counts[part];
+    mine.assign(taxa_.taxid.size(), 0);
+    const std::size_t n = index.feature_count();
+    const std::size_t begin = n * part / counts.size(), end = n * (part + 1) / counts.size();
+    for (std::size_t f = begin; f < end; ++f) {
+      const std::uint64_t first = index.offsets()[f], last = index.offsets()[f + 1];
+      ++mine[classify::feature_taxon(index.locations().data() + first,
+                                     std::uint32_t(last - first), taxa_.target_node.data(),
+                                     tree)];
+    }
+  });
+  std::vector<std::pair<taxonomy::taxid_t, std::uint64_t>> result;
+  for (std::size_t node = 0; node < taxa_.taxid.size(); ++node) {
+    std::uint64_t sum = 0;
+    for (const auto& mine : counts) sum += mine[node];
+    if (sum > 0) result.emplace_back(taxa_.taxid[node], sum);
+  }
+  return result;
+}
+
 ReadResult Classifier::classify(std::string_view mate1, std::string_view mate2,
                                 ClassifierScratch& scratch) const {
   ReadStage& stage = scratch.stages[0];
-  begin_read(mate1, mate2, stage);
-  probe_read(stage);
-  resolve_read(stage);
+  look_up(mate1, mate2, stage);
   return finish_read(stage, scratch);
 }
 

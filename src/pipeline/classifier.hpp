@@ -13,6 +13,8 @@
 #include "db/database.hpp"
 #include "metawarp/classify/assign.hpp"
 #include "metawarp/classify/candidates.hpp"
+#include "metawarp/classify/confidence.hpp"
+#include "metawarp/classify/taxon_tree.hpp"
 #include "taxonomy/rank.hpp"
 
 namespace metawarp::pipeline {
@@ -34,6 +36,17 @@ struct ClassifierOptions {
   // Fragment length used for the window span of a pair: max(insert_size,
   // len1 + len2); 0: len1 + len2. Single reads use their own length.
   std::uint64_t insert_size = 500;
+  // --confidence F in millionths (classify/confidence.hpp); 0: off.
+  std::uint32_t confidence_millionths = 0;
+  // Collect each read's evidence (ReadResult::evidence): the Kraken output's
+  // column 5 and --report-minimizer-data need it; --confidence implies it.
+  bool evidence = false;
+  // Also list each read's features found in the database with their taxa
+  // (ReadResult::found), for --report-minimizer-data; implies the evidence.
+  bool found_features = false;
+  bool needs_evidence() const {
+    return evidence || found_features || confidence_millionths != 0;
+  }
 };
 
 struct ReadResult {
@@ -42,6 +55,15 @@ struct ReadResult {
   std::uint32_t candidate_count = 0;
   std::uint32_t windows = 0;  // read windows sketched (both mates)
   std::uint32_t hits = 0;     // locations gathered
+  // With ClassifierOptions::needs_evidence(): the read's features in their
+  // order (mate 1's windows, then mate 2's; a window's features in sketch
+  // order) as runs of equal feature taxon (taxids; 0: not in the database),
+  // mate 1's runs first: evidence[0, mate1_runs). Empty otherwise.
+  std::vector<classify::EvidenceRun> evidence;
+  std::uint32_t mate1_runs = 0;
+  // With ClassifierOptions::found_features: (feature, its taxon) for every
+  // feature of the read with a taxon, in the read's order.
+  std::vector<std::pair<sketch::feature_t, taxonomy::taxid_t>> found;
 };
 
 // What the decision needs of a read besides its hits.
@@ -49,6 +71,7 @@ struct ReadShape {
   std::uint32_t windows = 0;  // read windows sketched (both mates)
   std::uint32_t span = 0;     // classify::window_span of the fragment
   bool paired = false;
+  std::uint32_t mate1_features = 0;  // the read's first features that are mate 1's
 };
 
 // One read in flight through Classifier's lookup stages.
@@ -71,10 +94,24 @@ struct ClassifierScratch {
   // and the targets hit by the current read.
   std::vector<std::uint32_t> target_slots;
   std::vector<sketch::target_id_t> targets_hit;
+  std::vector<std::span<const sketch::Location>> feature_lists;  // evidence of split hits
 };
 
 // Per-target ranked lineages in the form classify::assign expects.
 std::vector<classify::TargetLineage> target_lineages(const db::Database& db);
+
+// The database's taxonomy as classify::TaxonTree arrays: node i + 1 is
+// db.taxonomy.nodes()[i]; plus each target's node (0: unmapped).
+struct TaxonArrays {
+  std::vector<classify::taxon_node_t> parent;  // n + 1 (node 0: none)
+  std::vector<std::uint32_t> depth;
+  std::vector<taxonomy::taxid_t> taxid;        // node -> taxid
+  std::vector<classify::taxon_node_t> target_node;
+  classify::TaxonTree tree() const { return {parent.data(), depth.data()}; }
+  // The node of a taxid (after merged ids), 0 for unknown ids.
+  classify::taxon_node_t node_of(const taxonomy::Taxonomy& taxonomy, taxonomy::taxid_t id) const;
+};
+TaxonArrays taxon_arrays(const db::Database& db);
 
 class Classifier {
  public:
@@ -122,12 +159,35 @@ class Classifier {
                         std::vector<sketch::feature_t>& features) const;
   ReadResult decide(std::span<const std::span<const sketch::Location>> lists,
                     const ReadShape& shape, ClassifierScratch& scratch) const;
+  // decide() for hits split into parts that also say which hits are whose:
+  // lists[p] holds, for each feature of the read in order, the next
+  // list_sizes[p][i] locations (0: the feature is not in part p). A feature
+  // lies in one part, so its whole list is in one of them.
+  ReadResult decide_split(std::span<const std::span<const sketch::Location>> lists,
+                          std::span<const std::span<const std::uint32_t>> list_sizes,
+                          std::span<const sketch::feature_t> features,
+                          const ReadShape& shape, ClassifierScratch& scratch) const;
+  // For an executor that finds the candidates elsewhere (the GPU): sets the
+  // evidence of `result` from the features' location lists (one per feature,
+  // in order) and applies --confidence to its assignment.
+  void finish_evidence(std::span<const sketch::feature_t> features,
+                       std::span<const std::span<const sketch::Location>> feature_lists,
+                       std::uint32_t mate1_features, bool paired, ReadResult& result) const;
+  // The read's features looked up in the database (classify()'s first
+  // stages), for finish_evidence: stage.lists and stage.shape set.
+  void look_up(std::string_view mate1, std::string_view mate2, ReadStage& stage) const;
 
   std::uint32_t hit_min(bool paired) const { return params(paired).hit_min; }
   const classify::AssignParams& params(bool paired) const {
     return paired ? pair_params_ : single_params_;
   }
   const std::vector<classify::TargetLineage>& lineages() const { return lineages_; }
+  const TaxonArrays& taxa() const { return taxa_; }
+  // Features of the whole database per feature taxon (0: no taxon), for
+  // --report-minimizer-data; `threads` threads over the index.
+  std::vector<std::pair<taxonomy::taxid_t, std::uint64_t>> database_feature_taxa(
+      unsigned threads) const;
+  const ClassifierOptions& options() const { return options_; }
 
  private:
   // The stages of classify(): sketch and prefetch slots, probe the slots,
@@ -147,6 +207,8 @@ class Classifier {
   classify::AssignParams single_params_;
   classify::AssignParams pair_params_;
   std::vector<classify::TargetLineage> lineages_;
+  TaxonArrays taxa_;
+  std::vector<classify::TargetLineage> node_lineages_;  // lineages_ as taxon nodes
 };
 
 }  // namespace metawarp::pipeline

@@ -33,6 +33,7 @@ class CpuHitCollector final : public PartHitCollector {
   void collect_batch(const SketchedBatch& batch, PartHits& hits, Scratch& s) const {
     hits.locations.clear();
     hits.offsets.assign(1, 0);
+    hits.list_sizes.assign(batch.features.size(), 0);
     for (std::size_t r = 0; r < batch.reads(); ++r) {
       // Features outside the part's range cannot be in it: no lookup (with
       // many parts, most features of a read are elsewhere).
@@ -41,8 +42,13 @@ class CpuHitCollector final : public PartHitCollector {
         if (range_.contains(batch.features[i])) s.features.push_back(batch.features[i]);
       s.lists.resize(s.features.size());
       part_->find_many(s.features.data(), s.features.size(), s.lists.data());
-      for (const auto& list : s.lists)
+      std::size_t found = 0;  // s.lists[found]: the next in-range feature's list
+      for (std::uint64_t i = batch.offsets[r]; i < batch.offsets[r + 1]; ++i) {
+        if (!range_.contains(batch.features[i])) continue;
+        const auto& list = s.lists[found++];
+        hits.list_sizes[i] = std::uint32_t(list.size());
         hits.locations.insert(hits.locations.end(), list.begin(), list.end());
+      }
       hits.offsets.push_back(hits.locations.size());
     }
   }

@@ -26,9 +26,14 @@ struct SketchedBatch {
 
 // The hits of a batch's reads in one part: read i's are
 // locations[offsets[i], offsets[i + 1]).
+// list_sizes[i]: the locations of the batch's feature i (SketchedBatch::
+// features[i]) in this part, 0 when the part does not hold it; a read's
+// locations are its features' lists in feature order, so the sizes say whose
+// each location is (the evidence column needs each feature's list).
 struct PartHits {
   std::vector<sketch::Location> locations;
   std::vector<std::uint64_t> offsets{0};  // reads + 1
+  std::vector<std::uint32_t> list_sizes;  // one per feature of the batch
   std::span<const sketch::Location> read(std::size_t i) const {
     return std::span(locations).subspan(offsets[i], offsets[i + 1] - offsets[i]);
   }
@@ -42,7 +47,8 @@ class PartHitCollector {
   virtual void use_part(const db::FeatureIndex& part, const db::IndexPart& where) = 0;
   // out[b] = for each read of batches[b], the locations of its features in
   // the current part: every feature's whole list, a feature as often as the
-  // read has it (in any order). out.size() == batches.size().
+  // read has it, in the read's feature order, and list_sizes.
+  // out.size() == batches.size().
   virtual void collect(std::span<const SketchedBatch> batches, std::span<PartHits> out) = 0;
 };
 

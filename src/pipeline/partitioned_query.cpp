@@ -39,6 +39,7 @@ struct ClassifyState {
   std::vector<std::vector<PartHits>> hits;  // [part][batch]
   std::vector<ClassifierScratch> scratch;   // per thread
   std::vector<std::vector<std::span<const sketch::Location>>> lists;  // per thread
+  std::vector<std::vector<std::span<const std::uint32_t>>> sizes;     // per thread
   std::optional<db::FeatureIndex> loaded;   // the part in memory
   std::size_t loaded_part = 0;
   std::uint64_t super_batches = 0;
@@ -53,13 +54,17 @@ class PartitionedRun {
         parts_(parts),
         options_(o),
         partitions_(p),
-        classifier_(db.metadata(), o.classifier),
+        classifier_(db.metadata(), engine_options(o)),
         threads_(std::max(1u, o.threads)),
         own_collector_(collector ? nullptr : make_cpu_hit_collector(threads_)),
         collector_(collector ? *collector : *own_collector_),
         reads_(open_reads(o)),
         writer_(db.metadata(), o, counters ? *counters : own_counters_) {
     if (parts_.empty()) throw std::invalid_argument("a partitioned query needs at least one part");
+    if (o.report_minimizer_data)
+      throw std::invalid_argument(
+          "--report-minimizer-data is not available with --partitions or --max-memory: the "
+          "database's feature counts need the whole index in memory");
     // Hits per byte of mates-1 text, until a super-batch has measured it:
     // a base per byte, s features per window stride, the mean list length.
     const db::Database& meta = db.metadata();
@@ -79,6 +84,7 @@ class PartitionedRun {
     state.hits.resize(parts_.size());
     state.scratch.resize(threads_);
     state.lists.resize(threads_);
+    state.sizes.resize(threads_);
 
     // Two super-batches: one cut while the other is classified (and written).
     host::OrderedPipeline<SuperBatch> pipeline(2);
@@ -200,7 +206,19 @@ class PartitionedRun {
       for (std::size_t r = 0; r < parsed.reads.size(); ++r) {
         lists.clear();
         for (std::size_t p = 0; p < parts_.size(); ++p) lists.push_back(state.hits[p][b].read(r));
-        parsed.results[r] = classifier_.decide(lists, sketched.shapes[r], state.scratch[w]);
+        if (!classifier_.options().needs_evidence()) {
+          parsed.results[r] = classifier_.decide(lists, sketched.shapes[r], state.scratch[w]);
+          continue;
+        }
+        auto& sizes = state.sizes[w];
+        sizes.clear();
+        const std::uint64_t first = sketched.offsets[r], last = sketched.offsets[r + 1];
+        for (std::size_t p = 0; p < parts_.size(); ++p)
+          sizes.push_back(std::span(state.hits[p][b].list_sizes).subspan(first, last - first));
+        parsed.results[r] =
+            classifier_.decide_split(lists, sizes,
+                                     std::span(sketched.features).subspan(first, last - first),
+                                     sketched.shapes[r], state.scratch[w]);
       }
       writer_.format(super.batches[b], parsed, reads_.paired());
     });

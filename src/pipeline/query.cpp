@@ -53,7 +53,7 @@ class QueryRun {
   QueryRun(const db::Database& db, const QueryOptions& o, const QueryEngine* engine,
            QueryCounters* counters)
       : options_(o),
-        own_engine_(engine ? nullptr : make_cpu_query_engine(db, o.classifier)),
+        own_engine_(engine ? nullptr : make_cpu_query_engine(db, engine_options(o))),
         engine_(engine ? *engine : *own_engine_),
         reads_(open_reads(o)),
         writer_(db, o, counters ? *counters : own_counters_) {}

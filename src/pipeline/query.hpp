@@ -47,6 +47,8 @@ struct QueryOptions {
   // The reads themselves, by their call ('#' -> _1/_2 for pairs; pipeline/read_outputs.hpp).
   std::string classified_out;
   std::string unclassified_out;
+  // --report-minimizer-data: the report's two columns of distinct features.
+  bool report_minimizer_data = false;
 };
 
 struct QuerySummary {
@@ -99,6 +101,11 @@ class QueryEngine {
   virtual ~QueryEngine() = default;
   virtual std::unique_ptr<BatchClassifier> make_classifier() const = 0;
 };
+
+// The classifier options an engine must be made with for these outputs:
+// options.classifier, with the evidence collected when the Kraken output
+// (its column 5) or the minimizer-data report is written.
+ClassifierOptions engine_options(const QueryOptions& options);
 
 // The CPU engine: Classifier::classify read by read. `db` must outlive it.
 std::unique_ptr<QueryEngine> make_cpu_query_engine(const db::Database& db,

@@ -37,6 +37,7 @@ bool parse_batch(io::ReadLayout layout, Batch& batch, ParsedBatch& parsed) {
   out.calls.clear();
   for (auto* texts : {&out.classified, &out.unclassified})
     for (std::string& text : *texts) text.clear();
+  out.found.clear();
   out.bases = 0;
   out.error = nullptr;
   parsed.reads.clear();
@@ -82,9 +83,14 @@ void QueryWriter::format(Batch& batch, const ParsedBatch& parsed, bool paired) c
     call.taxid = result.assignment.taxid;
     call.candidates = result.top;
     call.candidate_count = result.candidate_count;
+    call.evidence = result.evidence.data();
+    call.evidence_runs = std::uint32_t(result.evidence.size());
+    call.mate1_runs = result.mate1_runs;
     if (tsv_.enabled()) formatter_.append_tsv(out.tsv, call);
     if (kraken_.enabled()) formatter_.append_kraken(out.kraken, call);
     out.calls.push_back(call.taxid);
+    if (options_.report_minimizer_data)
+      out.found.insert(out.found.end(), result.found.begin(), result.found.end());
     out.bases += call.length1 + call.length2;
   }
   if (reads_.enabled()) split_reads_by_call(batch, paired);
@@ -126,6 +132,7 @@ void QueryWriter::write(const Batch& batch, QuerySummary& summary) {
     reads_.unclassified[m].write(batch.out.unclassified[m]);
   }
   for (taxonomy::taxid_t taxid : batch.out.calls) counts_.add(taxid);
+  if (options_.report_minimizer_data) features_seen_.add(batch.out.found);
   summary.reads += batch.out.calls.size();
   summary.bases += batch.out.bases;
   counters_.reads.store(summary.reads, std::memory_order_relaxed);
@@ -136,13 +143,33 @@ void QueryWriter::finish(QuerySummary& summary) {
   if (report_.enabled()) {
     const std::vector<report::ReportLine> lines =
         report::report_lines(db_.taxonomy, counts_, options_.report_zero_counts);
-    report_.write(options_.mpa_style ? report::mpa_report(lines) : report::kraken_report(lines));
+    if (options_.mpa_style) {
+      report_.write(report::mpa_report(lines));
+    } else if (options_.report_minimizer_data) {
+      // The database's side: every feature's taxon, once, over the whole index.
+      report::MinimizerData data;
+      data.seen = features_seen_.distinct_per_taxon();
+      const Classifier classifier(db_, engine_options(options_));
+      for (const auto& [taxid, count] : classifier.database_feature_taxa(options_.threads))
+        data.held[taxid] = count;
+      report_.write(report::kraken_report(
+          lines, [&](taxonomy::taxid_t taxid) { return data.columns(taxid); }));
+    } else {
+      report_.write(report::kraken_report(lines));
+    }
   }
   if (abundance_.enabled())
     abundance_.write(report::abundance_table(db_.taxonomy, counts_, options_.abundance_rank));
   for (OutputFile* out : {&tsv_, &kraken_, &report_, &abundance_}) out->close();
   reads_.close();
   summary.classified = counts_.total() - counts_.unclassified;
+}
+
+ClassifierOptions engine_options(const QueryOptions& options) {
+  ClassifierOptions classifier = options.classifier;
+  if (!options.kraken_output.empty()) classifier.evidence = true;
+  if (options.report_minimizer_data) classifier.found_features = true;
+  return classifier;
 }
 
 QuerySummary run_with_safe_outputs(const QueryOptions& options,

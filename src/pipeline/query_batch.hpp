@@ -16,6 +16,7 @@
 #include "pipeline/query.hpp"
 #include "pipeline/query_output.hpp"
 #include "pipeline/read_outputs.hpp"
+#include "report/minimizer_data.hpp"
 #include "report/per_read.hpp"
 #include "report/taxon_counts.hpp"
 
@@ -40,6 +41,8 @@ struct BatchOutput {
   // --classified-out / --unclassified-out: the records as read, mates 1 and 2.
   std::array<std::string, 2> classified;
   std::array<std::string, 2> unclassified;
+  // --report-minimizer-data: the batch's features found, with their taxa.
+  std::vector<std::pair<sketch::feature_t, taxonomy::taxid_t>> found;
   std::uint64_t bases = 0;
   std::exception_ptr error;
 };
@@ -95,6 +98,7 @@ class QueryWriter {
   OutputFile abundance_;
   ReadOutputs reads_;  // --classified-out, --unclassified-out
   report::TaxonCounts counts_;
+  report::FeatureTally features_seen_;  // --report-minimizer-data
   QueryCounters& counters_;
 };
 

@@ -34,11 +34,12 @@ char kraken_rank_letter(Rank rank) {
 
 namespace {
 
-void append_line(std::string& out, const ReportLine& line) {
+void append_line(std::string& out, const ReportLine& line, const ReportColumns& extra) {
   char buffer[96];
   std::snprintf(buffer, sizeof buffer, "%6.2f\t%" PRIu64 "\t%" PRIu64 "\t", line.percent,
                 line.clade, line.direct);
   out += buffer;
+  if (extra) out += extra(line.taxid);
   out += line.code;
   out += '\t';
   out += std::to_string(line.taxid);
@@ -130,9 +131,9 @@ std::vector<ReportLine> report_lines(const taxonomy::Taxonomy& tax, const TaxonC
   return ReportWriter(tax, counts, zero_counts).lines();
 }
 
-std::string kraken_report(const std::vector<ReportLine>& lines) {
+std::string kraken_report(const std::vector<ReportLine>& lines, const ReportColumns& extra_columns) {
   std::string out;
-  for (const ReportLine& line : lines) append_line(out, line);
+  for (const ReportLine& line : lines) append_line(out, line, extra_columns);
   return out;
 }
 

@@ -15,6 +15,7 @@
 // taxonomy is listed, and the unclassified line always comes first.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,12 @@ struct ReportLine {
 // as unclassified, so percentages still add up.
 std::vector<ReportLine> report_lines(const taxonomy::Taxonomy& tax, const TaxonCounts& counts,
                                      bool zero_counts = false);
-std::string kraken_report(const std::vector<ReportLine>& lines);
+// `extra_columns`, when given, inserts its text for each line's taxon (0 for
+// the unclassified line; tab-terminated) after the reads assigned directly
+// (--report-minimizer-data: report/minimizer_data.hpp).
+using ReportColumns = std::function<std::string(taxonomy::taxid_t)>;
+std::string kraken_report(const std::vector<ReportLine>& lines,
+                          const ReportColumns& extra_columns = {});
 std::string kraken_report(const taxonomy::Taxonomy& tax, const TaxonCounts& counts,
                           bool zero_counts = false);
 

@@ -1,6 +1,20 @@
 #include "report/per_read.hpp"
 
 namespace metawarp::report {
+namespace {
+
+// One mate's runs, "taxid:count" space-separated ("0:0" when it has none).
+void append_runs(std::string& out, const classify::EvidenceRun* runs, std::uint32_t n) {
+  if (n == 0) out += "0:0";
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (i > 0) out += ' ';
+    out += std::to_string(runs[i].taxon);
+    out += ':';
+    out += std::to_string(runs[i].count);
+  }
+}
+
+}  // namespace
 
 std::string ReadFormatter::tsv_header() const {
   return top_hits_ ? "#read_id\tstatus\ttaxid\trank\tname\ttop_hits\n"
@@ -54,15 +68,10 @@ void ReadFormatter::append_kraken(std::string& out, const ReadCall& call) const 
     out += std::to_string(call.length2);
   }
   out += '\t';
-  if (call.candidate_count == 0) out += "0:0";
-  for (std::uint32_t i = 0; i < call.candidate_count; ++i) {
-    if (i > 0) out += ' ';
-    const classify::Candidate& c = call.candidates[i];
-    const taxonomy::taxid_t taxid =
-        c.target < db_.targets.size() ? db_.targets[c.target].taxid : taxonomy::no_taxon;
-    out += std::to_string(taxid);
-    out += ':';
-    out += std::to_string(c.hits);
+  append_runs(out, call.evidence, call.mate1_runs);
+  if (call.paired) {
+    out += " |:| ";
+    append_runs(out, call.evidence + call.mate1_runs, call.evidence_runs - call.mate1_runs);
   }
   out += '\n';
 }

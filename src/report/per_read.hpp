@@ -9,18 +9,22 @@
 // reference sequence id), comma-separated, "-" when there are none.
 //
 // Kraken2 per-read format (--kraken-output), no header:
-//   C/U  read_id  taxid  length  hit_list
-// length is "len" or "len1|len2" for pairs. With use_names (kraken2
-// --use-names) the taxid column is "name (taxid N)", "unclassified (taxid 0)". Kraken2 lists per-k-mer LCAs; we
-// have per-read candidates instead, so hit_list is the candidates' taxids
-// with their hits, "taxid:hits" space-separated, best first, or "0:0" when no
-// feature of the read hit the database.
+//   C/U  read_id  taxid  length  evidence
+// length is "len" or "len1|len2" for pairs. evidence is Kraken2's column 5 in
+// meaning: the read's features in order (mate 1's windows, then mate 2's; a
+// window's features in sketch order, by hash) as runs "taxid:count",
+// space-separated, where taxid is the feature's taxon (the LCA of the taxa
+// of its locations; 0: not in the database); pairs write mate 1's runs, then
+// " |:| ", then mate 2's. A mate without features writes "0:0".
+// With use_names (kraken2 --use-names) the taxid column is "name (taxid N)",
+// "unclassified (taxid 0)".
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "db/database.hpp"
 #include "metawarp/classify/candidates.hpp"
+#include "metawarp/classify/confidence.hpp"
 
 namespace metawarp::report {
 
@@ -32,6 +36,10 @@ struct ReadCall {
   taxonomy::taxid_t taxid = taxonomy::no_taxon;  // no_taxon: unclassified
   const classify::Candidate* candidates = nullptr;
   std::uint32_t candidate_count = 0;
+  // Evidence runs (taxids), mate 1's first: runs[0, mate1_runs).
+  const classify::EvidenceRun* evidence = nullptr;
+  std::uint32_t evidence_runs = 0;
+  std::uint32_t mate1_runs = 0;
 };
 
 class ReadFormatter {

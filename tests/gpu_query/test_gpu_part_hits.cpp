@@ -87,6 +87,8 @@ std::uint64_t require_same_hits(const db::Database& db, const fs::path& file) {
       for (std::size_t b = 0; b < batches.size(); ++b) {
         REQUIRE(gpu_hits[b].offsets.size() == batches[b].reads() + 1);
         REQUIRE(gpu_hits[b].locations.size() == cpu_hits[b].locations.size());
+        // Whose each location is (the evidence column): the same list sizes.
+        REQUIRE(gpu_hits[b].list_sizes == cpu_hits[b].list_sizes);
         for (std::size_t r = 0; r < batches[b].reads(); ++r) {
           CAPTURE(b, r);
           REQUIRE(sorted(gpu_hits[b].read(r)) == sorted(cpu_hits[b].read(r)));

@@ -139,6 +139,14 @@ void require_same(const pipeline::ReadResult& cpu, const pipeline::ReadResult& g
   REQUIRE(gpu.assignment.taxid == cpu.assignment.taxid);
   REQUIRE(gpu.assignment.best_hits == cpu.assignment.best_hits);
   REQUIRE(gpu.assignment.candidates_used == cpu.assignment.candidates_used);
+  // The evidence (with --confidence, --kraken-output): the same runs.
+  REQUIRE(gpu.mate1_runs == cpu.mate1_runs);
+  REQUIRE(gpu.evidence.size() == cpu.evidence.size());
+  for (std::size_t i = 0; i < cpu.evidence.size(); ++i) {
+    CAPTURE(i);
+    REQUIRE(gpu.evidence[i].taxon == cpu.evidence[i].taxon);
+    REQUIRE(gpu.evidence[i].count == cpu.evidence[i].count);
+  }
 }
 
 // Classifies `reads` on the CPU (Classifier, read by read) and on the GPU in
@@ -198,6 +206,19 @@ TEST_CASE("GPU query of test_data reads matches the CPU read by read") {
   require_gpu_matches_cpu(db, reads, {}, gpu, {1000});
 }
 
+TEST_CASE("GPU query with --confidence and the evidence matches the CPU read by read") {
+  const db::Database db = test_data_database();
+  const bool paired = GENERATE(false, true);
+  const std::uint32_t confidence = GENERATE(0u, 100000u, 400000u, 1000000u);
+  CAPTURE(paired, confidence);
+  const auto reads = test_data_reads(paired);
+  pipeline::ClassifierOptions options;
+  options.evidence = true;
+  options.confidence_millionths = confidence;
+  pipeline::GpuQueryOptions gpu;
+  require_gpu_matches_cpu(db, reads, options, gpu, {reads.size(), 333});
+}
+
 TEST_CASE("GPU query in 1-4 shards on one GPU matches the CPU read by read") {
   const fs::path data = METAWARP_TEST_DATA_DIR;
   const std::string genome = fasta_bases(data / "genomes");
@@ -237,6 +258,9 @@ TEST_CASE("GPU query matches the CPU on random, long, short and empty reads") {
   CHECK(require_gpu_matches_cpu(db, reads, {}, gpu, {reads.size(), 50, 7}) > 100);
   gpu.chunk_bases = 5000;  // long reads become chunks of their own
   require_gpu_matches_cpu(db, reads, {}, gpu, {reads.size()});
+  pipeline::ClassifierOptions evidence;  // the evidence of N runs, long and empty reads
+  evidence.confidence_millionths = 200000;
+  require_gpu_matches_cpu(db, reads, evidence, gpu, {reads.size(), 7});
 }
 
 TEST_CASE("GPU query matches the CPU for other classifier options and sketch parameters") {
@@ -265,11 +289,16 @@ TEST_CASE("run_query with the GPU engine writes the same outputs as with the CPU
   const fs::path data = METAWARP_TEST_DATA_DIR;
   const fs::path dir = scratch_dir("run_query");
   const bool paired = GENERATE(false, true);
-  CAPTURE(paired);
+  // --confidence and the evidence column: the GPU path's reads against the
+  // CPU's, read for read (0.3 lifts or drops some reads of this set).
+  const std::uint32_t confidence = GENERATE(0u, 300000u);
+  CAPTURE(paired, confidence);
   pipeline::QueryOptions options;
   options.reads = {(data / "reads_R1.fq").string()};
   if (paired) options.reads.push_back((data / "reads_R2.fq").string());
   options.top_hits = true;
+  options.classifier.confidence_millionths = confidence;
+  options.kraken_output = (dir / "cpu.kraken").string();  // the engines need the evidence
   options.threads = 3;
   auto run = [&](const std::string& name, const pipeline::QueryEngine* engine, std::size_t batch) {
     options.batch_size = batch;
@@ -286,7 +315,7 @@ TEST_CASE("run_query with the GPU engine writes the same outputs as with the CPU
   for (std::uint32_t lanes : {1u, 4u}) {
     pipeline::GpuQueryOptions gpu;
     gpu.lanes = lanes;
-    const auto engine = pipeline::make_gpu_query_engine(db, options.classifier, gpu);
+    const auto engine = pipeline::make_gpu_query_engine(db, pipeline::engine_options(options), gpu);
     for (std::size_t batch : {std::size_t(4096), std::size_t(77)}) {
       CAPTURE(lanes, batch);
       REQUIRE(run("gpu", engine.get(), batch) == cpu);

@@ -7,6 +7,7 @@
 #include "catch.hpp"
 #include "metawarp/sketch/sketch.hpp"
 #include "pipeline/classifier.hpp"
+#include "sketched_database.hpp"
 
 using namespace metawarp;
 using pipeline::Classifier;
@@ -17,11 +18,7 @@ using taxonomy::Rank;
 
 namespace {
 
-std::string random_dna(std::size_t n, std::mt19937& rng) {
-  std::string s(n, 'A');
-  for (char& c : s) c = "ACGT"[rng() % 4];
-  return s;
-}
+using test::random_dna;
 
 std::string reverse_complement(std::string s) {
   std::reverse(s.begin(), s.end());
@@ -46,22 +43,7 @@ struct Fixture {
         {101, 100, Rank::strain, "G a s1"},
         {200, 10, Rank::species, "G b"},
     });
-    std::vector<db::Entry> entries;
-    sketch::feature_t features[sketch::max_sketch_size];
-    for (std::uint32_t t = 0; t < genomes.size(); ++t) {
-      const std::string& g = genomes[t];
-      db::Target target;
-      target.name = std::to_string(t).insert(0, 1, 't');
-      target.taxid = taxa[t];
-      target.length = g.size();
-      target.windows = std::uint32_t(sketch::window_count(g.size(), db.params.sketch));
-      db.targets.push_back(target);
-      for (std::uint32_t w = 0; w < target.windows; ++w) {
-        const auto n = sketch::sketch_window(g.data(), g.size(), w, db.params.sketch, features);
-        for (std::uint32_t i = 0; i < n; ++i) entries.push_back({features[i], {t, w}});
-      }
-    }
-    db.index = db::finalize(std::move(entries), db.params, 1);
+    test::sketch_targets(db, genomes, {std::begin(taxa), std::end(taxa)});
   }
 };
 

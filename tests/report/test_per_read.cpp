@@ -53,26 +53,36 @@ TEST_CASE("per-read TSV") {
   CHECK(ReadFormatter(db, true).tsv_header() == "#read_id\tstatus\ttaxid\trank\tname\ttop_hits\n");
 }
 
-TEST_CASE("Kraken2 per-read lines") {
+TEST_CASE("Kraken2 per-read lines: the evidence column") {
   const auto db = sample_db();
-  const Candidate top[2] = {{0, 3, 5, 12}, {1, 0, 1, 4}};
+  using metawarp::classify::EvidenceRun;
+  // Mate 1: 3 features of 562, one not in the database, 2 of 562 again;
+  // mate 2: 4 of 28901.
+  const EvidenceRun runs[4] = {{562, 3}, {0, 1}, {562, 2}, {28901, 4}};
   ReadCall call;
   call.id = "pair7";
   call.length1 = 150;
   call.length2 = 148;
   call.paired = true;
   call.taxid = 543;
-  call.candidates = top;
-  call.candidate_count = 2;
+  call.evidence = runs;
+  call.evidence_runs = 4;
+  call.mate1_runs = 3;
   std::string out;
   ReadFormatter formatter(db, false);
   formatter.append_kraken(out, call);
-  CHECK(out == "C\tpair7\t543\t150|148\t511145:12 28901:4\n");
+  CHECK(out == "C\tpair7\t543\t150|148\t562:3 0:1 562:2 |:| 28901:4\n");
+
+  out.clear();
+  call.mate1_runs = 4;  // mate 2 without features
+  formatter.append_kraken(out, call);
+  CHECK(out == "C\tpair7\t543\t150|148\t562:3 0:1 562:2 28901:4 |:| 0:0\n");
 
   out.clear();
   call.paired = false;
   call.taxid = 0;
-  call.candidate_count = 0;
+  call.evidence_runs = 0;
+  call.mate1_runs = 0;
   formatter.append_kraken(out, call);
   CHECK(out == "U\tpair7\t0\t150\t0:0\n");
 }

@@ -79,6 +79,7 @@ class GpuCollector final : public GpuHitCollector {
     const std::uint64_t n = batch.features.size();
     hits.locations.clear();
     hits.offsets.assign(batch.reads() + 1, 0);
+    hits.list_sizes.resize(n);
     std::size_t r = 0;  // the next read whose hit offset is not set
     for (std::uint64_t first = 0; first < n; first += max_chunk_features) {
       const std::uint64_t m = std::min(max_chunk_features, n - first);
@@ -88,6 +89,8 @@ class GpuCollector final : public GpuHitCollector {
         hits.offsets[r] = base + positions[batch.offsets[r] - first];
         ++r;
       }
+      for (std::uint64_t i = 0; i < m; ++i)
+        hits.list_sizes[first + i] = std::uint32_t(positions[i + 1] - positions[i]);
       hits.locations.resize(base + positions[m]);
       gather(positions, m, hits.locations.data() + base);
     }

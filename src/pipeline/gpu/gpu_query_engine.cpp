@@ -69,6 +69,7 @@ class GpuLane {
   cuda::pinned_buffer<std::uint32_t> host_top_counts_;
   cuda::pinned_buffer<std::uint32_t> host_hit_counts_;
   std::vector<std::uint32_t> read_windows_;
+  ReadStage evidence_stage_;  // a read's lists for its evidence, on the host
 
   cuda::device_buffer<char> bases_;
   cuda::device_buffer<QuerySequence> sequences_;
@@ -326,7 +327,16 @@ void GpuLane::finish(std::span<const ReadView> reads, std::span<ReadResult> resu
     result.assignment =
         classify::assign(result.top, result.candidate_count, classifier.lineages().data(),
                          classifier.params(/*paired=*/!reads[r].mate2.empty()));
-    results[r] = result;
+    if (classifier.options().needs_evidence()) {
+      // The evidence column and --confidence need each feature's list: looked
+      // up in the host's copy of the index by the CPU classifier's own code
+      // (host time; the device does not return the lists).
+      classifier.look_up(reads[r].mate1, reads[r].mate2, evidence_stage_);
+      classifier.finish_evidence(evidence_stage_.features, evidence_stage_.lists,
+                                 evidence_stage_.shape.mate1_features,
+                                 evidence_stage_.shape.paired, result);
+    }
+    results[r] = std::move(result);
   }
   stats_.assign_seconds += clock.lap();
 }

@@ -1,0 +1,42 @@
+#pragma once
+// Small databases built in a test: random DNA, and genomes sketched window
+// by window into a Database with the classifier's own sketch function.
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "db/database.hpp"
+#include "metawarp/sketch/sketch.hpp"
+
+namespace metawarp::test {
+
+inline std::string random_dna(std::size_t n, std::mt19937& rng) {
+  std::string s(n, 'A');
+  for (char& c : s) c = "ACGT"[rng() % 4];
+  return s;
+}
+
+// Targets "t0", "t1", ... with taxa[i] (no_taxon: unmapped) and db.index from
+// every window sketch of every genome; db.taxonomy and db.params as given.
+inline void sketch_targets(db::Database& db, const std::vector<std::string>& genomes,
+                           const std::vector<taxonomy::taxid_t>& taxa) {
+  std::vector<db::Entry> entries;
+  sketch::feature_t features[sketch::max_sketch_size];
+  for (std::uint32_t t = 0; t < genomes.size(); ++t) {
+    const std::string& g = genomes[t];
+    db::Target target;
+    target.name = "t" + std::to_string(t);
+    target.taxid = taxa[t];
+    target.length = g.size();
+    target.windows = std::uint32_t(sketch::window_count(g.size(), db.params.sketch));
+    db.targets.push_back(target);
+    for (std::uint32_t w = 0; w < target.windows; ++w) {
+      const auto n = sketch::sketch_window(g.data(), g.size(), w, db.params.sketch, features);
+      for (std::uint32_t i = 0; i < n; ++i) entries.push_back({features[i], {t, w}});
+    }
+  }
+  db.index = db::finalize(std::move(entries), db.params, 1);
+}
+
+}  // namespace metawarp::test
