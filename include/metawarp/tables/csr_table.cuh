@@ -44,6 +44,62 @@ struct CsrOptions {
   std::uint32_t bins = 1u << 14;   // binned build: number of vertex ranges
 };
 
+namespace detail {
+
+// (Free functions: CUDA forbids device lambdas inside private members.)
+
+// Count per group, prefix sum into offsets (groups + 1), scatter: the pairs
+// of group j land in out[offsets[j] .. offsets[j+1]).
+template <class K, class V, class GroupOf>
+void counting_scatter(const K* in_keys, const V* in_values, std::uint64_t n, std::uint64_t groups,
+                      GroupOf group_of, std::uint64_t* offsets, K* out_keys, V* out_values,
+                      cudaStream_t stream) {
+  cuda::check(cudaMemsetAsync(offsets, 0, (groups + 1) * sizeof(std::uint64_t), stream),
+              "clearing CSR counters");
+  launch_thread_per_item(n, stream, [=] __device__(std::uint64_t i, bool valid) {
+    if (valid) atomicAdd(reinterpret_cast<unsigned long long*>(offsets + group_of(in_keys[i])), 1ull);
+  }, "CSR count");
+  counts_to_offsets(offsets, groups, stream);
+  cuda::device_buffer<std::uint64_t> cursors(groups);
+  cuda::check(cudaMemcpyAsync(cursors.data(), offsets, groups * sizeof(std::uint64_t),
+                              cudaMemcpyDeviceToDevice, stream),
+              "copying CSR offsets to cursors");
+  std::uint64_t* cursor = cursors.data();
+  launch_thread_per_item(n, stream, [=] __device__(std::uint64_t i, bool valid) {
+    if (!valid) return;
+    const K k = in_keys[i];
+    const std::uint64_t at =
+        atomicAdd(reinterpret_cast<unsigned long long*>(cursor + group_of(k)), 1ull);
+    out_keys[at] = k;
+    out_values[at] = in_values[i];
+  }, "CSR scatter");
+  cuda::check(cudaStreamSynchronize(stream), "CSR scatter");  // `cursors` dies here
+}
+
+// Insertion sort of each vertex's list by key: cheap because a list holds
+// few distinct keys (equal keys never move past each other).
+template <class K, class V>
+void sort_csr_lists(const std::uint64_t* offsets, std::uint64_t vertices, K* keys, V* values,
+                    cudaStream_t stream) {
+  launch_thread_per_item(vertices, stream, [=] __device__(std::uint64_t v, bool valid) {
+    if (!valid) return;
+    const std::uint64_t begin = offsets[v], end = offsets[v + 1];
+    for (std::uint64_t i = begin + 1; i < end; ++i) {
+      const K k = keys[i];
+      const V val = values[i];
+      std::uint64_t j = i;
+      for (; j > begin && keys[j - 1] > k; --j) {
+        keys[j] = keys[j - 1];
+        values[j] = values[j - 1];
+      }
+      keys[j] = k;
+      values[j] = val;
+    }
+  }, "CSR list sort");
+}
+
+}  // namespace detail
+
 template <class K, class V, class Hasher = MurmurHasher, int GroupSize = 4>
 class CsrTable {
   static_assert(GroupSize == 1 || GroupSize == 2 || GroupSize == 4 || GroupSize == 8 ||
@@ -107,7 +163,7 @@ class CsrTable {
         size_(n) {
     const Ref r = ref();
     if (options.method == CsrBuildMethod::scatter || num_vertices_ <= options.bins) {
-      counting_scatter(keys, values, n, num_vertices_, VertexOf{r}, offsets_.data(),
+      detail::counting_scatter(keys, values, n, num_vertices_, VertexOf{r}, offsets_.data(),
                        keys_.data(), values_.data(), stream);
     } else {
       const std::uint64_t bins = options.bins;
@@ -115,13 +171,13 @@ class CsrTable {
       cuda::device_buffer<std::uint64_t> bin_offsets(bins + 1);
       cuda::device_buffer<K> binned_keys(n);
       cuda::device_buffer<V> binned_values(n);
-      counting_scatter(keys, values, n, bins, BinOf{r, per_bin}, bin_offsets.data(),
+      detail::counting_scatter(keys, values, n, bins, BinOf{r, per_bin}, bin_offsets.data(),
                        binned_keys.data(), binned_values.data(), stream);
-      counting_scatter(binned_keys.data(), binned_values.data(), n, num_vertices_, VertexOf{r},
+      detail::counting_scatter(binned_keys.data(), binned_values.data(), n, num_vertices_, VertexOf{r},
                        offsets_.data(), keys_.data(), values_.data(), stream);
       cuda::check(cudaStreamSynchronize(stream), "binned CSR build");  // temporaries die here
     }
-    sort_lists(stream);
+    detail::sort_csr_lists(offsets_.data(), num_vertices_, keys_.data(), values_.data(), stream);
   }
 
   Ref ref() const {
@@ -174,7 +230,8 @@ class CsrTable {
     }, "CsrTable::contains");
   }
 
- private:
+  // Key -> vertex and key -> bin of the builds (public: kernels may only be
+  // instantiated with accessible types).
   struct VertexOf {
     Ref r;
     __device__ std::uint64_t operator()(K key) const { return r.vertex_of(key); }
@@ -185,62 +242,13 @@ class CsrTable {
     __device__ std::uint64_t operator()(K key) const { return r.vertex_of(key) / vertices_per_bin; }
   };
 
+ private:
+
   static std::uint64_t vertices_for(std::uint64_t n, const CsrOptions& o) {
     if (o.bins == 0) throw std::invalid_argument("CSR binned build needs at least one bin");
     if (o.num_vertices != 0) return o.num_vertices;
     if (!(o.load_factor > 0.0)) throw std::invalid_argument("CSR load factor must be positive");
     return std::max<std::uint64_t>(1, std::uint64_t(std::ceil(double(n) / o.load_factor)));
-  }
-
-  // Count per group, prefix sum into offsets (groups + 1), scatter: the
-  // pairs of group j land in out[offsets[j] .. offsets[j+1]).
-  template <class GroupOf>
-  static void counting_scatter(const K* in_keys, const V* in_values, std::uint64_t n,
-                               std::uint64_t groups, GroupOf group_of, std::uint64_t* offsets,
-                               K* out_keys, V* out_values, cudaStream_t stream) {
-    cuda::check(cudaMemsetAsync(offsets, 0, (groups + 1) * sizeof(std::uint64_t), stream),
-                "clearing CSR counters");
-    launch_thread_per_item(n, stream, [=] __device__(std::uint64_t i, bool valid) {
-      if (valid) atomicAdd(reinterpret_cast<unsigned long long*>(offsets + group_of(in_keys[i])), 1ull);
-    }, "CSR count");
-    counts_to_offsets(offsets, groups, stream);
-    cuda::device_buffer<std::uint64_t> cursors(groups);
-    cuda::check(cudaMemcpyAsync(cursors.data(), offsets, groups * sizeof(std::uint64_t),
-                                cudaMemcpyDeviceToDevice, stream),
-                "copying CSR offsets to cursors");
-    std::uint64_t* cursor = cursors.data();
-    launch_thread_per_item(n, stream, [=] __device__(std::uint64_t i, bool valid) {
-      if (!valid) return;
-      const K k = in_keys[i];
-      const std::uint64_t at =
-          atomicAdd(reinterpret_cast<unsigned long long*>(cursor + group_of(k)), 1ull);
-      out_keys[at] = k;
-      out_values[at] = in_values[i];
-    }, "CSR scatter");
-    cuda::check(cudaStreamSynchronize(stream), "CSR scatter");  // `cursors` dies here
-  }
-
-  // Insertion sort of each vertex's list by key: cheap because a list holds
-  // few distinct keys (equal keys never move past each other).
-  void sort_lists(cudaStream_t stream) {
-    const std::uint64_t* offsets = offsets_.data();
-    K* keys = keys_.data();
-    V* values = values_.data();
-    launch_thread_per_item(num_vertices_, stream, [=] __device__(std::uint64_t v, bool valid) {
-      if (!valid) return;
-      const std::uint64_t begin = offsets[v], end = offsets[v + 1];
-      for (std::uint64_t i = begin + 1; i < end; ++i) {
-        const K k = keys[i];
-        const V val = values[i];
-        std::uint64_t j = i;
-        for (; j > begin && keys[j - 1] > k; --j) {
-          keys[j] = keys[j - 1];
-          values[j] = values[j - 1];
-        }
-        keys[j] = k;
-        values[j] = val;
-      }
-    }, "CSR list sort");
   }
 
   CsrOptions options_;

@@ -28,6 +28,7 @@
 #include "metawarp/tables/bulk_ops.cuh"
 #include "metawarp/tables/launch.cuh"
 #include "metawarp/tables/layouts.cuh"
+#include "metawarp/tables/open_addressing.cuh"
 #include "metawarp/tables/portable_map.hpp"
 
 namespace metawarp::tables {
@@ -41,6 +42,28 @@ struct PortableCounters {
   unsigned long long max_distance;
   Status::bits_type status;
 };
+
+namespace detail {
+
+// (Free functions: CUDA forbids device lambdas inside private members.)
+template <class Slot, class K>
+void portable_clear(Slot* slots, std::uint64_t capacity, cudaStream_t stream) {
+  launch_thread_per_item(capacity, stream, [=] __device__(std::uint64_t i, bool valid) {
+    if (valid) slots[i] = Slot{KeySentinels<K>::empty, {}};
+  }, "DevicePortableMap clear");
+}
+
+// Inserts every valid slot of `from` (entries known to be unique).
+template <class Ref, class Slot, class K>
+void portable_reinsert(const Ref& r, const Slot* from, std::uint64_t count, cudaStream_t stream) {
+  launch_group_per_item<Ref::group_size>(count, stream,
+      [=] __device__(const typename Ref::group_type& g, std::uint64_t i) {
+        const Slot s = from[i];
+        if (KeySentinels<K>::is_valid(s.key)) r.insert(g, s.key, s.value);
+      }, "DevicePortableMap reinsert");
+}
+
+}  // namespace detail
 
 template <class K, class V, int WindowSize = 32>
 class DevicePortableMap {
@@ -254,10 +277,7 @@ class DevicePortableMap {
   void reset(int size_power, cudaStream_t stream) {
     power_ = size_power;
     slots_ = cuda::device_buffer<slot_type>(capacity());
-    slot_type* slots = slots_.data();
-    launch_thread_per_item(capacity(), stream, [=] __device__(std::uint64_t i, bool valid) {
-      if (valid) slots[i] = slot_type{sentinels::empty, V{}};
-    }, "DevicePortableMap clear");
+    detail::portable_clear<slot_type, K>(slots_.data(), capacity(), stream);
     counters_.fill_bytes(0, stream);
   }
 
@@ -273,14 +293,8 @@ class DevicePortableMap {
     }
   }
 
-  // Inserts every valid slot of `from` (entries known to be unique).
   void reinsert(const slot_type* from, std::uint64_t count, cudaStream_t stream) {
-    const Ref r = ref();
-    launch_group_per_item<WindowSize>(count, stream,
-        [=] __device__(const group_type& g, std::uint64_t i) {
-          const slot_type s = from[i];
-          if (sentinels::is_valid(s.key)) r.insert(g, s.key, s.value);
-        }, "DevicePortableMap reinsert");
+    detail::portable_reinsert<Ref, slot_type, K>(ref(), from, count, stream);
   }
 
   PortableCounters read_counters(cudaStream_t stream) const {
