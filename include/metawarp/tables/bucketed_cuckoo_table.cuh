@@ -26,7 +26,6 @@
 #include <cstdint>
 
 #include "metawarp/tables/bucketed_storage.cuh"
-#include "metawarp/tables/bulk_ops.cuh"
 #include "metawarp/tables/hashers.hpp"
 #include "metawarp/tables/layouts.cuh"
 
@@ -50,7 +49,8 @@ struct CuckooBuildResult {
 };
 
 template <class K, class V, int BucketSize = 16, class Hasher = MurmurHasher>
-class BucketedCuckooTable {
+class BucketedCuckooTable
+    : public BucketedHostApi<BucketedCuckooTable<K, V, BucketSize, Hasher>, K, V> {
  public:
   using key_type = K;
   using value_type = V;
@@ -58,10 +58,11 @@ class BucketedCuckooTable {
   using group_type = cg::thread_block_tile<BucketSize>;
   using sentinels = KeySentinels<K>;
   static constexpr int group_size = BucketSize;
+  static constexpr const char* name = "BucketedCuckooTable";
 
-  struct Ref {
+  // find / contains / erase / insert come from BucketedRefOps.
+  struct Ref : BucketedRefOps<Ref, K, V, BucketSize> {
     using group_type = cg::thread_block_tile<BucketSize>;
-    static constexpr int group_size = BucketSize;
     layout_type layout;
     ThreeBucketHashes<Hasher> hashes;
     std::uint32_t max_evictions = 0;
@@ -82,35 +83,9 @@ class BucketedCuckooTable {
       return no_slot;
     }
 
-    __device__ bool find(const group_type& g, K key, V& value_out) const {
-      const std::uint64_t slot = find_slot(g, key);
-      if (slot == no_slot) return false;
-      value_out = layout.load_value(slot);
-      return true;
-    }
-    __device__ bool contains(const group_type& g, K key) const {
-      return find_slot(g, key) != no_slot;
-    }
-    __device__ bool erase(const group_type& g, K key) const {
-      const std::uint64_t slot = find_slot(g, key);
-      if (slot == no_slot) return false;
-      bool erased = false;
-      if (g.thread_rank() == 0) erased = layout.try_erase(slot, key);
-      return g.shfl(erased, 0);
-    }
-
-    __device__ Status insert(const group_type& g, K key, V value) const {
-      const Status s = place(g, key, value);
-      if (!s.ok() && g.thread_rank() == 0 && table_status != nullptr) {
-        atomicOr(table_status, s.bits());
-      }
-      return s;
-    }
-
-   private:
-    using word_type = typename layout_type::word_type;
-
+    // The insert without status recording (BucketedRefOps::insert records).
     __device__ Status place(const group_type& g, K key, V value) const {
+      using word_type = typename layout_type::word_type;
       if (!sentinels::is_valid(key)) return Status(Status::invalid_key);
       if (check_duplicates && find_slot(g, key) != no_slot) return Status(Status::duplicate_key);
       const int lane = g.thread_rank();
@@ -152,20 +127,17 @@ class BucketedCuckooTable {
       : options_(options), storage_(min_capacity, stream) {}
 
   Ref ref() const {
-    return Ref{storage_.layout(), ThreeBucketHashes<Hasher>(options_.seed, storage_.num_buckets()),
-               options_.max_evictions, options_.unique_keys_checked, storage_.status_word()};
+    return Ref{{},
+               storage_.layout(),
+               ThreeBucketHashes<Hasher>(options_.seed, storage_.num_buckets()),
+               options_.max_evictions,
+               options_.unique_keys_checked,
+               storage_.status_word()};
   }
-  std::uint64_t capacity() const { return storage_.capacity(); }
-  std::uint64_t bytes() const { return storage_.bytes(); }
   std::uint64_t seed() const { return options_.seed; }
 
-  // Adds pairs to the table. On table_full (see peek_status) the table lost
-  // a pair: rebuild it with build().
-  void insert(const K* keys, const V* values, std::uint64_t n, cudaStream_t stream,
-              Status* status_out = nullptr) {
-    bulk::insert(ref(), keys, values, n, stream, status_out, "BucketedCuckooTable::insert");
-    if (options_.unique_keys_checked) storage_.remove_racing_copies(ref(), stream);
-  }
+  // insert (BucketedHostApi) adds pairs; on table_full (see peek_status) the
+  // table lost a pair: rebuild it with build().
 
   // Empties the table and inserts the pairs; on table_full retries from
   // empty with the next seeds (and capacity * capacity_growth). Synchronises.
@@ -173,9 +145,9 @@ class BucketedCuckooTable {
                           CuckooRetry retry = {}) {
     CuckooBuildResult result;
     for (result.attempts = 1;; ++result.attempts) {
-      clear(stream);
-      insert(keys, values, n, stream);
-      result.status = pop_status(stream);
+      this->clear(stream);
+      this->insert(keys, values, n, stream);
+      result.status = this->pop_status(stream);
       result.seed = options_.seed;
       if (!result.status.has(Status::table_full) || result.attempts >= retry.max_attempts) {
         return result;
@@ -183,32 +155,17 @@ class BucketedCuckooTable {
       options_.seed += 1;
       if (retry.capacity_growth > 1.0) {
         storage_ = BucketedStorage<layout_type, BucketSize>(
-            std::uint64_t(double(capacity()) * retry.capacity_growth) + 1, stream);
+            std::uint64_t(double(this->capacity()) * retry.capacity_growth) + 1, stream);
       }
     }
   }
 
-  void find(const K* keys, std::uint64_t n, V* values_out, V not_found_value, cudaStream_t stream,
-            Status* status_out = nullptr) const {
-    bulk::find(ref(), keys, n, values_out, not_found_value, stream, status_out,
-               "BucketedCuckooTable::find");
-  }
-  void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream) const {
-    bulk::contains(ref(), keys, n, out, stream, "BucketedCuckooTable::contains");
-  }
-  void erase(const K* keys, std::uint64_t n, cudaStream_t stream, Status* status_out = nullptr) {
-    bulk::erase(ref(), keys, n, stream, status_out, "BucketedCuckooTable::erase");
-  }
-  std::uint64_t retrieve_all(K* keys_out, V* values_out, cudaStream_t stream) const {
-    return storage_.retrieve_all(keys_out, values_out, stream);
-  }
-  std::uint64_t size(cudaStream_t stream) const { return storage_.count_occupied(stream); }
-  double load_factor(cudaStream_t stream) const { return double(size(stream)) / double(capacity()); }
-  void clear(cudaStream_t stream) { storage_.clear(stream); }
-  Status peek_status(cudaStream_t stream) const { return storage_.peek_status(stream); }
-  Status pop_status(cudaStream_t stream) { return storage_.pop_status(stream); }
-
  private:
+  friend class BucketedHostApi<BucketedCuckooTable, K, V>;
+  const CuckooOptions& options() const { return options_; }
+  const BucketedStorage<layout_type, BucketSize>& storage() const { return storage_; }
+  BucketedStorage<layout_type, BucketSize>& storage() { return storage_; }
+
   CuckooOptions options_;
   BucketedStorage<layout_type, BucketSize> storage_;
 };

@@ -18,6 +18,7 @@
 
 #include "metawarp/cuda/device_buffer.hpp"
 #include "metawarp/cuda/error.hpp"
+#include "metawarp/tables/bulk_ops.cuh"
 #include "metawarp/tables/launch.cuh"
 #include "metawarp/tables/layouts.cuh"
 #include "metawarp/tables/open_addressing.cuh"
@@ -167,6 +168,85 @@ class BucketedStorage {
   typename Layout::Storage storage_;
   cuda::device_buffer<Status::bits_type> status_;
   mutable cuda::device_buffer<std::uint64_t> cursor_;
+};
+
+// The device operations both bucketed refs share, over the Derived ref's
+// find_slot(g, key), place(g, key, value), layout and table_status (CRTP).
+template <class Derived, class K, class V, int BucketSize>
+struct BucketedRefOps {
+  using group_type = cg::thread_block_tile<BucketSize>;
+  static constexpr int group_size = BucketSize;
+
+  __device__ bool find(const group_type& g, K key, V& value_out) const {
+    const std::uint64_t slot = self().find_slot(g, key);
+    if (slot == no_slot) return false;
+    value_out = self().layout.load_value(slot);
+    return true;
+  }
+  __device__ bool contains(const group_type& g, K key) const {
+    return self().find_slot(g, key) != no_slot;
+  }
+  __device__ bool erase(const group_type& g, K key) const {
+    const std::uint64_t slot = self().find_slot(g, key);
+    if (slot == no_slot) return false;
+    bool erased = false;
+    if (g.thread_rank() == 0) erased = self().layout.try_erase(slot, key);
+    return g.shfl(erased, 0);
+  }
+  // Inserts if absent; the status also goes to the table's status word.
+  __device__ Status insert(const group_type& g, K key, V value) const {
+    const Status s = self().place(g, key, value);
+    if (!s.ok() && g.thread_rank() == 0 && self().table_status != nullptr) {
+      atomicOr(self().table_status, s.bits());
+    }
+    return s;
+  }
+
+ private:
+  __device__ const Derived& self() const { return static_cast<const Derived&>(*this); }
+};
+
+// The host API both bucketed tables share, over the Derived table's ref(),
+// storage() and options() (CRTP; Derived::name labels the kernels).
+template <class Derived, class K, class V>
+class BucketedHostApi {
+ public:
+  std::uint64_t capacity() const { return self().storage().capacity(); }
+  std::uint64_t bytes() const { return self().storage().bytes(); }
+
+  // status_out (optional, n entries): each pair's status. With unique keys
+  // checked, ends with the pass removing copies of racing inserts.
+  void insert(const K* keys, const V* values, std::uint64_t n, cudaStream_t stream,
+              Status* status_out = nullptr) {
+    bulk::insert(self().ref(), keys, values, n, stream, status_out, Derived::name);
+    if (self().options().unique_keys_checked) {
+      self().storage().remove_racing_copies(self().ref(), stream);
+    }
+  }
+  void find(const K* keys, std::uint64_t n, V* values_out, V not_found_value, cudaStream_t stream,
+            Status* status_out = nullptr) const {
+    bulk::find(self().ref(), keys, n, values_out, not_found_value, stream, status_out,
+               Derived::name);
+  }
+  void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream) const {
+    bulk::contains(self().ref(), keys, n, out, stream, Derived::name);
+  }
+  void erase(const K* keys, std::uint64_t n, cudaStream_t stream, Status* status_out = nullptr) {
+    bulk::erase(self().ref(), keys, n, stream, status_out, Derived::name);
+  }
+  // Every stored pair (unspecified order); returns how many (synchronises).
+  std::uint64_t retrieve_all(K* keys_out, V* values_out, cudaStream_t stream) const {
+    return self().storage().retrieve_all(keys_out, values_out, stream);
+  }
+  std::uint64_t size(cudaStream_t stream) const { return self().storage().count_occupied(stream); }
+  double load_factor(cudaStream_t stream) const { return double(size(stream)) / double(capacity()); }
+  void clear(cudaStream_t stream) { self().storage().clear(stream); }
+  Status peek_status(cudaStream_t stream) const { return self().storage().peek_status(stream); }
+  Status pop_status(cudaStream_t stream) { return self().storage().pop_status(stream); }
+
+ private:
+  const Derived& self() const { return static_cast<const Derived&>(*this); }
+  Derived& self() { return static_cast<Derived&>(*this); }
 };
 
 }  // namespace metawarp::tables

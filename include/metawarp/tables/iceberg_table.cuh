@@ -18,7 +18,6 @@
 #include <stdexcept>
 
 #include "metawarp/tables/bucketed_storage.cuh"
-#include "metawarp/tables/bulk_ops.cuh"
 #include "metawarp/tables/hashers.hpp"
 #include "metawarp/tables/layouts.cuh"
 
@@ -30,7 +29,8 @@ struct IcebergOptions : BucketedOptions {
 
 template <class K, class V, int BucketSize = 16, class Layout = DefaultLayout<K, V>,
           class Hasher = MurmurHasher>
-class IcebergTable {
+class IcebergTable
+    : public BucketedHostApi<IcebergTable<K, V, BucketSize, Layout, Hasher>, K, V> {
  public:
   using key_type = K;
   using value_type = V;
@@ -38,15 +38,33 @@ class IcebergTable {
   using group_type = cg::thread_block_tile<BucketSize>;
   using sentinels = KeySentinels<K>;
   static constexpr int group_size = BucketSize;
+  static constexpr const char* name = "IcebergTable";
 
-  struct Ref {
+  // find / contains / erase / insert come from BucketedRefOps.
+  struct Ref : BucketedRefOps<Ref, K, V, BucketSize> {
     using group_type = cg::thread_block_tile<BucketSize>;
-    static constexpr int group_size = BucketSize;
     Layout layout;
     ThreeBucketHashes<Hasher> hashes;  // 0: primary, 1 and 2: secondary
     int threshold = 0;
     bool check_duplicates = true;
     Status::bits_type* table_status = nullptr;
+
+    // One bucket as the tile sees it.
+    struct Bucket {
+      std::uint64_t base;
+      K lane_key;     // this lane's slot
+      int load;       // occupied slots (keys and tombstones)
+      unsigned free;  // lanes whose slot is empty or a tombstone
+    };
+
+    __device__ Bucket read(const group_type& g, int which, K key) const {
+      Bucket b;
+      b.base = std::uint64_t(hashes.bucket(which, key)) * BucketSize;
+      b.lane_key = layout.load_key(b.base + g.thread_rank());
+      b.load = __popc(g.ballot(b.lane_key != sentinels::empty));
+      b.free = g.ballot(!sentinels::is_valid(b.lane_key));
+      return b;
+    }
 
     // Slot of `key` (first copy in lookup order: primary, secondary 0, 1), or no_slot.
     __device__ std::uint64_t find_slot(const group_type& g, K key) const {
@@ -60,51 +78,7 @@ class IcebergTable {
       return no_slot;
     }
 
-    __device__ bool find(const group_type& g, K key, V& value_out) const {
-      const std::uint64_t slot = find_slot(g, key);
-      if (slot == no_slot) return false;
-      value_out = layout.load_value(slot);
-      return true;
-    }
-    __device__ bool contains(const group_type& g, K key) const {
-      return find_slot(g, key) != no_slot;
-    }
-    __device__ bool erase(const group_type& g, K key) const {
-      const std::uint64_t slot = find_slot(g, key);
-      if (slot == no_slot) return false;
-      bool erased = false;
-      if (g.thread_rank() == 0) erased = layout.try_erase(slot, key);
-      return g.shfl(erased, 0);
-    }
-
-    __device__ Status insert(const group_type& g, K key, V value) const {
-      const Status s = place(g, key, value);
-      if (!s.ok() && g.thread_rank() == 0 && table_status != nullptr) {
-        atomicOr(table_status, s.bits());
-      }
-      return s;
-    }
-
-   private:
-    struct Bucket {
-      std::uint64_t base;
-      K lane_key;    // this lane's slot
-      int load;      // occupied slots (keys and tombstones)
-      unsigned free; // lanes whose slot is empty or a tombstone
-    };
-
-    __device__ Bucket read(const group_type& g, int which, K key) const {
-      Bucket b;
-      b.base = std::uint64_t(hashes.bucket(which, key)) * BucketSize;
-      reload(g, b);
-      return b;
-    }
-    __device__ void reload(const group_type& g, Bucket& b) const {
-      b.lane_key = layout.load_key(b.base + g.thread_rank());
-      b.load = __popc(g.ballot(b.lane_key != sentinels::empty));
-      b.free = g.ballot(!sentinels::is_valid(b.lane_key));
-    }
-
+    // The insert without status recording (BucketedRefOps::insert records).
     __device__ Status place(const group_type& g, K key, V value) const {
       if (!sentinels::is_valid(key)) return Status(Status::invalid_key);
       if (check_duplicates && find_slot(g, key) != no_slot) return Status(Status::duplicate_key);
@@ -135,41 +109,23 @@ class IcebergTable {
       : options_(checked(options)), storage_(min_capacity, stream) {}
 
   Ref ref() const {
-    return Ref{storage_.layout(), ThreeBucketHashes<Hasher>(options_.seed, storage_.num_buckets()),
-               options_.threshold, options_.unique_keys_checked, storage_.status_word()};
+    return Ref{{},
+               storage_.layout(),
+               ThreeBucketHashes<Hasher>(options_.seed, storage_.num_buckets()),
+               options_.threshold,
+               options_.unique_keys_checked,
+               storage_.status_word()};
   }
-  std::uint64_t capacity() const { return storage_.capacity(); }
-  std::uint64_t bytes() const { return storage_.bytes(); }
   int threshold() const { return options_.threshold; }
-
-  // table_full: some pair found all three buckets full (it is not stored;
-  // the others are). Choose a larger capacity or another seed.
-  void insert(const K* keys, const V* values, std::uint64_t n, cudaStream_t stream,
-              Status* status_out = nullptr) {
-    bulk::insert(ref(), keys, values, n, stream, status_out, "IcebergTable::insert");
-    if (options_.unique_keys_checked) storage_.remove_racing_copies(ref(), stream);
-  }
-  void find(const K* keys, std::uint64_t n, V* values_out, V not_found_value, cudaStream_t stream,
-            Status* status_out = nullptr) const {
-    bulk::find(ref(), keys, n, values_out, not_found_value, stream, status_out,
-               "IcebergTable::find");
-  }
-  void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream) const {
-    bulk::contains(ref(), keys, n, out, stream, "IcebergTable::contains");
-  }
-  void erase(const K* keys, std::uint64_t n, cudaStream_t stream, Status* status_out = nullptr) {
-    bulk::erase(ref(), keys, n, stream, status_out, "IcebergTable::erase");
-  }
-  std::uint64_t retrieve_all(K* keys_out, V* values_out, cudaStream_t stream) const {
-    return storage_.retrieve_all(keys_out, values_out, stream);
-  }
-  std::uint64_t size(cudaStream_t stream) const { return storage_.count_occupied(stream); }
-  double load_factor(cudaStream_t stream) const { return double(size(stream)) / double(capacity()); }
-  void clear(cudaStream_t stream) { storage_.clear(stream); }
-  Status peek_status(cudaStream_t stream) const { return storage_.peek_status(stream); }
-  Status pop_status(cudaStream_t stream) { return storage_.pop_status(stream); }
+  // insert (BucketedHostApi): table_full means some pair found all three
+  // buckets full (it is not stored; the others are): more capacity or another seed.
 
  private:
+  friend class BucketedHostApi<IcebergTable, K, V>;
+  const IcebergOptions& options() const { return options_; }
+  const BucketedStorage<Layout, BucketSize>& storage() const { return storage_; }
+  BucketedStorage<Layout, BucketSize>& storage() { return storage_; }
+
   static IcebergOptions checked(IcebergOptions o) {
     if (o.threshold == 0) o.threshold = BucketSize - BucketSize / 4;
     if (o.threshold < 1 || o.threshold > BucketSize) {
