@@ -102,6 +102,11 @@ class BucketedCuckooTable
           if (lane == leader) won = detail::atomic_cas(words + lane, seen, pair) == seen;
           if (g.shfl(won, leader)) return Status();
           seen = detail::volatile_load(words + lane);  // lost a race: read the bucket again
+          // The winner may have been an insert of the same key.
+          if (check_duplicates && evictions == 0 &&
+              g.any(layout_type::key_of(seen) == key)) {
+            return Status(Status::duplicate_key);
+          }
         }
         if (evictions == max_evictions) return Status(Status::table_full);
         // Full bucket: swap with a pseudo-random slot (a function of the pair

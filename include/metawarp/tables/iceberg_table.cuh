@@ -81,14 +81,21 @@ class IcebergTable
     // The insert without status recording (BucketedRefOps::insert records).
     __device__ Status place(const group_type& g, K key, V value) const {
       if (!sentinels::is_valid(key)) return Status(Status::invalid_key);
-      if (check_duplicates && find_slot(g, key) != no_slot) return Status(Status::duplicate_key);
+      // The buckets read are the ones find_slot would read, so checking them
+      // for the key on every (re)try is the duplicate check, also against a
+      // racing insert of the same key that just won a slot.
+      const auto holds_key = [&](const Bucket& b) {
+        return check_duplicates && g.any(b.lane_key == key);
+      };
       // Each failed CAS means another insert took a slot: bounded by the
       // three buckets' slots in total.
       for (int attempt = 0; attempt < 3 * BucketSize + 1; ++attempt) {
         Bucket target = read(g, 0, key);
+        if (holds_key(target)) return Status(Status::duplicate_key);
         if (target.load >= threshold) {
           const Bucket s0 = read(g, 1, key);
           const Bucket s1 = read(g, 2, key);
+          if (holds_key(s0) || holds_key(s1)) return Status(Status::duplicate_key);
           if (s0.free || s1.free) {
             target = (s1.free && (!s0.free || s1.load < s0.load)) ? s1 : s0;
           }
