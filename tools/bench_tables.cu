@@ -259,24 +259,27 @@ void bench_single_stream(const std::string& name, const Options& o, const Ceilin
   }
 }
 
-template <int B>
-void bench_cuckoo(const Options& o, const Ceilings& c, bool checked) {
-  using Table = mwt::BucketedCuckooTable<uint32_t, uint32_t, B>;
-  mwt::CuckooOptions options;
+// A bucketed table (cuckoo or iceberg) with or without its duplicate checks.
+template <class Table, class TableOptions>
+void bench_bucketed(const std::string& name, const Options& o, const Ceilings& c, bool checked) {
+  TableOptions options;
   options.unique_keys_checked = checked;
   bench_single_stream<Table>(
-      "bcht u32/u32 B=" + std::to_string(B) + (checked ? " checked" : " unique-input"), o, c,
-      [&](uint64_t capacity) { return Table(capacity, options, bench_stream); });
+      name + " u32/u32 B=" + std::to_string(Table::group_size) +
+          (checked ? " checked" : " unique-input"),
+      o, c, [&](uint64_t capacity) { return Table(capacity, options, bench_stream); });
+}
+
+template <int B>
+void bench_cuckoo(const Options& o, const Ceilings& c, bool checked) {
+  bench_bucketed<mwt::BucketedCuckooTable<uint32_t, uint32_t, B>, mwt::CuckooOptions>("bcht", o, c,
+                                                                                     checked);
 }
 
 template <int B>
 void bench_iceberg(const Options& o, const Ceilings& c, bool checked) {
-  using Table = mwt::IcebergTable<uint32_t, uint32_t, B>;
-  mwt::IcebergOptions options;
-  options.unique_keys_checked = checked;
-  bench_single_stream<Table>(
-      "iceberg u32/u32 B=" + std::to_string(B) + (checked ? " checked" : " unique-input"), o, c,
-      [&](uint64_t capacity) { return Table(capacity, options, bench_stream); });
+  bench_bucketed<mwt::IcebergTable<uint32_t, uint32_t, B>, mwt::IcebergOptions>("iceberg", o, c,
+                                                                               checked);
 }
 
 template <int W>
