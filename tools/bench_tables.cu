@@ -4,6 +4,8 @@
 //   bench_tables                       everything at 2^28 pairs (needs ~20 GB)
 //   bench_tables --log2 24 --only single,ceilings --loads 0.8,0.9
 //   bench_tables --n 100000000 --only single --loads 0.8,0.9
+//   bench_tables --n 100000000 --only single,cuckoo,iceberg,portable --loads 0.8,0.9,0.95,0.99 --quick
+//   bench_tables --n 100000000 --only multi,csr --values-per-key 1,4,16,64,256,1024 --quick
 //
 // Output: one line per measurement, "G/s" = 10^9 operations per second, and
 // the fraction of the matching ceiling (inserts vs random 8-byte CAS/s,

@@ -8,7 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "catch.hpp"
+#include "catch_templates.hpp"
 #include "gpu_test_support.cuh"
 #include "metawarp/tables/status.hpp"
 

@@ -2,13 +2,14 @@
 // group sizes x both builds, load factors above 1, every key value valid,
 // and the intersection probe against std::set_intersection.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <iterator>
 #include <map>
 #include <random>
 #include <vector>
 
-#include "catch.hpp"
+#include "catch_templates.hpp"
 #include "gpu_test_support.cuh"
 #include "metawarp/tables/csr_intersection.cuh"
 #include "metawarp/tables/csr_table.cuh"
@@ -77,7 +78,7 @@ TEMPLATE_TEST_CASE("CSR table matches std::multimap", "[gpu][csr]",
   o.bins = 64;  // small, so the binned path really bins at this size
   Table table(d_keys.data(), d_values.data(), n, o, stream);
   CHECK(table.size() == n);
-  CHECK(table.load_factor() == Approx(load).epsilon(0.01));
+  CHECK(std::abs(table.load_factor() - load) <= 0.01 * load);
 
   SECTION("CSR arrays: offsets partition the pairs, lists sorted by key") {
     const auto offsets = to_host_array(table.offsets(), table.num_vertices() + 1);

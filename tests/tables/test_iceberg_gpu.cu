@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "catch.hpp"
+#include "catch_templates.hpp"
 #include "gpu_test_support.cuh"
 #include "metawarp/tables/iceberg_table.cuh"
 #include "single_value_checks.cuh"

@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "catch.hpp"
+#include "catch_templates.hpp"
 #include "metawarp/tables/portable_map.hpp"
 
 using namespace metawarp::tables;

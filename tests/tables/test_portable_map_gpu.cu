@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "catch.hpp"
+#include "catch_templates.hpp"
 #include "gpu_test_support.cuh"
 #include "metawarp/tables/portable_map.cuh"
 #include "single_value_checks.cuh"
