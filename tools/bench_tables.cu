@@ -147,16 +147,25 @@ __global__ void make_iota(T* values, uint64_t n) {
   }
 }
 
+// n unique keys to insert (hits), n others (misses), values and an output.
+template <class K, class V>
+struct UniqueWorkload {
+  mwc::device_buffer<K> hits, misses;
+  mwc::device_buffer<V> values, out;
+  explicit UniqueWorkload(uint64_t n) : hits(n), misses(n), values(n), out(n) {
+    make_unique_keys<<<4096, 256>>>(hits.data(), n, 0);
+    make_unique_keys<<<4096, 256>>>(misses.data(), n, n);
+    make_iota<<<4096, 256>>>(values.data(), n);
+  }
+};
+
 template <class Table>
 void bench_single(const std::string& name, const Options& o, const Ceilings& c) {
   using K = typename Table::key_type;
   using V = typename Table::value_type;
   const uint64_t n = o.n;
-  mwc::device_buffer<K> hits(n), misses(n);
-  mwc::device_buffer<V> values(n), out(n);
-  make_unique_keys<<<4096, 256>>>(hits.data(), n, 0);
-  make_unique_keys<<<4096, 256>>>(misses.data(), n, n);
-  make_iota<<<4096, 256>>>(values.data(), n);
+  const UniqueWorkload<K, V> w(n);
+  const auto &hits = w.hits, &misses = w.misses, &values = w.values, &out = w.out;
   for (double load : o.loads) {
     Table table(uint64_t(double(n) / load));
     char label[160];
@@ -234,11 +243,8 @@ void bench_single_stream(const std::string& name, const Options& o, const Ceilin
   using K = typename Table::key_type;
   using V = typename Table::value_type;
   const uint64_t n = o.n;
-  mwc::device_buffer<K> hits(n), misses(n);
-  mwc::device_buffer<V> values(n), out(n);
-  make_unique_keys<<<4096, 256>>>(hits.data(), n, 0);
-  make_unique_keys<<<4096, 256>>>(misses.data(), n, n);
-  make_iota<<<4096, 256>>>(values.data(), n);
+  const UniqueWorkload<K, V> w(n);
+  const auto &hits = w.hits, &misses = w.misses, &values = w.values, &out = w.out;
   for (double load : o.loads) {
     Table table = make(uint64_t(double(n) / load));
     const uint64_t pairs = std::min<uint64_t>(n, uint64_t(load * double(table.capacity())));
