@@ -4,6 +4,8 @@
 //   bench_tables                       everything at 2^28 pairs (needs ~20 GB)
 //   bench_tables --log2 24 --only single,ceilings --loads 0.8,0.9
 //   bench_tables --n 100000000 --only single --loads 0.8,0.9
+//   bench_tables --n 100000000 --only single,cuckoo,iceberg,portable --loads 0.8,0.9,0.95,0.99 --quick
+//   bench_tables --n 100000000 --only multi,csr --values-per-key 1,4,16,64,256,1024 --quick
 //
 // Output: one line per measurement, "G/s" = 10^9 operations per second, and
 // the fraction of the matching ceiling (inserts vs random 8-byte CAS/s,
@@ -14,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -23,6 +26,7 @@
 #include "metawarp/cuda/device_buffer.hpp"
 #include "metawarp/cuda/event.hpp"
 #include "metawarp/tables/all.cuh"
+#include "metawarp/tables/csr_intersection.cuh"
 
 namespace mwc = metawarp::cuda;
 namespace mwt = metawarp::tables;
@@ -146,16 +150,25 @@ __global__ void make_iota(T* values, uint64_t n) {
   }
 }
 
+// n unique keys to insert (hits), n others (misses), values and an output.
+template <class K, class V>
+struct UniqueWorkload {
+  mwc::device_buffer<K> hits, misses;
+  mwc::device_buffer<V> values, out;
+  explicit UniqueWorkload(uint64_t n) : hits(n), misses(n), values(n), out(n) {
+    make_unique_keys<<<4096, 256>>>(hits.data(), n, 0);
+    make_unique_keys<<<4096, 256>>>(misses.data(), n, n);
+    make_iota<<<4096, 256>>>(values.data(), n);
+  }
+};
+
 template <class Table>
 void bench_single(const std::string& name, const Options& o, const Ceilings& c) {
   using K = typename Table::key_type;
   using V = typename Table::value_type;
   const uint64_t n = o.n;
-  mwc::device_buffer<K> hits(n), misses(n);
-  mwc::device_buffer<V> values(n), out(n);
-  make_unique_keys<<<4096, 256>>>(hits.data(), n, 0);
-  make_unique_keys<<<4096, 256>>>(misses.data(), n, n);
-  make_iota<<<4096, 256>>>(values.data(), n);
+  const UniqueWorkload<K, V> w(n);
+  const auto &hits = w.hits, &misses = w.misses, &values = w.values, &out = w.out;
   for (double load : o.loads) {
     Table table(uint64_t(double(n) / load), {}, bench_stream);
     char label[160];
@@ -219,6 +232,131 @@ void bench_multi(const std::string& name, const Options& o, const Ceilings& c, M
   }
 }
 
+// ------------------------------------------- explicit-stream single value
+// The tables of issue 14 (bucketed cuckoo, iceberg, portable map) take an
+// explicit stream; the benchmark runs them on the legacy default stream so
+// the events of time_best() measure them.
+
+const cudaStream_t bench_stream = cudaStreamLegacy;
+
+// `make(capacity)` builds a table of at least `capacity` slots; inserts the
+// first load * capacity() unique keys (at most n) so the load is the one asked.
+template <class Table, class Make>
+void bench_single_stream(const std::string& name, const Options& o, const Ceilings& c, Make make) {
+  using K = typename Table::key_type;
+  using V = typename Table::value_type;
+  const uint64_t n = o.n;
+  const UniqueWorkload<K, V> w(n);
+  const auto &hits = w.hits, &misses = w.misses, &values = w.values, &out = w.out;
+  for (double load : o.loads) {
+    Table table = make(uint64_t(double(n) / load));
+    const uint64_t pairs = std::min<uint64_t>(n, uint64_t(load * double(table.capacity())));
+    char label[160];
+    std::snprintf(label, sizeof label, "%s  load %.2f", name.c_str(),
+                  double(pairs) / double(table.capacity()));
+    const double t_insert = time_best([&] { table.insert(hits.data(), values.data(), pairs, bench_stream); },
+                                      [&] { table.clear(bench_stream); });
+    const auto status = table.pop_status(bench_stream);
+    if (status.has_error()) std::printf("  (insert reported errors: bits %x)\n", status.bits());
+    report(std::string(label) + "  insert", pairs, t_insert, c.cas, "CAS");
+    const double t_hit = time_best([&] {
+      table.find(hits.data(), pairs, out.data(), V(0), bench_stream);
+    });
+    report(std::string(label) + "  find hit", pairs, t_hit, c.sector_reads, "sector reads");
+    const double t_miss = time_best([&] {
+      table.find(misses.data(), pairs, out.data(), V(0), bench_stream);
+    });
+    report(std::string(label) + "  find miss", pairs, t_miss, c.sector_reads, "sector reads");
+  }
+}
+
+// A bucketed table (cuckoo or iceberg) with or without its duplicate checks.
+template <class Table, class TableOptions>
+void bench_bucketed(const std::string& name, const Options& o, const Ceilings& c, bool checked) {
+  TableOptions options;
+  options.unique_keys_checked = checked;
+  bench_single_stream<Table>(
+      name + " u32/u32 B=" + std::to_string(Table::group_size) +
+          (checked ? " checked" : " unique-input"),
+      o, c, [&](uint64_t capacity) { return Table(capacity, options, bench_stream); });
+}
+
+template <int B>
+void bench_cuckoo(const Options& o, const Ceilings& c, bool checked) {
+  bench_bucketed<mwt::BucketedCuckooTable<uint32_t, uint32_t, B>, mwt::CuckooOptions>("bcht", o, c,
+                                                                                     checked);
+}
+
+template <int B>
+void bench_iceberg(const Options& o, const Ceilings& c, bool checked) {
+  bench_bucketed<mwt::IcebergTable<uint32_t, uint32_t, B>, mwt::IcebergOptions>("iceberg", o, c,
+                                                                               checked);
+}
+
+template <int W>
+void bench_portable(const Options& o, const Ceilings& c) {
+  using Table = mwt::DevicePortableMap<uint32_t, uint32_t, W>;
+  mwt::PortableMapOptions options;
+  options.max_load_factor = 1.0;  // no growth inside the timed inserts
+  bench_single_stream<Table>("portable u32/u32 W=" + std::to_string(W), o, c,
+                             [&](uint64_t capacity) {
+    // The power of two at or below the request, so the load is the one asked.
+    uint64_t pow2 = 1;
+    while (pow2 * 2 <= capacity) pow2 *= 2;
+    return Table(pow2, options, bench_stream);
+  });
+}
+
+// ----------------------------------------------------------------- CSR table
+
+// HashGraph on the multi-value workload: build (scatter and binned),
+// retrieval of every distinct key, and the intersection probe against a
+// table of the distinct keys (its build included, as in the paper).
+void bench_csr(const Options& o, const Ceilings& c, mwt::CsrBuildMethod method, double load) {
+  using Csr = mwt::CsrTable<uint32_t, uint32_t>;
+  const uint64_t n = o.n;
+  mwc::device_buffer<uint32_t> keys(n), values(n);
+  const char* method_name = method == mwt::CsrBuildMethod::binned ? "binned" : "scatter";
+  for (uint32_t v : o.values_per_key) {
+    make_multi_pairs<<<4096, 256>>>(keys.data(), values.data(), n, v);
+    const uint64_t distinct = (n + v - 1) / v;
+    mwc::device_buffer<uint32_t> queries(distinct), query_values(distinct);
+    make_multi_pairs<<<4096, 256>>>(queries.data(), query_values.data(), distinct, 1);
+    mwt::CsrOptions options;
+    options.method = method;
+    options.load_factor = load;
+    char label[160];
+    std::snprintf(label, sizeof label, "csr %s lf %.1f u32/u32  %4u values/key", method_name, load, v);
+    std::unique_ptr<Csr> table;
+    const double t_build = time_best([&] {
+      table = std::make_unique<Csr>(keys.data(), values.data(), n, options, bench_stream);
+    }, [&] { table.reset(); }, 1);
+    report(std::string(label) + "  build", n, t_build, c.cas, "CAS");
+    mwc::device_buffer<uint64_t> offsets(distinct + 1);
+    mwc::device_buffer<uint32_t> out(n);
+    uint64_t total = 0;
+    const double t_retrieve = time_best([&] {
+      total = table->retrieve_offsets(queries.data(), distinct, offsets.data(), bench_stream);
+      table->retrieve(queries.data(), distinct, offsets.data(), out.data(), bench_stream);
+    }, {}, 1);
+    if (total != n) std::printf("  (retrieved %llu of %llu values)\n", (unsigned long long)total,
+                                (unsigned long long)n);
+    report(std::string(label) + "  retrieve (values)", n, t_retrieve, c.sector_reads,
+           "sector reads");
+    mwt::CsrOptions same = options;
+    same.num_vertices = table->num_vertices();
+    uint64_t join = 0;
+    const double t_probe = time_best([&] {
+      const Csr probe(queries.data(), query_values.data(), distinct, same, bench_stream);
+      join = mwt::csr_join_size(*table, probe, bench_stream);
+    }, {}, 1);
+    if (join != n) std::printf("  (join size %llu, expected %llu)\n", (unsigned long long)join,
+                               (unsigned long long)n);
+    report(std::string(label) + "  intersection probe (values)", n, t_probe, c.sector_reads,
+           "sector reads");
+  }
+}
+
 // -------------------------------------------------------------------- bloom
 
 void bench_bloom(uint64_t bytes, const Options& o, const Ceilings& c) {
@@ -262,7 +400,8 @@ Options parse(int argc, char** argv) {
     } else if (arg == "--quick") o.quick = true;
     else if (arg == "--help" || arg == "-h") {
       std::printf("bench_tables [--n N | --log2 L] [--loads a,b] [--values-per-key a,b]\n"
-                  "             [--only ceilings,single,single64,multi,bloom] [--quick]\n");
+                  "             [--only ceilings,single,single64,multi,bloom,cuckoo,iceberg,portable,csr]\n"
+                  "             [--quick]\n");
       std::exit(0);
     } else throw std::invalid_argument("unknown option " + arg);
   }
@@ -327,6 +466,27 @@ int main(int argc, char** argv) try {
       const uint64_t pool = keys * (growth.words_for((pairs + keys - 1) / keys) + 1) + 256 * 1100;
       return Bucket(uint64_t(keys / 0.8), pool, options, bench_stream);
     });
+  }
+  if (o.wants("cuckoo")) {
+    bench_cuckoo<8>(o, c, false);
+    bench_cuckoo<16>(o, c, false);
+    bench_cuckoo<32>(o, c, false);
+    bench_cuckoo<16>(o, c, true);
+  }
+  if (o.wants("iceberg")) {
+    bench_iceberg<16>(o, c, false);
+    bench_iceberg<32>(o, c, false);
+    if (!o.quick) bench_iceberg<8>(o, c, false);
+    bench_iceberg<16>(o, c, true);
+  }
+  if (o.wants("portable")) {
+    bench_portable<32>(o, c);
+    if (!o.quick) bench_portable<16>(o, c);
+  }
+  if (o.wants("csr")) {
+    bench_csr(o, c, mwt::CsrBuildMethod::binned, 1.0);
+    bench_csr(o, c, mwt::CsrBuildMethod::scatter, 1.0);
+    if (!o.quick) bench_csr(o, c, mwt::CsrBuildMethod::binned, 4.0);
   }
   if (o.wants("bloom")) {
     bench_bloom(uint64_t(2) << 30, o, c);
