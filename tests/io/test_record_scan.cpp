@@ -45,12 +45,13 @@ std::string tricky_fastq(std::mt19937_64& random, std::size_t records, bool dama
   if (damaged) {
     for (int change = 0, changes = 1 + int(random() % 4); change < changes && !lines.empty(); ++change) {
       const std::size_t at = random() % lines.size();
+      const std::string line = lines[at];
       switch (random() % 5) {
         case 0: lines.erase(lines.begin() + std::ptrdiff_t(at)); break;
-        case 1: lines.insert(lines.begin() + std::ptrdiff_t(at), lines[at]); break;
-        case 2: lines[at] = std::string("@").append(lines[at]); break;
-        case 3: lines[at] = "+"; break;
-        default: lines[at] = "\r"; break;  // "\r\r\n" is not blank
+        case 1: lines.insert(lines.begin() + std::ptrdiff_t(at), line); break;
+        case 2: lines[at].insert(0, 1, '@'); break;
+        case 3: lines[at].assign(1, '+'); break;
+        default: lines[at].assign(1, '\r'); break;  // "\r\r\n" is not blank
       }
     }
   }
