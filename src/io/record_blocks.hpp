@@ -75,6 +75,8 @@ class RecordBlockSplitter {
   void extend_block(RecordBlock& block, std::size_t more_records);
 
   const std::string& display_name() const { return display_name_; }
+  // The input is decompressed (its raw bytes are not its text).
+  bool compressed() const { return source_->compressed(); }
   // True once the whole input (or everything up to a read error) was handed out.
   bool exhausted() const { return at_end_ && carry_.empty(); }
   // Bytes taken from the file or pipe so far (compressed bytes for gzip): a
