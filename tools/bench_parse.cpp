@@ -247,7 +247,7 @@ int run_cut_rates(int argc, char** argv) {
   for (const unsigned threads : thread_counts)
     std::printf("pread, %u threads: %.2f GB/s\n", threads, best([&] { return pread_gbps(path, threads); }));
   for (const unsigned threads : thread_counts)
-    std::printf("record scan in memory (64 MiB pieces of the file), %u threads: %.2f GB/s\n", threads,
+    std::printf("record scan of the file's first 64 MiB in memory, %u threads: %.2f GB/s\n", threads,
                 best([&] { return scan_gbps(path, threads); }));
   for (const unsigned threads : thread_counts)
     std::printf("cut, batch %zu, %u read+scan threads: %.2f GB/s\n", batch, threads,
