@@ -44,13 +44,14 @@ class GpuEngine;
 class GpuLane {
  public:
   // Made with its GPU selected (on any thread: lanes are made while the
-  // database loads, load_for_gpu_query), its bases buffers holding
+  // database loads, load_for_gpu_query), its pinned bases buffer holding
   // `reserved_bases` already: pinned memory is slow to allocate, and a lane
-  // that allocates it on its first batch holds up the first batches.
+  // that allocates it on its first batch holds up the first batches. Device
+  // buffers still grow on first use: taken during the upload, they would
+  // race with its check that the database fits in GPU memory.
   GpuLane(std::size_t device_index, std::uint64_t reserved_bases)
       : device_index_(device_index), host_total_(1) {
     grow_to(host_bases_, reserved_bases);
-    grow_to(bases_, reserved_bases);
   }
   std::size_t device_index() const { return device_index_; }
   ~GpuLane() { cudaStreamSynchronize(stream_); }  // buffers must outlive work still queued
