@@ -12,10 +12,12 @@
 //   bench_parse --cut-rates [--batch N] FILE
 //                         the host's reference rates (memcpy of 64 MiB
 //                         buffers, read(2) of FILE from the page cache in 1
-//                         MiB calls, pread of it by 1-8 threads), then the
-//                         cutter on FILE (uncompressed: its own threads read)
-//                         with 1, 2, 4 and 8 read threads: GB/s of one mate
-//                         file, what one cutting thread of the query reaches
+//                         MiB calls, pread of it by 1-16 threads), the
+//                         record scan alone on the file's first 64 MiB in
+//                         memory, then the cutter on FILE (uncompressed: its
+//                         own threads read and scan), each with 1 to 16
+//                         threads: GB/s of one mate file, what one cutting
+//                         thread of the query reaches
 // Each file is parsed three times (the first run may include disk reads).
 // Prints bytes (uncompressed and on disk), records, bases, seconds and MB/s
 // (uncompressed bytes per second; 1 MB = 1e6 bytes).
@@ -172,6 +174,31 @@ double pread_gbps(const std::string& path, unsigned threads) {
   return double(total) / 1e9 / seconds_since(start);
 }
 
+// The record scan alone (io/record_scan.hpp, what the cutter runs on the
+// bytes it has read): the file's first 64 MiB, read once, scanned 16 times
+// with `threads` threads.
+double scan_gbps(const std::string& path, unsigned threads) {
+  const int fd = open_or_fail(path);
+  metawarp::io::ByteBuffer buffer;
+  buffer.resize(std::size_t(64) << 20);
+  std::size_t size = 0;
+  while (size < buffer.size()) {
+    const ssize_t n = ::pread(fd, buffer.data() + size, buffer.size() - size, off_t(size));
+    if (n <= 0) break;
+    size += std::size_t(n);
+  }
+  ::close(fd);
+  const metawarp::io::Format format =
+      size > 0 && buffer.data()[0] == '>' ? metawarp::io::Format::fasta : metawarp::io::Format::fastq;
+  metawarp::io::WholeRecordScanner scanner(metawarp::io::ScanThreads{threads});
+  const metawarp::io::ScanLimits no_limits{0, ~std::uint64_t{0}, ~std::size_t{0}};
+  std::uint64_t records = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 16; ++i) records += scanner.scan(format, buffer.data(), size, 0, no_limits).records;
+  if (records == 0) throw std::runtime_error(path + ": no whole record in its first 64 MiB");
+  return 16.0 * double(size) / 1e9 / seconds_since(start);
+}
+
 // Cuts the file into blocks of `batch` records (64 MiB at most, as the
 // query does) on this thread, reading with `threads` threads.
 double cut_gbps(const std::string& path, unsigned threads, std::size_t batch) {
@@ -182,7 +209,7 @@ double cut_gbps(const std::string& path, unsigned threads, std::size_t batch) {
   else
     splitter = std::make_unique<RecordBlockSplitter>(
         metawarp::io::make_parallel_file_source(open_or_fail(path), threads), path,
-        std::size_t(16) << 20);
+        std::size_t(16) << 20, metawarp::io::ScanThreads{threads});
   // Blocks reused in turn, as the query's batches are.
   std::vector<metawarp::io::RecordBlock> blocks(4);
   std::uint64_t total = 0;
@@ -216,10 +243,14 @@ int run_cut_rates(int argc, char** argv) {
   };
   std::printf("memcpy, 1 thread: %.2f GB/s\n", best([] { return memcpy_gbps(); }));
   std::printf("read(2) from the page cache, 1 thread: %.2f GB/s\n", best([&] { return read_gbps(path); }));
-  for (const unsigned threads : {1u, 2u, 4u, 8u})
+  const unsigned thread_counts[] = {1, 2, 3, 4, 6, 8, 12, 16};
+  for (const unsigned threads : thread_counts)
     std::printf("pread, %u threads: %.2f GB/s\n", threads, best([&] { return pread_gbps(path, threads); }));
-  for (const unsigned threads : {1u, 2u, 4u, 8u})
-    std::printf("cut, batch %zu, %u read threads: %.2f GB/s\n", batch, threads,
+  for (const unsigned threads : thread_counts)
+    std::printf("record scan of the file's first 64 MiB in memory, %u threads: %.2f GB/s\n", threads,
+                best([&] { return scan_gbps(path, threads); }));
+  for (const unsigned threads : thread_counts)
+    std::printf("cut, batch %zu, %u read+scan threads: %.2f GB/s\n", batch, threads,
                 best([&] { return cut_gbps(path, threads, batch); }));
   return 0;
 }

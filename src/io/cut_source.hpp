@@ -11,6 +11,7 @@
 #include <string>
 
 #include "io/byte_source.hpp"
+#include "io/record_scan.hpp"
 
 namespace metawarp::io {
 
@@ -19,6 +20,9 @@ struct CutSource {
   // The most the cutter should ask for in one read(): large where one call
   // is split over threads, cache-sized otherwise.
   std::size_t max_read_bytes = 0;
+  // Threads that find the records in what was read (io/record_scan.hpp):
+  // as many as read a plain file, one for a stream.
+  ScanThreads scan;
 };
 
 // Reads of a single-threaded source: small enough to stay in cache while

@@ -55,6 +55,8 @@ class ReadBlockCutter {
   // gzip), for progress against its size. Called by the thread that calls
   // cut_first().
   std::uint64_t first_raw_bytes_read() const { return first_.raw_bytes_read(); }
+  // The first file is decompressed (its size on disk is not its text's).
+  bool first_compressed() const { return first_.compressed(); }
 
  private:
   ReadLayout layout_;

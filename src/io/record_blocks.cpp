@@ -5,7 +5,6 @@
 
 #include "io/byte_source.hpp"
 #include "io/cut_source.hpp"
-#include "io/newline_scanner.hpp"
 
 namespace metawarp::io {
 namespace {
@@ -30,15 +29,17 @@ RecordBlockSplitter::RecordBlockSplitter(const std::string& path)
     CutSource input = open_cut_source(path);
     source_ = std::move(input.source);
     max_read_size_ = input.max_read_bytes;
+    scanner_ = WholeRecordScanner(input.scan);
   } catch (const SourceError& error) {
     throw InputError(display_name_, 0, error.what());
   }
 }
 
 RecordBlockSplitter::RecordBlockSplitter(std::unique_ptr<ByteSource> source, std::string display_name,
-                                         std::size_t max_read_bytes)
+                                         std::size_t max_read_bytes, ScanThreads scan)
     : source_(std::move(source)),
       max_read_size_(std::max(max_read_bytes, min_read_size)),
+      scanner_(scan),
       display_name_(std::move(display_name)) {}
 
 void RecordBlockSplitter::next_block(RecordBlock& block, std::size_t max_records,
@@ -80,8 +81,7 @@ void RecordBlockSplitter::fill(RecordBlock& block, std::uint64_t record_limit,
       }
       // Whole records already read are skipped without a call per line;
       // the steps below take the record that is not (and read on).
-      if (format_ == Format::fastq && skip_read_fastq_records(block, pos, record_limit, byte_limit))
-        continue;
+      if (skip_read_records(block, pos, record_limit, byte_limit)) continue;
       if (!skip_blank_lines(block, pos)) break;  // end of input
       ++block.records;
       if (!skip_record(block, pos)) break;  // end of input
@@ -207,43 +207,15 @@ bool RecordBlockSplitter::skip_blank_lines(RecordBlock& block, std::size_t& pos)
   }
 }
 
-bool RecordBlockSplitter::skip_read_fastq_records(RecordBlock& block, std::size_t& pos,
-                                                  std::uint64_t record_limit, std::size_t byte_limit) {
-  const char* data = block.bytes.data();
-  const std::size_t size = block.bytes.size();
-  NewlineScanner newlines(data, size);
-  const std::size_t records_before = block.records;
-  while (block.records < record_limit && !(block.records > 0 && pos >= byte_limit)) {
-    // Blank lines before the record, as skip_blank_lines() sees them; a '\r'
-    // as the last byte read is undecided.
-    std::size_t start = pos;
-    std::uint64_t blank_lines = 0;
-    while (start < size) {
-      if (data[start] == '\n') {
-        start += 1;
-      } else if (data[start] == '\r' && start + 1 < size && data[start + 1] == '\n') {
-        start += 2;
-      } else {
-        break;
-      }
-      ++blank_lines;
-    }
-    if (start >= size || (data[start] == '\r' && start + 1 == size)) break;
-    // The record's four lines, each ending in the bytes read: accepted
-    // whatever their length, as skip_line() accepts a line whose end it has.
-    std::size_t end = start;
-    int lines = 0;
-    for (; lines < 4; ++lines) {
-      const std::size_t line_end = newlines.find(end);
-      if (line_end == NewlineScanner::npos) break;
-      end = line_end + 1;
-    }
-    if (lines < 4) break;
-    pos = end;
-    lines_done_ += blank_lines + 4;
-    ++block.records;
-  }
-  return block.records > records_before;
+bool RecordBlockSplitter::skip_read_records(RecordBlock& block, std::size_t& pos,
+                                            std::uint64_t record_limit, std::size_t byte_limit) {
+  const WholeRecords taken = scanner_.scan(format_, block.bytes.data(), block.bytes.size(), pos,
+                                           ScanLimits{block.records, record_limit, byte_limit});
+  if (taken.records == 0) return false;
+  pos = taken.end;
+  block.records += taken.records;
+  lines_done_ += taken.lines;
+  return true;
 }
 
 bool RecordBlockSplitter::skip_record(RecordBlock& block, std::size_t& pos) {

@@ -23,6 +23,7 @@
 #include "io/byte_source.hpp"
 #include "io/cut_source.hpp"
 #include "io/line_limits.hpp"
+#include "io/record_scan.hpp"
 #include "io/sequence_reader.hpp"
 
 namespace metawarp::io {
@@ -57,8 +58,10 @@ class RecordBlockSplitter {
   explicit RecordBlockSplitter(const std::string& path);
   // `max_read_bytes`: the most asked of `source` in one read() (a source that
   // splits a read over threads wants large ones, io/cut_source.hpp).
+  // `scan`: the threads that find the records in what was read (the blocks
+  // are the same whatever they are, io/record_scan.hpp).
   RecordBlockSplitter(std::unique_ptr<ByteSource> source, std::string display_name,
-                      std::size_t max_read_bytes = serial_read_bytes);
+                      std::size_t max_read_bytes = serial_read_bytes, ScanThreads scan = {});
 
   // Cuts the next block: at most `max_records` records, and no record starts
   // once the block holds `max_bytes` bytes (one record at least, if any is
@@ -72,6 +75,8 @@ class RecordBlockSplitter {
   void extend_block(RecordBlock& block, std::size_t more_records);
 
   const std::string& display_name() const { return display_name_; }
+  // The input is decompressed (its raw bytes are not its text).
+  bool compressed() const { return source_->compressed(); }
   // True once the whole input (or everything up to a read error) was handed out.
   bool exhausted() const { return at_end_ && carry_.empty(); }
   // Bytes taken from the file or pipe so far (compressed bytes for gzip): a
@@ -93,12 +98,12 @@ class RecordBlockSplitter {
   bool skip_line(RecordBlock& block, std::size_t& pos, LineKind kind);
   // Moves `pos` past blank lines (empty, or a lone '\r'); false at the end of input.
   bool skip_blank_lines(RecordBlock& block, std::size_t& pos);
-  // Moves `pos` past the whole FASTQ records (and the blank lines before
+  // Moves `pos` past the whole records (FASTQ: and the blank lines before
   // them) that lie in the bytes read so far, up to the limits, counting them
   // in the block; what skip_blank_lines() and skip_record() do, without
-  // reading. False when not one record was whole.
-  bool skip_read_fastq_records(RecordBlock& block, std::size_t& pos, std::uint64_t record_limit,
-                               std::size_t byte_limit);
+  // reading, on scanner_'s threads. False when not one record was whole.
+  bool skip_read_records(RecordBlock& block, std::size_t& pos, std::uint64_t record_limit,
+                         std::size_t byte_limit);
   // Moves `pos` past the record starting there; false when the input ends in or right after it.
   bool skip_record(RecordBlock& block, std::size_t& pos);
   // On the first block: moves `pos` past leading blank lines and sets format_
@@ -113,6 +118,7 @@ class RecordBlockSplitter {
 
   std::unique_ptr<ByteSource> source_;
   std::size_t max_read_size_ = serial_read_bytes;  // what one read() may ask for
+  WholeRecordScanner scanner_;
   std::string display_name_;
   Format format_ = Format::unknown;
   bool format_known_ = false;  // detection ran (format_ may still be unknown)

@@ -1,7 +1,9 @@
 #include "pipeline/query.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
+#include <filesystem>
 #include <stdexcept>
 
 #include "io/read_blocks.hpp"
@@ -41,6 +43,27 @@ class CpuQueryEngine final : public QueryEngine {
   Classifier classifier_;
 };
 
+// A small input is cut into at least this many batches per worker: with one
+// batch each and a short last round (1.37 M pairs are 21 GPU batches of
+// 65,536 for 16 workers), most workers would idle for much of the run.
+constexpr std::uintmax_t batches_per_worker = 4;
+// ... but no batch is made smaller than this by that rule (a GPU batch costs
+// a few fixed steps; a CPU batch of 4,096 pairs is about 1.4 MB anyway).
+constexpr std::uintmax_t min_balanced_batch_bytes = std::uintmax_t(4) << 20;
+
+// The most text of mates 1 (or single reads) in one batch: max_batch_bytes,
+// less for a plain reads file small enough to give each worker only a few
+// batches. Batch boundaries do not change any result.
+std::size_t batch_byte_limit(const QueryOptions& o, const io::ReadBlockCutter& reads,
+                             unsigned threads) {
+  if (o.reads.empty() || o.reads[0] == "-" || reads.first_compressed()) return max_batch_bytes;
+  std::error_code error;
+  const std::uintmax_t size = std::filesystem::file_size(o.reads[0], error);
+  if (error) return max_batch_bytes;  // not a regular file: its size says nothing
+  return std::size_t(std::clamp<std::uintmax_t>(size / (batches_per_worker * threads),
+                                                min_balanced_batch_bytes, max_batch_bytes));
+}
+
 // What each worker keeps from batch to batch.
 struct Worker {
   std::unique_ptr<BatchClassifier> classifier;  // made on the worker's thread
@@ -61,6 +84,7 @@ class QueryRun {
   QuerySummary run() {
     const auto start = std::chrono::steady_clock::now();
     const unsigned threads = options_.threads == 0 ? 1 : options_.threads;
+    const std::size_t batch_bytes = batch_byte_limit(options_, reads_, threads);
     std::vector<Worker> workers(threads);
     QuerySummary::Stages& stages = summary_.stages;
     stages.workers = threads;
@@ -73,7 +97,7 @@ class QueryRun {
     host::OrderedPipeline<Batch> pipeline(2 * std::size_t(threads) + 2);
     pipeline.source([&](Batch& batch) {
       host::Stopwatch clock;
-      const bool more = reads_.cut_first(batch.blocks, options_.batch_size, max_batch_bytes);
+      const bool more = reads_.cut_first(batch.blocks, options_.batch_size, batch_bytes);
       batch.empty = false;
       batch.first_file_bytes = reads_.first_raw_bytes_read();
       stages.cut_mates1 += clock.lap();

@@ -1,6 +1,7 @@
 // The cutter's parallel file source (io/cut_source.hpp): reads split over
 // threads give the file's bytes in order, whatever the read sizes, and blocks
-// cut through it parse as a serial read of the file does. And its line-end
+// cut through it (and scanned on several threads, io/record_scan.hpp; more in
+// test_record_scan.cpp) parse as a serial read of the file does. And its line-end
 // search (io/newline_scanner.hpp) against a plain one.
 #include <fcntl.h>
 
@@ -90,8 +91,9 @@ TEST_CASE("blocks cut through a parallel file source parse as a serial read does
   write_file(path, reads_text(random, std::size_t(12) << 20));
   const std::vector<SequenceRecord> serial = read_all(path);
   for (const std::size_t batch : {std::size_t(1000), std::size_t(20000), std::size_t(1) << 20}) {
+    // Read and scanned by 4 threads (pieces small enough for 4 per read).
     RecordBlockSplitter splitter(make_parallel_file_source(open_read(path), 4), path,
-                                 std::size_t(16) << 20);
+                                 std::size_t(16) << 20, ScanThreads{4, std::size_t(64) << 10});
     std::vector<SequenceRecord> parsed;
     RecordBlock block;
     std::uint64_t next_record = 1;
@@ -120,6 +122,7 @@ TEST_CASE("the cutter opens stdin, missing and compressed files as open_byte_sou
   CutSource gzip = open_cut_source(dir.file("reads.fq.gz"));
   CHECK(gzip.source->compressed());
   CHECK(gzip.max_read_bytes == serial_read_bytes);
+  CHECK(gzip.scan.threads == 1);
   write_file(dir.file("reads.fq"), "@r1\nACGT\n+\nIIII\n");
   CutSource plain = open_cut_source(dir.file("reads.fq"));
   CHECK_FALSE(plain.source->compressed());

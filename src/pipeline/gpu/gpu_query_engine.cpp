@@ -23,6 +23,7 @@
 #include "metawarp/cuda/stream.hpp"
 #include "metawarp/host/channel.hpp"
 #include "metawarp/host/clock.hpp"
+#include "metawarp/host/thread_group.hpp"
 #include "pipeline/gpu/device_database.hpp"
 #include "pipeline/gpu/selected_gpu.hpp"
 #include "pipeline/gpu_available.hpp"
@@ -42,11 +43,20 @@ class GpuEngine;
 // A stream with its buffers; one worker at a time classifies through it.
 class GpuLane {
  public:
-  // Made with its GPU selected.
-  GpuLane(const GpuEngine& engine, std::size_t device_index)
-      : engine_(engine), device_index_(device_index), host_total_(1) {}
+  // Made with its GPU selected (on any thread: lanes are made while the
+  // database loads, load_for_gpu_query), its pinned bases buffer holding
+  // `reserved_bases` already: pinned memory is slow to allocate, and a lane
+  // that allocates it on its first batch holds up the first batches. Device
+  // buffers still grow on first use: taken during the upload, they would
+  // race with its check that the database fits in GPU memory.
+  GpuLane(std::size_t device_index, std::uint64_t reserved_bases)
+      : device_index_(device_index), host_total_(1) {
+    grow_to(host_bases_, reserved_bases);
+  }
   std::size_t device_index() const { return device_index_; }
   ~GpuLane() { cudaStreamSynchronize(stream_); }  // buffers must outlive work still queued
+  // The engine whose database and options the lane uses; once, before classify().
+  void attach(const GpuEngine& engine) { engine_ = &engine; }
 
   void classify(std::span<const ReadView> reads, std::span<ReadResult> results);
 
@@ -56,7 +66,7 @@ class GpuLane {
   std::uint64_t pack(std::span<const ReadView> reads);
   void finish(std::span<const ReadView> reads, std::span<ReadResult> results);
 
-  const GpuEngine& engine_;
+  const GpuEngine* engine_ = nullptr;
   std::size_t device_index_;  // in the layout's devices
   cuda::stream stream_;
   GpuQueryStats stats_;
@@ -86,13 +96,28 @@ class GpuLane {
   cuda::device_buffer<std::uint32_t> hit_counts_;
 };
 
+// The engine's lanes, round-robin over the layout's GPUs (`devices`, open),
+// made on the calling thread, which keeps the first GPU selected.
+std::vector<std::unique_ptr<GpuLane>> make_lanes(const std::vector<gpu::SelectedGpu>& devices,
+                                                 const GpuQueryOptions& gpu) {
+  std::vector<std::unique_ptr<GpuLane>> lanes;
+  for (std::uint32_t i = 0; i < gpu.lanes; ++i) {
+    const std::size_t d = i % devices.size();
+    devices[d].select();
+    lanes.push_back(std::make_unique<GpuLane>(d, gpu.chunk_bases));
+  }
+  devices[0].select();
+  return lanes;
+}
+
 class GpuEngine final : public GpuQueryEngine {
  public:
   // Uploads db's index, unless `uploaded` holds it already (uploaded while
-  // the file was read, in `upload_seconds`).
+  // the file was read, in `upload_seconds`); makes the lanes unless `lanes`
+  // holds them (made while the file was read).
   GpuEngine(const db::Database& db, const ClassifierOptions& classifier,
             const GpuQueryOptions& gpu, std::optional<gpu::DeviceDatabase> uploaded = {},
-            double upload_seconds = 0)
+            double upload_seconds = 0, std::vector<std::unique_ptr<GpuLane>> lanes = {})
       : devices_(gpu::open_gpus(gpu.layout)),
         classifier_(db, classifier),
         options_(classifier),
@@ -110,11 +135,10 @@ class GpuEngine final : public GpuQueryEngine {
     stats_.devices = index_->layout().devices;
     stats_.device_bytes = index_->device_bytes();
     stats_.shards = index_->cuts().size();
-    // Lanes round-robin over the GPUs.
-    for (std::uint32_t i = 0; i < gpu.lanes; ++i) {
-      const std::size_t d = i % devices_.size();
-      devices_[d].select();
-      idle_.push(std::make_unique<GpuLane>(*this, d));
+    if (lanes.empty()) lanes = make_lanes(devices_, gpu);
+    for (std::unique_ptr<GpuLane>& lane : lanes) {
+      lane->attach(*this);
+      idle_.push(std::move(lane));
     }
     devices_[0].select();
     stats_.lanes = gpu.lanes;
@@ -200,7 +224,7 @@ void GpuLane::classify(std::span<const ReadView> reads, std::span<ReadResult> re
     std::uint64_t bases = 0;
     while (last < reads.size() && last - first < max_chunk_reads) {
       const std::uint64_t b = reads[last].mate1.size() + reads[last].mate2.size();
-      if (last > first && bases + b > engine_.gpu().chunk_bases) break;
+      if (last > first && bases + b > engine_->gpu().chunk_bases) break;
       bases += b;
       ++last;
     }
@@ -211,7 +235,7 @@ void GpuLane::classify(std::span<const ReadView> reads, std::span<ReadResult> re
 
 // Bases of both mates into the pinned buffer; returns the chunk's windows.
 std::uint64_t GpuLane::pack(std::span<const ReadView> reads) {
-  const sketch::SketchParams& p = engine_.params();
+  const sketch::SketchParams& p = engine_->params();
   QuerySequence* seqs = host_sequences_.data();
   read_windows_.resize(reads.size());
   std::uint64_t offset = 0, windows = 0;
@@ -237,8 +261,8 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   host::Stopwatch pack_clock;
   const std::uint32_t n = std::uint32_t(reads.size());
   const std::uint32_t sequences = 2 * n + 1;
-  const sketch::SketchParams& p = engine_.params();
-  const std::uint32_t max_candidates = engine_.options().max_candidates;
+  const sketch::SketchParams& p = engine_->params();
+  const std::uint32_t max_candidates = engine_->options().max_candidates;
   grow_to(host_bases_, bases);
   grow_to(host_sequences_, sequences);
   const std::uint64_t windows = pack(reads);
@@ -266,7 +290,7 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   bases_.copy_from_host(host_bases_.data(), bases, stream);
   sequences_.copy_from_host(host_sequences_.data(), sequences, stream);
   uploaded_.record(stream);
-  const kernels::DeviceIndexView index = engine_.index(device_index_);
+  const kernels::DeviceIndexView index = engine_->index(device_index_);
   kernels::count_hits(chunk, p, index, scratch_, stream);
   cuda::check(cudaMemcpyAsync(host_total_.data(), window_offsets_.data() + windows,
                               sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream),
@@ -282,7 +306,7 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   kernels::gather_sorted_hits(chunk, p.sketch_size, index, total, keys_.data(),
                               keys_sorted_.data(), hits_.data(), scratch_, stream);
   sorted_.record(stream);
-  const kernels::CandidateParams cp{p.stride(), engine_.options().insert_size, max_candidates};
+  const kernels::CandidateParams cp{p.stride(), engine_->options().insert_size, max_candidates};
   kernels::score_candidates(chunk, hits_.data(), cp, top_.data(), top_counts_.data(), hit_counts_.data(), stream);
   scored_.record(stream);
   top_.copy_to_host(host_top_.data(), std::uint64_t(n) * max_candidates, stream);
@@ -309,15 +333,15 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   stats_.candidates_seconds += seconds(sorted_, scored_);
   stats_.copy_out_seconds += seconds(scored_, downloaded_);
   finish(reads, results);
-  engine_.add(stats_);
+  engine_->add(stats_);
   stats_ = GpuQueryStats();
 }
 
 // The host's part, as Classifier::finish_read does it after the candidates.
 void GpuLane::finish(std::span<const ReadView> reads, std::span<ReadResult> results) {
   host::Stopwatch clock;
-  const Classifier& classifier = engine_.classifier();
-  const std::uint32_t max_candidates = engine_.options().max_candidates;
+  const Classifier& classifier = engine_->classifier();
+  const std::uint32_t max_candidates = engine_->options().max_candidates;
   for (std::size_t r = 0; r < reads.size(); ++r) {
     ReadResult result;
     result.windows = read_windows_[r];
@@ -358,13 +382,20 @@ GpuLoadedDatabase load_for_gpu_query(const std::filesystem::path& path,
   const auto start = std::chrono::steady_clock::now();
   GpuLoadedDatabase loaded;
   std::optional<gpu::DeviceDatabase> index;
+  // The lanes (streams, pinned and device buffers) are made on a thread of
+  // their own while the file is read and uploaded, so that the first batches
+  // find them ready (docs/benchmarks.md, issue 13: start-up).
+  std::vector<std::unique_ptr<GpuLane>> lanes;
   {
+    host::ThreadGroup lane_maker;  // joined by its destructor if the load throws
+    lane_maker.spawn([&] { lanes = make_lanes(devices, gpu); });
     gpu::StreamingIndexUpload upload(gpu.layout);
     loaded.database = std::make_unique<db::Database>(db::load(path, 0, &upload));
     index.emplace(upload.finish(*loaded.database));
+    lane_maker.join();
   }
   loaded.engine = std::make_unique<GpuEngine>(*loaded.database, classifier, gpu, std::move(index),
-                                              host::seconds_since(start));
+                                              host::seconds_since(start), std::move(lanes));
   return loaded;
 }
 
