@@ -199,9 +199,22 @@ std::unique_ptr<ByteSource> make_serial_gzip_source(CompressedInput input, Decod
 }
 
 std::unique_ptr<ByteSource> make_parallel_gzip_source(CompressedInput input, unsigned threads,
-                                                      DecodeOptions::Gzip serial_decoder) {
-  if (threads > 1 && bgzf_member_at(input) > 0)
+                                                      DecodeOptions::Gzip serial_decoder,
+                                                      const ChunkedGzipSettings& settings) {
+  if (threads <= 1) return make_serial_gzip_source(std::move(input), serial_decoder);
+  if (bgzf_member_at(input) > 0)
     return std::make_unique<ParallelGzipSource>(std::move(input), threads, serial_decoder);
+  if (settings.chunked) {
+    // Room to see whether the member is bigger than one piece (untouched
+    // pages of the buffer cost nothing for a small file).
+    const std::size_t buffer = 2 * (settings.chunk + settings.overlap) + (std::size_t{1} << 20);
+    const std::uint64_t offset = input.offset();
+    const std::string unread(reinterpret_cast<const char*>(input.data()), input.available());
+    CompressedInput larger(input.take_raw(), unread, "gzip", offset, buffer);
+    if (chunked_gzip_member_at(larger, settings))
+      return make_chunked_gzip_source(std::move(larger), threads, serial_decoder, settings);
+    return make_serial_gzip_source(std::move(larger), serial_decoder);
+  }
   return make_serial_gzip_source(std::move(input), serial_decoder);
 }
 
