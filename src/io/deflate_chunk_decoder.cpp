@@ -5,6 +5,7 @@
 #include "io/deflate_chunk_decoder.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <array>
 #include <cstring>
 #include <vector>
@@ -206,11 +207,12 @@ inline std::uint32_t lookup(const std::uint32_t* table, unsigned primary, std::u
   return e;
 }
 
-// A dynamic block's header after its 3 type bits: the code-length code, the
-// code lengths and the two tables, with zlib's checks.
-bool read_dynamic_header(BitReader& in, Tables& tables) {
-  const unsigned literals = in.take(5) + 257;
-  const unsigned distances = in.take(5) + 1;
+// A dynamic block's code lengths after its 3 type bits (the code-length
+// code, then the lengths of both codes), with zlib's checks.
+bool read_code_lengths(BitReader& in, std::array<std::uint8_t, 320>& lengths, unsigned& literals,
+                       unsigned& distances) {
+  literals = in.take(5) + 257;
+  distances = in.take(5) + 1;
   const unsigned header_codes = in.take(4) + 4;
   if (literals > 286 || distances > 30 || !in.refill()) return false;
   std::array<std::uint8_t, 19> code_lengths{};
@@ -221,7 +223,7 @@ bool read_dynamic_header(BitReader& in, Tables& tables) {
   std::uint32_t code_table[1u << code_length_bits];
   if (!build_table(code_lengths.data(), 19, code_table, code_length_bits, 1u << code_length_bits, true)) return false;
 
-  std::array<std::uint8_t, 320> lengths{};
+  lengths.fill(0);
   const unsigned total = literals + distances;
   for (unsigned i = 0; i < total;) {
     if (!in.refill()) return false;
@@ -248,73 +250,133 @@ bool read_dynamic_header(BitReader& in, Tables& tables) {
     std::fill_n(lengths.begin() + i, repeat, value);
     i += repeat;
   }
-  if (lengths[256] == 0) return false;
+  return lengths[256] != 0;
+}
+
+// build_table's acceptance rule alone, without building: complete, or (for
+// these codes) a single code of length 1, or (distances) no code at all.
+bool acceptable_code(const std::uint8_t* lengths, unsigned count, bool may_be_empty) {
+  std::array<unsigned, 16> per_length{};
+  for (unsigned s = 0; s < count; ++s) ++per_length[lengths[s]];
+  per_length[0] = 0;
+  unsigned longest = 15;
+  while (longest > 0 && per_length[longest] == 0) --longest;
+  if (longest == 0) return may_be_empty;
+  int left = 1;
+  for (unsigned len = 1; len <= 15; ++len) {
+    left = (left << 1) - static_cast<int>(per_length[len]);
+    if (left < 0) return false;
+  }
+  return left == 0 || longest == 1;
+}
+
+bool read_dynamic_header(BitReader& in, Tables& tables) {
+  std::array<std::uint8_t, 320> lengths;
+  unsigned literals = 0, distances = 0;
+  if (!read_code_lengths(in, lengths, literals, distances)) return false;
   return build_table(lengths.data(), literals, tables.literal, literal_bits, literal_table_size, false) &&
          build_table(lengths.data() + literals, distances, tables.distance, distance_bits, distance_table_size,
                      false);
 }
 
-// Cheap necessary conditions for a dynamic block header at `bit`: type bits,
-// symbol counts, and a complete code-length code.
-bool may_start_dynamic_block(const unsigned char* data, std::uint64_t bit) {
+// Necessary conditions for a dynamic block header at `bit`, cheapest first:
+// type bits, symbol counts, a complete code-length code, code lengths that
+// decode, and both codes acceptable (no decoding tables built).
+// For the search: whether 13 header bits (final, type, HLIT, HDIST) may
+// start a dynamic block, and the Kraft sum (in 1/128) of four 3-bit
+// code-length-code lengths.
+struct SearchTables {
+  std::array<bool, 1u << 13> header{};
+  std::array<std::uint8_t, 1u << 12> kraft{};
+  SearchTables() {
+    for (unsigned bits = 0; bits < header.size(); ++bits)
+      header[bits] = ((bits >> 1) & 3) == 2 && ((bits >> 3) & 31) <= 29 && ((bits >> 8) & 31) <= 29;
+    for (unsigned bits = 0; bits < kraft.size(); ++bits) {
+      unsigned sum = 0;
+      for (unsigned i = 0; i < 4; ++i) {
+        const unsigned len = (bits >> (3 * i)) & 7;
+        if (len != 0) sum += 128u >> len;
+      }
+      kraft[bits] = static_cast<std::uint8_t>(sum);
+    }
+  }
+};
+
+bool may_start_dynamic_block(const unsigned char* data, std::size_t size, std::uint64_t bit) {
+  static const SearchTables tables;
   std::uint64_t word;
   std::memcpy(&word, data + bit / 8, 8);
   word >>= bit % 8;
-  if (((word >> 1) & 3) != 2) return false;
-  if (((word >> 3) & 31) > 29 || ((word >> 8) & 31) > 29) return false;
+  if (!tables.header[word & 0x1fff]) return false;
   const unsigned header_codes = static_cast<unsigned>((word >> 13) & 15) + 4;
   std::uint64_t lengths;
   std::memcpy(&lengths, data + (bit + 17) / 8, 8);
   lengths >>= (bit + 17) % 8;
-  unsigned kraft = 0;
-  for (unsigned i = 0; i < header_codes; ++i, lengths >>= 3) {
-    const unsigned len = lengths & 7;
-    if (len != 0) kraft += 128u >> len;
-  }
-  return kraft == 128;
+  lengths &= (std::uint64_t{1} << (3 * header_codes)) - 1;
+  const unsigned kraft = tables.kraft[lengths & 0xfff] + tables.kraft[(lengths >> 12) & 0xfff] +
+                         tables.kraft[(lengths >> 24) & 0xfff] + tables.kraft[(lengths >> 36) & 0xfff] +
+                         tables.kraft[(lengths >> 48) & 0xfff];
+  if (kraft != 128) return false;
+  // The code lengths that follow, and both codes acceptable.
+  BitReader in(data, size, bit + 3);
+  std::array<std::uint8_t, 320> code_lengths;
+  unsigned literals = 0, distances = 0;
+  return read_code_lengths(in, code_lengths, literals, distances) &&
+         acceptable_code(code_lengths.data(), literals, false) &&
+         acceptable_code(code_lengths.data() + literals, distances, true);
 }
 
-// The Huffman-coded data of one block.
-bool decode_huffman(BitReader& in, const Tables& tables, bool at_stream_start, SymbolBuffer& out, std::size_t& n) {
+// How a block's decoding ended.
+enum class BlockEnd { done, refused, limit };
+
+// The Huffman-coded data of one block; `limit`: the symbols after which a
+// trial decode stops (BlockEnd::limit).
+BlockEnd decode_huffman(BitReader& in, const Tables& tables, bool at_stream_start, std::size_t limit,
+                        SymbolBuffer& out, std::size_t& n) {
   std::uint16_t* o = out.data();
-  std::size_t capacity = out.capacity();
+  // Room for the longest match and the copy's overshoot.
+  constexpr std::size_t room = 258 + 8;
+  std::size_t capacity = std::min(out.capacity(), limit + room);
   for (;;) {
-    if (n + 258 > capacity) {
+    if (n + room > capacity) {
+      if (n >= limit) return BlockEnd::limit;
       out.set_size(n);
-      if (!out.reserve(n + 258)) return false;
+      if (!out.reserve(n + room)) return BlockEnd::refused;
       o = out.data();
-      capacity = out.capacity();
+      capacity = std::min(out.capacity(), limit + room);
     }
-    if (!in.refill()) return false;
+    if (!in.refill()) return BlockEnd::refused;
     std::uint32_t e = lookup(tables.literal, literal_bits, in.buffer);
-    if (entry_kind(e) != symbol_entry) return false;
+    if (entry_kind(e) != symbol_entry) return BlockEnd::refused;
     in.drop(entry_length(e));
     const std::uint32_t symbol = entry_value(e);
     if (symbol < 256) {
-      if (!text_bytes[symbol]) return false;
+      if (!text_bytes[symbol]) return BlockEnd::refused;
       o[n++] = static_cast<std::uint16_t>(symbol);
       continue;
     }
-    if (symbol == 256) return true;
+    if (symbol == 256) return BlockEnd::done;
     const std::uint32_t length_code = symbol - 257;
-    if (length_code >= length_base.size()) return false;
+    if (length_code >= length_base.size()) return BlockEnd::refused;
     const std::uint32_t length = length_base[length_code] + in.take(length_extra[length_code]);
     e = lookup(tables.distance, distance_bits, in.buffer);
-    if (entry_kind(e) != symbol_entry) return false;
+    if (entry_kind(e) != symbol_entry) return BlockEnd::refused;
     in.drop(entry_length(e));
     const std::uint32_t distance_code = entry_value(e);
-    if (distance_code >= distance_base.size()) return false;
+    if (distance_code >= distance_base.size()) return BlockEnd::refused;
     const std::uint32_t distance = distance_base[distance_code] + in.take(distance_extra[distance_code]);
     std::uint16_t* to = o + n;
     if (distance <= n) {
       const std::uint16_t* from = to - distance;
-      if (distance >= length) {
-        std::memcpy(to, from, length * sizeof(std::uint16_t));
+      if (distance >= 8) {
+        // 8 symbols at a time, up to 7 past the match's end (slack): each
+        // group reads only symbols written before it.
+        for (std::uint32_t k = 0; k < length; k += 8) std::memcpy(to + k, from + k, 8 * sizeof(std::uint16_t));
       } else {
         for (std::uint32_t k = 0; k < length; ++k) to[k] = from[k];
       }
     } else {
-      if (at_stream_start) return false;  // zlib: "invalid distance too far back"
+      if (at_stream_start) return BlockEnd::refused;  // zlib: "invalid distance too far back"
       // Before the chunk: markers into the window (distance <= 32768).
       const std::int64_t first = static_cast<std::int64_t>(n) - distance;
       for (std::uint32_t k = 0; k < length; ++k) {
@@ -349,13 +411,20 @@ bool decode_stored(BitReader& in, const unsigned char* data, std::size_t size, S
 
 }  // namespace
 
-ChunkDecode decode_deflate_chunk(const unsigned char* data, std::size_t size, std::uint64_t start_bit,
-                                 std::uint64_t stop_bit, bool at_stream_start, SymbolBuffer& out) {
+namespace {
+
+// Blocks from `start_bit` (decode_deflate_chunk's rules); `limit`: stop after
+// about that many symbols, setting `reached_limit` (a trial decode).
+ChunkDecode decode_blocks(const unsigned char* data, std::size_t size, std::uint64_t start_bit,
+                          std::uint64_t stop_bit, bool at_stream_start, std::size_t limit, SymbolBuffer& out,
+                          bool& reached_limit) {
   ChunkDecode result;
   result.start_bit = start_bit;
+  reached_limit = false;
   out.set_size(0);
   if (start_bit >= std::uint64_t{size} * 8 || !out.reserve(std::size_t{1} << 20)) return result;
-  auto tables = std::make_unique<Tables>();
+  // Dynamic tables: one set per thread, rebuilt for every block.
+  thread_local const std::unique_ptr<Tables> tables = std::make_unique<Tables>();
   BitReader in(data, size, start_bit);
   std::size_t n = 0;
   bool ok = true;
@@ -373,16 +442,19 @@ ChunkDecode decode_deflate_chunk(const unsigned char* data, std::size_t size, st
       break;
     }
     in.drop(3);
+    BlockEnd block = BlockEnd::refused;
     if (type == 0) {
-      ok = decode_stored(in, data, size, out, n);
+      block = decode_stored(in, data, size, out, n) ? BlockEnd::done : BlockEnd::refused;
     } else if (type == 1) {
-      ok = decode_huffman(in, fixed_tables(), at_stream_start, out, n);
-    } else if (type == 2) {
-      ok = read_dynamic_header(in, *tables) && decode_huffman(in, *tables, at_stream_start, out, n);
-    } else {
-      ok = false;
+      block = decode_huffman(in, fixed_tables(), at_stream_start, limit, out, n);
+    } else if (type == 2 && read_dynamic_header(in, *tables)) {
+      block = decode_huffman(in, *tables, at_stream_start, limit, out, n);
     }
-    if (!ok) break;
+    if (block == BlockEnd::limit) reached_limit = true;
+    if (block != BlockEnd::done) {
+      ok = false;
+      break;
+    }
     if (last) {
       result.end = ChunkDecode::End::final_block;
       result.end_bit = in.position();
@@ -394,16 +466,29 @@ ChunkDecode decode_deflate_chunk(const unsigned char* data, std::size_t size, st
   return result;
 }
 
+}  // namespace
+
+ChunkDecode decode_deflate_chunk(const unsigned char* data, std::size_t size, std::uint64_t start_bit,
+                                 std::uint64_t stop_bit, bool at_stream_start, SymbolBuffer& out) {
+  bool reached_limit = false;
+  return decode_blocks(data, size, start_bit, stop_bit, at_stream_start, SIZE_MAX / 2, out, reached_limit);
+}
+
 ChunkDecode find_and_decode_deflate_chunk(const unsigned char* data, std::size_t size, std::uint64_t search_from,
                                           std::uint64_t search_to, std::uint64_t stop_bit, SymbolBuffer& out) {
-  // A false start fails within a few KiB; a decode that fails after this
-  // much output met a real problem in the data, which the serial decoder names.
-  constexpr std::size_t false_start_output = std::size_t{1} << 20;
+  // A false start almost always fails within a few hundred symbols (an
+  // invalid code, a non-text byte); one that decodes this many is taken, and
+  // the decode from it decides (the link checks it ends where the piece
+  // before stopped).
+  constexpr std::size_t trial_symbols = std::size_t{1} << 16;
   search_to = std::min<std::uint64_t>(search_to, std::uint64_t{size} * 8);
   for (std::uint64_t bit = search_from; bit < search_to; ++bit) {
-    if (!may_start_dynamic_block(data, bit)) continue;
-    const ChunkDecode result = decode_deflate_chunk(data, size, bit, stop_bit, false, out);
-    if (result.end != ChunkDecode::End::refused || out.size() >= false_start_output) return result;
+    if (!may_start_dynamic_block(data, size, bit)) continue;
+    bool reached_limit = false;
+    const ChunkDecode trial = decode_blocks(data, size, bit, stop_bit, false, trial_symbols, out, reached_limit);
+    if (trial.end == ChunkDecode::End::refused && !reached_limit) continue;
+    if (trial.end != ChunkDecode::End::refused) return trial;  // a short chunk, already whole
+    return decode_deflate_chunk(data, size, bit, stop_bit, false, out);
   }
   out.set_size(0);
   return {};

@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -77,6 +78,7 @@ class ChunkedGzipSource final : public ByteSource {
         settings_(settings),
         slots_(2 * std::size_t{threads} + 2),
         chunks_(slots_),
+        spare_(2 * slots_ + 2),
         raw_bytes_(input_.raw().raw_bytes_read()) {
     const GzipHeader header = parse_gzip_header(input_.data(), input_.available());
     member_offset_ = input_.offset();
@@ -84,7 +86,10 @@ class ChunkedGzipSource final : public ByteSource {
     input_.consume(header.length);
     link_end_bit_ = input_.offset() * 8;
     if (settings_.stats) settings_.stats->members.fetch_add(1, std::memory_order_relaxed);
-    group_.on_stop([this] { chunks_.cancel(); });
+    group_.on_stop([this] {
+      chunks_.cancel();
+      spare_.cancel();
+    });
     group_.spawn([this] { run(); });
   }
   ~ChunkedGzipSource() override { group_.stop(); }
@@ -110,6 +115,9 @@ class ChunkedGzipSource final : public ByteSource {
         group_.join();
         rest_ = std::move(chunk.rest);
       } else {
+        // The used buffer goes back to the resolving threads: fresh memory
+        // costs a page fault per page, more than decoding into it.
+        if (current_.capacity() > 0) spare_.push(std::move(current_));
         current_ = std::move(chunk.bytes);
         used_ = 0;
       }
@@ -193,6 +201,9 @@ class ChunkedGzipSource final : public ByteSource {
     piece.decoded = {};
     if (handing_back_.load(std::memory_order_relaxed)) return;
     const std::uint64_t stop = std::uint64_t{piece.nominal} * 8;
+    // Room for a typical piece of FASTQ at once (growing copies, and here
+    // fresh pages cost more than decoding into them).
+    piece.symbols.reserve(4 * settings_.chunk + (std::size_t{1} << 20));
     if (piece.index == 0) {
       piece.decoded = decode_deflate_chunk(piece.compressed.data(), piece.size, 0, stop, true, piece.symbols);
     } else {
@@ -234,6 +245,9 @@ class ChunkedGzipSource final : public ByteSource {
   // Resolve (parallel): bytes and their CRC-32.
   void resolve(Piece& piece) {
     if (piece.link != Piece::Link::good) return;
+    std::vector<char> spare;
+    if (piece.output.capacity() == 0 && spare_.pop_for(spare, std::chrono::seconds(0)) == host::Channel<std::vector<char>>::Got::item)
+      piece.output = std::move(spare);
     piece.output.resize(piece.symbols.size());
     resolve_symbols(piece.symbols.data(), piece.symbols.size(), piece.window.data(), piece.output.data());
     piece.crc = gzip_crc32(piece.output.data(), piece.output.size());
@@ -321,6 +335,7 @@ class ChunkedGzipSource final : public ByteSource {
   std::string handed_back_;
   ResumePoint resume_;
   host::Channel<Chunk> chunks_;
+  host::Channel<std::vector<char>> spare_;  // output buffers the reader is done with
   std::atomic<std::uint64_t> raw_bytes_;
   // The reader's.
   std::vector<char> current_;
