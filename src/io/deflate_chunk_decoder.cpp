@@ -75,7 +75,12 @@ std::uint32_t reverse_bits(std::uint32_t code, unsigned length) {
 // `primary` bits, then subtables for longer codes. False: zlib refuses it too,
 // or it needs more room than `capacity` (refused: safe).
 bool build_table(const std::uint8_t* lengths, unsigned count, std::uint32_t* table, unsigned primary,
-                 std::size_t capacity, bool code_lengths) {
+                 std::size_t capacity, bool code_lengths, bool text_literals = false) {
+  // A literal that is no text byte decodes to an invalid entry: refused
+  // where it is used, at no cost per literal.
+  const auto symbol = [&](unsigned s, unsigned len) {
+    return text_literals && s < 256 && !text_bytes[s] ? entry(s, len, invalid_entry) : entry(s, len, symbol_entry);
+  };
   std::array<unsigned, 16> per_length{};
   for (unsigned s = 0; s < count; ++s) ++per_length[lengths[s]];
   per_length[0] = 0;
@@ -122,13 +127,13 @@ bool build_table(const std::uint8_t* lengths, unsigned count, std::uint32_t* tab
     if (len == 0) continue;
     const std::uint32_t rev = reversed[s];
     if (len <= primary) {
-      for (std::size_t i = rev; i < primary_size; i += std::size_t{1} << len) table[i] = entry(s, len, symbol_entry);
+      for (std::size_t i = rev; i < primary_size; i += std::size_t{1} << len) table[i] = symbol(s, len);
       continue;
     }
     const std::uint32_t sub = table[rev & (primary_size - 1)];
     const std::size_t size = std::size_t{1} << entry_length(sub);
     for (std::size_t i = rev >> primary; i < size; i += std::size_t{1} << (len - primary))
-      table[entry_value(sub) + i] = entry(s, len, symbol_entry);
+      table[entry_value(sub) + i] = symbol(s, len);
   }
   return true;
 }
@@ -148,7 +153,7 @@ const Tables& fixed_tables() {
     std::fill(lengths.begin() + 144, lengths.begin() + 256, 9);
     std::fill(lengths.begin() + 256, lengths.begin() + 280, 7);
     std::fill(lengths.begin() + 280, lengths.end(), 8);
-    build_table(lengths.data(), 288, t.literal, literal_bits, literal_table_size, false);
+    build_table(lengths.data(), 288, t.literal, literal_bits, literal_table_size, false, true);
     std::array<std::uint8_t, 32> distances{};
     distances.fill(5);
     build_table(distances.data(), 32, t.distance, distance_bits, distance_table_size, false);
@@ -274,7 +279,7 @@ bool read_dynamic_header(BitReader& in, Tables& tables) {
   std::array<std::uint8_t, 320> lengths;
   unsigned literals = 0, distances = 0;
   if (!read_code_lengths(in, lengths, literals, distances)) return false;
-  return build_table(lengths.data(), literals, tables.literal, literal_bits, literal_table_size, false) &&
+  return build_table(lengths.data(), literals, tables.literal, literal_bits, literal_table_size, false, true) &&
          build_table(lengths.data() + literals, distances, tables.distance, distance_bits, distance_table_size,
                      false);
 }
@@ -351,8 +356,13 @@ BlockEnd decode_huffman(BitReader& in, const Tables& tables, bool at_stream_star
     in.drop(entry_length(e));
     const std::uint32_t symbol = entry_value(e);
     if (symbol < 256) {
-      if (!text_bytes[symbol]) return BlockEnd::refused;
       o[n++] = static_cast<std::uint16_t>(symbol);
+      // At least 41 bits are left: enough for a second literal without a refill.
+      e = lookup(tables.literal, literal_bits, in.buffer);
+      if (entry_kind(e) == symbol_entry && entry_value(e) < 256) {
+        in.drop(entry_length(e));
+        o[n++] = static_cast<std::uint16_t>(entry_value(e));
+      }
       continue;
     }
     if (symbol == 256) return BlockEnd::done;

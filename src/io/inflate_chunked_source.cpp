@@ -34,6 +34,7 @@
 #include <cstring>
 #include <vector>
 
+#include "io/chunk_queue_source.hpp"
 #include "io/decoders.hpp"
 #include "io/deflate_chunk_decoder.hpp"
 #include "io/gzip_header.hpp"
@@ -61,25 +62,19 @@ struct Piece {
   std::uint32_t crc = 0;
 };
 
-struct Chunk {
-  std::vector<char> bytes;
-  std::unique_ptr<ByteSource> rest;  // the last chunk: the decoder of the rest of the file
-};
-
 struct Stopped {};  // the reader went away
 
-class ChunkedGzipSource final : public ByteSource {
+class ChunkedGzipSource final : public ChunkQueueSource {
  public:
   ChunkedGzipSource(CompressedInput input, unsigned threads, DecodeOptions::Gzip serial_decoder,
                     ChunkedGzipSettings settings)
-      : input_(std::move(input)),
+      : ChunkQueueSource(2 * std::size_t{threads} + 2, input.raw().raw_bytes_read()),
+        input_(std::move(input)),
         serial_decoder_(serial_decoder),
         threads_(threads),
         settings_(settings),
         slots_(2 * std::size_t{threads} + 2),
-        chunks_(slots_),
-        spare_(2 * slots_ + 2),
-        raw_bytes_(input_.raw().raw_bytes_read()) {
+        spare_(2 * slots_ + 2) {
     const GzipHeader header = parse_gzip_header(input_.data(), input_.available());
     member_offset_ = input_.offset();
     header_bytes_.assign(reinterpret_cast<const char*>(input_.data()), header.length);
@@ -96,39 +91,12 @@ class ChunkedGzipSource final : public ByteSource {
   ChunkedGzipSource(const ChunkedGzipSource&) = delete;
   ChunkedGzipSource& operator=(const ChunkedGzipSource&) = delete;
 
-  std::size_t read(char* destination, std::size_t capacity) override {
-    if (capacity == 0) return 0;
-    for (;;) {
-      if (rest_) return rest_->read(destination, capacity);
-      if (used_ < current_.size()) {
-        const std::size_t n = std::min(capacity, current_.size() - used_);
-        std::memcpy(destination, current_.data() + used_, n);
-        used_ += n;
-        return n;
-      }
-      Chunk chunk;
-      if (!chunks_.pop(chunk)) {
-        group_.join();  // rethrows what stopped the threads
-        throw SourceError("gzip decoding threads stopped");
-      }
-      if (chunk.rest) {
-        group_.join();
-        rest_ = std::move(chunk.rest);
-      } else {
-        // The used buffer goes back to the resolving threads: fresh memory
-        // costs a page fault per page, more than decoding into it.
-        if (current_.capacity() > 0) spare_.push(std::move(current_));
-        current_ = std::move(chunk.bytes);
-        used_ = 0;
-      }
-    }
-  }
-  bool compressed() const override { return true; }
-  std::uint64_t raw_bytes_read() const override {
-    return rest_ ? rest_->raw_bytes_read() : raw_bytes_.load(std::memory_order_relaxed);
-  }
-
  private:
+  void join_threads() override { group_.join(); }
+  // Fresh memory costs a page fault per page, more than decoding into it:
+  // the resolving threads reuse the reader's buffers.
+  void recycle(std::vector<char>&& buffer) override { spare_.push(std::move(buffer)); }
+
   void run() {
     host::OrderedPipeline<Piece> pipeline(slots_);
     pipeline.source([this](Piece& piece) { return cut_piece(piece); });
@@ -151,7 +119,7 @@ class ChunkedGzipSource final : public ByteSource {
     std::string rest = std::move(handed_back_);
     rest.append(reinterpret_cast<const char*>(input_.data()), input_.available());
     CompressedInput input(input_.take_raw(), rest, "gzip", hand_back_offset_);
-    Chunk last;
+    DecodedChunk last;
     if (whole_member_) {
       last.rest = make_serial_gzip_source(std::move(input), serial_decoder_);
     } else {
@@ -264,7 +232,7 @@ class ChunkedGzipSource final : public ByteSource {
         if (settings_.stats)
           settings_.stats->parallel_bytes.fetch_add(piece.output.size(), std::memory_order_relaxed);
         if (!piece.output.empty()) {
-          Chunk chunk;
+          DecodedChunk chunk;
           chunk.bytes = std::move(piece.output);
           piece.output = {};
           if (!chunks_.push(std::move(chunk))) throw Stopped{};
@@ -334,13 +302,7 @@ class ChunkedGzipSource final : public ByteSource {
   std::uint64_t hand_back_offset_ = 0;
   std::string handed_back_;
   ResumePoint resume_;
-  host::Channel<Chunk> chunks_;
   host::Channel<std::vector<char>> spare_;  // output buffers the reader is done with
-  std::atomic<std::uint64_t> raw_bytes_;
-  // The reader's.
-  std::vector<char> current_;
-  std::size_t used_ = 0;
-  std::unique_ptr<ByteSource> rest_;
   host::ThreadGroup group_;  // last: stopped and joined before the rest goes
 };
 
