@@ -1,16 +1,18 @@
 // Decompression throughput of one compressed file through each decoder, in
 // uncompressed MB/s: zlib on one core (the reference line), ISA-L on one
 // core, ISA-L on a thread of its own (read-ahead: what the query's cutter
-// sees), member-parallel decoding with the threads given (BGZF files only;
-// other gzip files are decoded serially by it), and the default path of
-// open_byte_source with the threads given.
+// sees), then the parallel gzip path for each thread count given (BGZF
+// member by member; an ordinary single-member file in pieces from block
+// boundaries found by search; 1 thread: the serial decoder), and the default
+// path of open_byte_source with the first thread count given.
 // Each line reads the whole file once through io::open_byte_source's
 // decoders and checks that every decoder gave the same number of bytes.
 //
-//   bench_inflate FILE [THREADS] [REPEATS]
+//   bench_inflate FILE [THREADS[,THREADS...]] [REPEATS]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -39,25 +41,38 @@ Result run(const std::string& path, const DecodeOptions& options) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: bench_inflate FILE [THREADS] [REPEATS]\n");
+    std::fprintf(stderr, "usage: bench_inflate FILE [THREADS[,THREADS...]] [REPEATS]\n");
     return 2;
   }
   const std::string path = argv[1];
-  const unsigned threads = argc > 2 ? static_cast<unsigned>(std::atoi(argv[2])) : default_decode_threads();
+  std::vector<unsigned> thread_counts;
+  if (argc > 2) {
+    std::stringstream list(argv[2]);
+    for (std::string item; std::getline(list, item, ',');) thread_counts.push_back(static_cast<unsigned>(std::atoi(item.c_str())));
+  }
+  if (thread_counts.empty()) thread_counts.push_back(default_decode_threads());
+  const unsigned threads = thread_counts.front();
   const int repeats = argc > 3 ? std::atoi(argv[3]) : 3;
   using G = DecodeOptions::Gzip;
   struct Line {
     const char* name;
     DecodeOptions options;
   };
-  const std::vector<Line> lines = {
-      {"zlib, 1 core (reference)", {G::zlib, 1, false}},
-      {"isa-l, 1 core", {G::isal, 1, false}},
-      {"isa-l, read-ahead thread", {G::isal, 1, true}},
-      {"member-parallel, threads given", {G::fastest, threads, false}},
-      {"default (open_byte_source)", {G::fastest, threads, true}},
+  std::vector<std::string> names = {"zlib, 1 core (reference)", "isa-l, 1 core", "isa-l, read-ahead thread"};
+  std::vector<Line> lines = {
+      {nullptr, {G::zlib, 1, false}},
+      {nullptr, {G::isal, 1, false}},
+      {nullptr, {G::isal, 1, true}},
   };
-  std::printf("file %s, threads %u, best of %d\n", path.c_str(), threads, repeats);
+  for (const unsigned t : thread_counts) {
+    names.push_back("parallel, " + std::to_string(t) + " thread" + (t == 1 ? "" : "s"));
+    lines.push_back({nullptr, {G::fastest, t, false}});
+  }
+  names.push_back("default (open_byte_source, " + std::to_string(threads) + ")");
+  lines.push_back({nullptr, {G::fastest, threads, true}});
+  for (std::size_t i = 0; i < lines.size(); ++i) lines[i].name = names[i].c_str();
+  std::printf("file %s, threads %s, best of %d\n", path.c_str(), argc > 2 ? argv[2] : "default", repeats);
+  std::fflush(stdout);
   std::uint64_t reference_bytes = 0;
   double reference_rate = 0;
   try {
@@ -79,6 +94,7 @@ int main(int argc, char** argv) {
       }
       std::printf("%-32s %8.1f MB/s uncompressed  (%.2fx zlib, %.3f s, %llu bytes)\n", line.name, rate,
                   rate / reference_rate, best.seconds, static_cast<unsigned long long>(best.bytes));
+      std::fflush(stdout);
     }
   } catch (const SourceError& error) {
     std::fprintf(stderr, "%s: %s\n", path.c_str(), error.what());

@@ -2,7 +2,12 @@
 // The decoders behind detect_compression, one file each. Each takes the
 // compressed bytes after the format was recognised (the prefix already read
 // from `raw` included).
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "io/byte_source.hpp"
 #include "io/compressed_input.hpp"
@@ -17,12 +22,61 @@ bool isal_available();
 // The serial gzip decoder `decoder` names (ISA-L falls back to zlib where
 // metawarp was built without it).
 std::unique_ptr<ByteSource> make_serial_gzip_source(CompressedInput input, DecodeOptions::Gzip decoder);
-// BGZF decoded member by member on `threads` threads (parallel_gzip_source.cpp),
-// the rest of the file from the first member that cannot be by the serial
-// decoder `serial_decoder` names; other gzip files, or threads <= 1: that
-// serial decoder from the start.
+
+// How single-member gzip files are decoded on several threads
+// (inflate_chunked_source.cpp); the defaults are what the application uses,
+// tests and benchmarks set smaller pieces or read the counters.
+struct ChunkedGzipStats {
+  std::atomic<std::uint64_t> members{0};         // members that took the chunked path
+  std::atomic<std::uint64_t> parallel_bytes{0};  // bytes it decoded
+  std::atomic<std::uint64_t> fallbacks{0};       // members handed to a serial decoder before their end
+};
+struct ChunkedGzipSettings {
+  bool chunked = true;                           // false: never (serial or BGZF only)
+  std::size_t chunk = std::size_t{1} << 20;      // compressed bytes per piece
+  std::size_t overlap = std::size_t{512} << 10;  // bytes of the next piece a piece may finish a block in
+  unsigned members_left = 64;                    // later members that may take the path too
+  ChunkedGzipStats* stats = nullptr;
+};
+
+// The gzip decoder for `threads` threads: BGZF decoded member by member
+// (parallel_gzip_source.cpp), the rest of the file from the first member
+// that cannot be by the serial decoder `serial_decoder` names; a big
+// ordinary member (what `gzip` writes) decoded in pieces on several threads
+// (make_chunked_gzip_source); anything else, or threads <= 1: that serial
+// decoder from the start.
 std::unique_ptr<ByteSource> make_parallel_gzip_source(CompressedInput input, unsigned threads,
-                                                      DecodeOptions::Gzip serial_decoder);
+                                                      DecodeOptions::Gzip serial_decoder,
+                                                      const ChunkedGzipSettings& settings = {});
+
+// True when the member at the read position is an ordinary (non-BGZF) one
+// with a valid header and more than one piece of data after it. `input`'s
+// buffer must hold a piece and its overlap twice over.
+bool chunked_gzip_member_at(CompressedInput& input, const ChunkedGzipSettings& settings);
+// One big ordinary gzip member decoded on `threads` threads at once by
+// starting at DEFLATE block boundaries found by search
+// (inflate_chunked_source.cpp); for a member chunked_gzip_member_at took.
+// Later members go the way make_parallel_gzip_source sends them.
+std::unique_ptr<ByteSource> make_chunked_gzip_source(CompressedInput input, unsigned threads,
+                                                     DecodeOptions::Gzip serial_decoder,
+                                                     const ChunkedGzipSettings& settings);
+
+// Where a member's decoding is taken over by zlib (inflate_resume_source.cpp):
+// `input` starts at the byte holding bit `bit` of a DEFLATE block boundary
+// (bits below `bit` belong to the block before), or, with `deflate_done`, at
+// the member's trailer.
+struct ResumePoint {
+  unsigned bit = 0;
+  bool deflate_done = false;
+  std::string window;        // the last (up to) 32 KiB decoded before the boundary
+  std::uint32_t crc = 0;     // CRC-32 of the member's bytes before the boundary
+  std::uint64_t length = 0;  // how many there were
+};
+// Decodes the file after a member's trailer.
+using NextMemberDecoder = std::function<std::unique_ptr<ByteSource>(CompressedInput)>;
+std::unique_ptr<ByteSource> make_inflate_resume_source(CompressedInput input, ResumePoint point,
+                                                       NextMemberDecoder next);
+
 std::unique_ptr<ByteSource> make_bzip2_source(CompressedInput input);
 std::unique_ptr<ByteSource> make_zstd_source(CompressedInput input);
 // Runs `source` on a thread of its own, `chunk` bytes at a time, at most

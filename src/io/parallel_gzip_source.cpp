@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "io/chunk_queue_source.hpp"
 #include "io/decoders.hpp"
 #include "io/gzip_header.hpp"
 #include "io/member_inflater.hpp"
@@ -51,24 +52,16 @@ struct Member {
   bool decoded = false;  // false: the serial decoder's from here on
 };
 
-// What the pipeline hands the reader: decoded bytes, or at the end the
-// serial decoder for the rest of the file.
-struct Chunk {
-  std::vector<char> bytes;
-  std::unique_ptr<ByteSource> serial;
-};
-
 struct Stopped {};  // the reader went away
 
-class ParallelGzipSource final : public ByteSource {
+class ParallelGzipSource final : public ChunkQueueSource {
  public:
   ParallelGzipSource(CompressedInput input, unsigned threads, DecodeOptions::Gzip serial_decoder)
-      : input_(std::move(input)),
+      : ChunkQueueSource(2 * std::size_t{threads} + 2, input.raw().raw_bytes_read()),
+        input_(std::move(input)),
         serial_decoder_(serial_decoder),
         threads_(threads),
-        slots_(2 * std::size_t{threads} + 2),
-        chunks_(slots_),
-        raw_bytes_(input_.raw().raw_bytes_read()) {
+        slots_(2 * std::size_t{threads} + 2) {
     group_.on_stop([this] { chunks_.cancel(); });
     group_.spawn([this] { run(); });
   }
@@ -76,36 +69,9 @@ class ParallelGzipSource final : public ByteSource {
   ParallelGzipSource(const ParallelGzipSource&) = delete;
   ParallelGzipSource& operator=(const ParallelGzipSource&) = delete;
 
-  std::size_t read(char* destination, std::size_t capacity) override {
-    if (capacity == 0) return 0;
-    for (;;) {
-      if (serial_) return serial_->read(destination, capacity);
-      if (used_ < current_.size()) {
-        const std::size_t n = std::min(capacity, current_.size() - used_);
-        std::memcpy(destination, current_.data() + used_, n);
-        used_ += n;
-        return n;
-      }
-      Chunk chunk;
-      if (!chunks_.pop(chunk)) {
-        group_.join();  // rethrows what stopped the threads
-        throw SourceError("gzip decoding threads stopped");
-      }
-      if (chunk.serial) {
-        group_.join();
-        serial_ = std::move(chunk.serial);
-      } else {
-        current_ = std::move(chunk.bytes);
-        used_ = 0;
-      }
-    }
-  }
-  bool compressed() const override { return true; }
-  std::uint64_t raw_bytes_read() const override {
-    return serial_ ? serial_->raw_bytes_read() : raw_bytes_.load(std::memory_order_relaxed);
-  }
-
  private:
+  void join_threads() override { group_.join(); }
+
   void run() {
     std::vector<MemberInflater> inflaters(threads_);
     host::OrderedPipeline<Member> pipeline(slots_);
@@ -120,8 +86,8 @@ class ParallelGzipSource final : public ByteSource {
     std::string rest = std::move(handed_back_);
     rest.append(reinterpret_cast<const char*>(input_.data()), input_.available());
     const std::uint64_t offset = handing_back_ ? handed_back_offset_ : input_.offset();
-    Chunk last;
-    last.serial = make_serial_gzip_source(CompressedInput(input_.take_raw(), rest, "gzip", offset),
+    DecodedChunk last;
+    last.rest = make_serial_gzip_source(CompressedInput(input_.take_raw(), rest, "gzip", offset),
                                           serial_decoder_);
     chunks_.push(std::move(last));
     chunks_.close();
@@ -170,7 +136,7 @@ class ParallelGzipSource final : public ByteSource {
       return;
     }
     if (member.output.empty()) return;
-    Chunk chunk;
+    DecodedChunk chunk;
     chunk.bytes = std::move(member.output);
     member.output = {};
     if (!chunks_.push(std::move(chunk))) throw Stopped{};
@@ -183,11 +149,6 @@ class ParallelGzipSource final : public ByteSource {
   std::atomic<bool> handing_back_{false};
   std::string handed_back_;  // the sink's
   std::uint64_t handed_back_offset_ = 0;
-  host::Channel<Chunk> chunks_;
-  std::atomic<std::uint64_t> raw_bytes_;
-  std::vector<char> current_;  // the reader's
-  std::size_t used_ = 0;
-  std::unique_ptr<ByteSource> serial_;
   host::ThreadGroup group_;  // last: stopped and joined before the rest goes
 };
 
@@ -199,9 +160,22 @@ std::unique_ptr<ByteSource> make_serial_gzip_source(CompressedInput input, Decod
 }
 
 std::unique_ptr<ByteSource> make_parallel_gzip_source(CompressedInput input, unsigned threads,
-                                                      DecodeOptions::Gzip serial_decoder) {
-  if (threads > 1 && bgzf_member_at(input) > 0)
+                                                      DecodeOptions::Gzip serial_decoder,
+                                                      const ChunkedGzipSettings& settings) {
+  if (threads <= 1) return make_serial_gzip_source(std::move(input), serial_decoder);
+  if (bgzf_member_at(input) > 0)
     return std::make_unique<ParallelGzipSource>(std::move(input), threads, serial_decoder);
+  if (settings.chunked) {
+    // Room to see whether the member is bigger than one piece (untouched
+    // pages of the buffer cost nothing for a small file).
+    const std::size_t buffer = 2 * (settings.chunk + settings.overlap) + (std::size_t{1} << 20);
+    const std::uint64_t offset = input.offset();
+    const std::string unread(reinterpret_cast<const char*>(input.data()), input.available());
+    CompressedInput larger(input.take_raw(), unread, "gzip", offset, buffer);
+    if (chunked_gzip_member_at(larger, settings))
+      return make_chunked_gzip_source(std::move(larger), threads, serial_decoder, settings);
+    return make_serial_gzip_source(std::move(larger), serial_decoder);
+  }
   return make_serial_gzip_source(std::move(input), serial_decoder);
 }
 
