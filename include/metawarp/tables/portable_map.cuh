@@ -25,7 +25,7 @@
 
 #include "metawarp/cuda/device_buffer.hpp"
 #include "metawarp/cuda/error.hpp"
-#include "metawarp/tables/bulk_ops.cuh"
+#include "metawarp/tables/bulk.cuh"
 #include "metawarp/tables/launch.cuh"
 #include "metawarp/tables/layouts.cuh"
 #include "metawarp/tables/open_addressing.cuh"
