@@ -350,6 +350,10 @@ void add_query_command(CLI::App& app) {
   sub->add_option("--abundance", opt.abundance, "Abundance table file (reads per taxon)");
   sub->add_option("--abundance-rank", cmd->abundance_rank, "Rank of the abundance table")
       ->capture_default_str();
+  // Abundance estimation (docs/accuracy.md, "Abundances").
+  sub->add_flag("--abundance-em", opt.abundance_em,
+                "Abundance table: add reads called above the rank, split over their candidates' "
+                "taxa by an EM, and cell abundance (per genome length)");
   sub->add_flag("--top-hits", opt.top_hits, "Add the top candidates (target:hits) per read");
   sub->add_option("--max-candidates", cls.max_candidates,
                   "Best targets considered per read (1..16)")

@@ -1,5 +1,6 @@
 #include "pipeline/query_batch.hpp"
 
+#include <span>
 #include <stdexcept>
 
 #include "output/output_check.hpp"
@@ -34,6 +35,8 @@ bool parse_batch(io::ReadLayout layout, Batch& batch, ParsedBatch& parsed) {
   out.tsv.clear();
   out.kraken.clear();
   out.calls.clear();
+  out.candidate_taxa_counts.clear();
+  out.candidate_taxa.clear();
   out.bases = 0;
   out.error = nullptr;
   parsed.reads.clear();
@@ -64,6 +67,32 @@ QueryWriter::QueryWriter(const db::Database& db, const QueryOptions& o, QueryCou
       abundance_(o.abundance),
       counters_(counters) {
   tsv_.write(formatter_.tsv_header());
+  if (o.abundance_em && abundance_.enabled()) lineages_ = target_lineages(db);
+}
+
+// The taxa at the abundance rank a read may belong to: the ancestor there of
+// its call, or, for a call above the rank (or on a lineage without it), the
+// taxa there of the candidates that took part in the call.
+void QueryWriter::append_candidate_taxa(const ReadResult& result, BatchOutput& out) const {
+  const std::size_t before = out.candidate_taxa.size();
+  const taxonomy::taxid_t called = result.assignment.taxid;
+  if (called != taxonomy::no_taxon) {
+    const taxonomy::taxid_t id = db_.taxonomy.resolve(called);
+    const taxonomy::taxid_t at_rank =
+        id == taxonomy::no_taxon || options_.abundance_rank == taxonomy::CanonicalRank::sequence
+            ? id
+            : db_.taxonomy.ranked_lineage(id).at(options_.abundance_rank);
+    if (at_rank != taxonomy::no_taxon) {
+      out.candidate_taxa.push_back(at_rank);
+    } else {
+      const std::uint32_t level = std::uint32_t(options_.abundance_rank);
+      for (std::uint32_t c = 0; c < result.assignment.candidates_used; ++c) {
+        const taxonomy::taxid_t taxon = lineages_[result.top[c].target].ids[level];
+        if (taxon != taxonomy::no_taxon) out.candidate_taxa.push_back(taxon);
+      }
+    }
+  }
+  out.candidate_taxa_counts.push_back(std::uint32_t(out.candidate_taxa.size() - before));
 }
 
 void QueryWriter::format(Batch& batch, const ParsedBatch& parsed, bool paired) const {
@@ -81,6 +110,7 @@ void QueryWriter::format(Batch& batch, const ParsedBatch& parsed, bool paired) c
     if (tsv_.enabled()) formatter_.append_tsv(out.tsv, call);
     if (kraken_.enabled()) formatter_.append_kraken(out.kraken, call);
     out.calls.push_back(call.taxid);
+    if (!lineages_.empty()) append_candidate_taxa(result, out);
     out.bases += call.length1 + call.length2;
   }
 }
@@ -90,6 +120,11 @@ void QueryWriter::write(const Batch& batch, QuerySummary& summary) {
   tsv_.write(batch.out.tsv);
   kraken_.write(batch.out.kraken);
   for (taxonomy::taxid_t taxid : batch.out.calls) counts_.add(taxid);
+  std::span<const taxonomy::taxid_t> taxa = batch.out.candidate_taxa;
+  for (const std::uint32_t n : batch.out.candidate_taxa_counts) {
+    candidate_sets_.add(taxa.first(n));
+    taxa = taxa.subspan(n);
+  }
   summary.reads += batch.out.calls.size();
   summary.bases += batch.out.bases;
   counters_.reads.store(summary.reads, std::memory_order_relaxed);
@@ -98,7 +133,12 @@ void QueryWriter::write(const Batch& batch, QuerySummary& summary) {
 
 void QueryWriter::finish(QuerySummary& summary) {
   if (report_.enabled()) report_.write(report::kraken_report(db_.taxonomy, counts_));
-  if (abundance_.enabled())
+  if (abundance_.enabled() && options_.abundance_em)
+    abundance_.write(report::estimated_abundance_table(
+        db_.taxonomy, counts_, options_.abundance_rank,
+        report::estimate_abundance(candidate_sets_),
+        report::genome_lengths_at(db_, options_.abundance_rank)));
+  else if (abundance_.enabled())
     abundance_.write(report::abundance_table(db_.taxonomy, counts_, options_.abundance_rank));
   for (OutputFile* out : {&tsv_, &kraken_, &report_, &abundance_}) out->close();
   summary.classified = counts_.total() - counts_.unclassified;

@@ -12,8 +12,10 @@
 #include "db/database.hpp"
 #include "io/read_blocks.hpp"
 #include "io/sequence_reader.hpp"
+#include "metawarp/classify/assign.hpp"
 #include "pipeline/query.hpp"
 #include "pipeline/query_output.hpp"
+#include "report/abundance_em.hpp"
 #include "report/per_read.hpp"
 #include "report/taxon_counts.hpp"
 
@@ -35,6 +37,10 @@ struct BatchOutput {
   std::string tsv;
   std::string kraken;
   std::vector<taxonomy::taxid_t> calls;  // taxid per read, for the report
+  // With --abundance-em: per read, how many taxa it appends to candidate_taxa
+  // (report::CandidateSets).
+  std::vector<std::uint32_t> candidate_taxa_counts;
+  std::vector<taxonomy::taxid_t> candidate_taxa;
   std::uint64_t bases = 0;
   std::exception_ptr error;
 };
@@ -79,6 +85,8 @@ class QueryWriter {
   void finish(QuerySummary& summary);
 
  private:
+  void append_candidate_taxa(const ReadResult& result, BatchOutput& out) const;
+
   const db::Database& db_;
   const QueryOptions& options_;
   report::ReadFormatter formatter_;
@@ -87,6 +95,9 @@ class QueryWriter {
   OutputFile report_;
   OutputFile abundance_;
   report::TaxonCounts counts_;
+  // --abundance-em: the targets' lineages and the reads' candidate sets.
+  std::vector<classify::TargetLineage> lineages_;
+  report::CandidateSets candidate_sets_;
   QueryCounters& counters_;
 };
 
