@@ -125,6 +125,8 @@ void check_before_work(QueryCommand& cmd) {
   opt.classifier.highest = rank_option("--highest", cmd.highest);
   opt.abundance_rank = rank_option("--abundance-rank", cmd.abundance_rank);
   if (opt.batch_size == 0) throw std::invalid_argument("--batch-size must be at least 1");
+  if (opt.abundance_em && opt.abundance.empty())
+    throw std::invalid_argument("--abundance-em needs --abundance FILE (the table it extends)");
   if (cmd.many_samples() && !opt.reads.empty())
     throw std::invalid_argument(
         "give reads files or samples (--samples, --sample), not both");

@@ -77,11 +77,8 @@ void QueryWriter::append_candidate_taxa(const ReadResult& result, BatchOutput& o
   const std::size_t before = out.candidate_taxa.size();
   const taxonomy::taxid_t called = result.assignment.taxid;
   if (called != taxonomy::no_taxon) {
-    const taxonomy::taxid_t id = db_.taxonomy.resolve(called);
     const taxonomy::taxid_t at_rank =
-        id == taxonomy::no_taxon || options_.abundance_rank == taxonomy::CanonicalRank::sequence
-            ? id
-            : db_.taxonomy.ranked_lineage(id).at(options_.abundance_rank);
+        report::taxon_at_rank(db_.taxonomy, called, options_.abundance_rank);
     if (at_rank != taxonomy::no_taxon) {
       out.candidate_taxa.push_back(at_rank);
     } else {

@@ -28,13 +28,6 @@ std::string taxon_name(const taxonomy::Taxonomy& tax, taxid_t taxid) {
   return node ? node->name : std::to_string(taxid);
 }
 
-// The taxon of `taxid` at `rank` (itself for `sequence`), no_taxon if none.
-taxid_t taxon_at(const taxonomy::Taxonomy& tax, taxid_t taxid, taxonomy::CanonicalRank rank) {
-  const taxid_t id = tax.resolve(taxid);
-  if (id == taxonomy::no_taxon) return taxonomy::no_taxon;
-  return rank == taxonomy::CanonicalRank::sequence ? id : tax.ranked_lineage(id).at(rank);
-}
-
 // Reads per taxon at the rank, and the reads with no taxon there.
 struct AtRank {
   std::map<taxid_t, std::uint64_t> reads;
@@ -45,7 +38,7 @@ AtRank reads_at_rank(const taxonomy::Taxonomy& tax, const TaxonCounts& counts,
                      taxonomy::CanonicalRank rank) {
   AtRank result;
   for (const auto& [taxid, reads] : counts.direct) {
-    const taxid_t ancestor = taxon_at(tax, taxid, rank);
+    const taxid_t ancestor = taxon_at_rank(tax, taxid, rank);
     if (ancestor == taxonomy::no_taxon) result.unassigned += reads;
     else result.reads[ancestor] += reads;
   }
@@ -57,6 +50,13 @@ std::string unassigned_name(taxonomy::CanonicalRank rank) {
 }
 
 }  // namespace
+
+taxid_t taxon_at_rank(const taxonomy::Taxonomy& tax, taxid_t taxid,
+                      taxonomy::CanonicalRank rank) {
+  const taxid_t id = tax.resolve(taxid);
+  if (id == taxonomy::no_taxon) return taxonomy::no_taxon;
+  return rank == taxonomy::CanonicalRank::sequence ? id : tax.ranked_lineage(id).at(rank);
+}
 
 std::string abundance_table(const taxonomy::Taxonomy& tax, const TaxonCounts& counts,
                             taxonomy::CanonicalRank rank) {
@@ -81,7 +81,7 @@ std::map<taxid_t, double> genome_lengths_at(const db::Database& db,
                                             taxonomy::CanonicalRank rank) {
   std::map<std::pair<std::string, taxid_t>, std::uint64_t> genomes;
   for (const db::Target& target : db.targets) {
-    const taxid_t taxon = taxon_at(db.taxonomy, target.taxid, rank);
+    const taxid_t taxon = taxon_at_rank(db.taxonomy, target.taxid, rank);
     if (taxon != taxonomy::no_taxon) genomes[{target.source_file, taxon}] += target.length;
   }
   std::map<taxid_t, std::pair<double, std::uint64_t>> sums;  // summed length, genomes

@@ -30,6 +30,10 @@
 
 namespace metawarp::report {
 
+// The taxon of `taxid` at `rank` (for `sequence`: taxid itself, merged ids
+// resolved), no_taxon where its lineage has no taxon of that rank.
+taxid_t taxon_at_rank(const taxonomy::Taxonomy& tax, taxid_t taxid, taxonomy::CanonicalRank rank);
+
 // rank `sequence` counts each assigned taxon as it is.
 std::string abundance_table(const taxonomy::Taxonomy& tax, const TaxonCounts& counts,
                             taxonomy::CanonicalRank rank);
