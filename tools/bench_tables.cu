@@ -233,11 +233,6 @@ void bench_multi(const std::string& name, const Options& o, const Ceilings& c, M
 }
 
 // ------------------------------------------- explicit-stream single value
-// The tables of issue 14 (bucketed cuckoo, iceberg, portable map) take an
-// explicit stream; the benchmark runs them on the legacy default stream so
-// the events of time_best() measure them.
-
-const cudaStream_t bench_stream = cudaStreamLegacy;
 
 // `make(capacity)` builds a table of at least `capacity` slots; inserts the
 // first load * capacity() unique keys (at most n) so the load is the one asked.

@@ -24,6 +24,16 @@ Definitions (level L = species or genus)
   F1          = 2 P S / (P + S)
 Reads of the truth table missing from the output count as unclassified. Random (truth 0)
 reads that were classified at all are reported separately.
+
+Abundance (--abundance FILE, optional; --output may then be omitted)
+  FILE is a metawarp abundance table at species (`query --abundance`, with or without
+  --abundance-em: the estimated_reads column is used when present, else reads) or a Kraken2
+  report (species rows, rank code S: their clade reads). The true composition is the truth
+  table's reads per species (random reads excluded). With N the truth's reads,
+  est(s) and true(s) the reads of species s:
+  L1          = sum over species |est(s) - true(s)| / N    (0..2; reads left above species
+                                                            count as missing)
+  Bray-Curtis = 1 - 2 sum min(est(s), true(s)) / (sum est + sum true)   (0..1)
 """
 
 import argparse
@@ -261,11 +271,65 @@ def print_report(results, fmt, out):
                      ", ".join(map(str, results["unknown_taxids"]))))
 
 
+def load_species_abundance(path):
+    """species taxid -> reads from a metawarp abundance table or a Kraken2 report."""
+    reads = {}
+    with open_text(path) as handle:
+        lines = [line.rstrip("\r\n") for line in handle if line.strip()]
+    if not lines:
+        fail("%s: empty abundance file" % path)
+    if lines[0].startswith("#taxon"):
+        header = lines[0][1:].split("\t")
+        column = header.index("estimated_reads") if "estimated_reads" in header else 2
+        for number, line in enumerate(lines[1:], 2):
+            fields = line.split("\t")
+            if len(fields) != len(header):
+                fail("%s line %d: %d columns, the header has %d"
+                     % (path, number, len(fields), len(header)))
+            if fields[1] in ("-", "0"):
+                continue  # unassigned at the rank, unclassified
+            try:
+                reads[int(fields[1])] = float(fields[column])
+            except ValueError:
+                fail("%s line %d: taxid or reads is not a number" % (path, number))
+        return reads
+    for number, line in enumerate(lines, 1):  # Kraken2 report
+        fields = [f.strip() for f in line.split("\t")]
+        if len(fields) < 6:
+            fail("%s line %d: neither a metawarp abundance table nor a Kraken2 report"
+                 % (path, number))
+        if fields[3] == "S":
+            try:
+                reads[int(fields[4])] = float(fields[1])
+            except ValueError:
+                fail("%s line %d: taxid or reads is not a number" % (path, number))
+    return reads
+
+
+def abundance_distance(truth, estimated):
+    """L1 (over all truth reads) and Bray-Curtis between estimated and true species reads."""
+    true_reads = {}
+    for entry in truth.values():
+        if entry["taxid"] != 0 and entry["species"] != 0:
+            true_reads[entry["species"]] = true_reads.get(entry["species"], 0) + 1
+    total = max(1, len(truth))
+    species = set(true_reads) | set(estimated)
+    l1 = sum(abs(estimated.get(s, 0.0) - true_reads.get(s, 0)) for s in species) / total
+    shared = sum(min(estimated.get(s, 0.0), true_reads.get(s, 0)) for s in species)
+    mass = sum(estimated.values()) + sum(true_reads.values())
+    bray_curtis = 1.0 - 2.0 * shared / mass if mass else 0.0
+    return {"l1": l1, "bray_curtis": bray_curtis, "species_true": len(true_reads),
+            "species_estimated": sum(1 for v in estimated.values() if v > 0)}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--truth", required=True, help="truth table (tsv with header, .gz ok)")
-    parser.add_argument("--output", required=True, help="per-read classifier output ('-': stdin)")
+    parser.add_argument("--output", help="per-read classifier output ('-': stdin)")
+    parser.add_argument("--abundance", metavar="FILE",
+                        help="species abundance table (metawarp) or Kraken2 report to compare "
+                             "with the truth's composition")
     parser.add_argument("--taxonomy", required=True, help="directory with nodes.dmp, or the file")
     parser.add_argument("--format", choices=("auto", "metawarp", "kraken"), default="auto",
                         help="per-read output format (default: detect)")
@@ -282,18 +346,34 @@ def main(argv=None):
     columns = {"read_id": args.truth_read_id_column, "taxid": args.truth_taxid_column,
                "species": args.truth_species_column, "genus": args.truth_genus_column}
     truth = load_truth(args.truth, columns, taxonomy)
+    if not args.output and not args.abundance:
+        fail("give --output, --abundance or both")
+    results = {}
+    if args.output:
+        results = evaluate_output(args, truth, taxonomy)
+    if args.abundance:
+        distance = abundance_distance(truth, load_species_abundance(args.abundance))
+        sys.stdout.write("abundance at species: L1 %.4f, Bray-Curtis %.4f (%d true species, "
+                         "%d estimated)\n" % (distance["l1"], distance["bray_curtis"],
+                                              distance["species_true"],
+                                              distance["species_estimated"]))
+        results["abundance"] = distance
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(results, handle, indent=2, sort_keys=True)
+            handle.write("\n")
+    return 0
+
+
+def evaluate_output(args, truth, taxonomy):
     assigned, fmt = load_output(args.output, None if args.format == "auto" else args.format)
     if truth and assigned and not any(r in truth for r in assigned):
         fail("no read id of %s is in %s (e.g. '%s' vs '%s')"
              % (args.output, args.truth, next(iter(assigned)), next(iter(truth))))
     results = evaluate(truth, assigned, taxonomy)
     print_report(results, fmt, sys.stdout)
-    if args.json:
-        results["format"] = fmt
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(results, handle, indent=2, sort_keys=True)
-            handle.write("\n")
-    return 0
+    results["format"] = fmt
+    return results
 
 
 if __name__ == "__main__":

@@ -143,6 +143,8 @@ void check_before_work(QueryCommand& cmd) {
   opt.classifier.confidence_millionths =
       std::uint32_t(std::llround(cmd.confidence * classify::confidence_scale));
   if (opt.batch_size == 0) throw std::invalid_argument("--batch-size must be at least 1");
+  if (opt.abundance_em && opt.abundance.empty())
+    throw std::invalid_argument("--abundance-em needs --abundance FILE (the table it extends)");
   if (cmd.many_samples() && !opt.reads.empty())
     throw std::invalid_argument(
         "give reads files or samples (--samples, --sample), not both");
@@ -370,6 +372,10 @@ void add_query_command(CLI::App& app) {
   sub->add_option("--abundance", opt.abundance, "Abundance table file (reads per taxon)");
   sub->add_option("--abundance-rank", cmd->abundance_rank, "Rank of the abundance table")
       ->capture_default_str();
+  // Abundance estimation (docs/accuracy.md, "Abundances").
+  sub->add_flag("--abundance-em", opt.abundance_em,
+                "Abundance table: add reads called above the rank, split over their candidates' "
+                "taxa by an EM, and cell abundance (per genome length)");
   sub->add_flag("--top-hits", opt.top_hits, "Add the top candidates (target:hits) per read");
   // Kraken2's evidence options (docs/cli-query.md, docs/accuracy.md).
   sub->add_option("--confidence", cmd->confidence,

@@ -39,6 +39,8 @@ struct QueryOptions {
   std::string report;         // Kraken2 report
   std::string abundance;      // abundance table at abundance_rank
   taxonomy::CanonicalRank abundance_rank = taxonomy::CanonicalRank::species;
+  // Add the EM's estimate to the abundance table (report/abundance_em.hpp).
+  bool abundance_em = false;
   bool top_hits = false;      // top-hits column in the per-read TSV
   // Kraken2's variants (docs/cli-query.md, "For Kraken2 users").
   bool use_names = false;           // Kraken2 per-read: "name (taxid N)"

@@ -1,5 +1,6 @@
 #include "pipeline/query_batch.hpp"
 
+#include <span>
 #include <stdexcept>
 
 #include "output/output_check.hpp"
@@ -38,6 +39,8 @@ bool parse_batch(io::ReadLayout layout, Batch& batch, ParsedBatch& parsed) {
   for (auto* texts : {&out.classified, &out.unclassified})
     for (std::string& text : *texts) text.clear();
   out.found.clear();
+  out.candidate_taxa_counts.clear();
+  out.candidate_taxa.clear();
   out.bases = 0;
   out.error = nullptr;
   parsed.reads.clear();
@@ -69,6 +72,29 @@ QueryWriter::QueryWriter(const db::Database& db, const QueryOptions& o, QueryCou
       reads_(o.classified_out, o.unclassified_out, o.reads.size() == 2 || o.interleaved),
       counters_(counters) {
   tsv_.write(formatter_.tsv_header());
+  if (o.abundance_em && abundance_.enabled()) lineages_ = target_lineages(db);
+}
+
+// The taxa at the abundance rank a read may belong to: the ancestor there of
+// its call, or, for a call above the rank (or on a lineage without it), the
+// taxa there of the candidates that took part in the call.
+void QueryWriter::append_candidate_taxa(const ReadResult& result, BatchOutput& out) const {
+  const std::size_t before = out.candidate_taxa.size();
+  const taxonomy::taxid_t called = result.assignment.taxid;
+  if (called != taxonomy::no_taxon) {
+    const taxonomy::taxid_t at_rank =
+        report::taxon_at_rank(db_.taxonomy, called, options_.abundance_rank);
+    if (at_rank != taxonomy::no_taxon) {
+      out.candidate_taxa.push_back(at_rank);
+    } else {
+      const std::uint32_t level = std::uint32_t(options_.abundance_rank);
+      for (std::uint32_t c = 0; c < result.assignment.candidates_used; ++c) {
+        const taxonomy::taxid_t taxon = lineages_[result.top[c].target].ids[level];
+        if (taxon != taxonomy::no_taxon) out.candidate_taxa.push_back(taxon);
+      }
+    }
+  }
+  out.candidate_taxa_counts.push_back(std::uint32_t(out.candidate_taxa.size() - before));
 }
 
 void QueryWriter::format(Batch& batch, const ParsedBatch& parsed, bool paired) const {
@@ -91,6 +117,7 @@ void QueryWriter::format(Batch& batch, const ParsedBatch& parsed, bool paired) c
     out.calls.push_back(call.taxid);
     if (options_.report_minimizer_data)
       out.found.insert(out.found.end(), result.found.begin(), result.found.end());
+    if (!lineages_.empty()) append_candidate_taxa(result, out);
     out.bases += call.length1 + call.length2;
   }
   if (reads_.enabled()) split_reads_by_call(batch, paired);
@@ -133,6 +160,11 @@ void QueryWriter::write(const Batch& batch, QuerySummary& summary) {
   }
   for (taxonomy::taxid_t taxid : batch.out.calls) counts_.add(taxid);
   if (options_.report_minimizer_data) features_seen_.add(batch.out.found);
+  std::span<const taxonomy::taxid_t> taxa = batch.out.candidate_taxa;
+  for (const std::uint32_t n : batch.out.candidate_taxa_counts) {
+    candidate_sets_.add(taxa.first(n));
+    taxa = taxa.subspan(n);
+  }
   summary.reads += batch.out.calls.size();
   summary.bases += batch.out.bases;
   counters_.reads.store(summary.reads, std::memory_order_relaxed);
@@ -158,7 +190,12 @@ void QueryWriter::finish(QuerySummary& summary) {
       report_.write(report::kraken_report(lines));
     }
   }
-  if (abundance_.enabled())
+  if (abundance_.enabled() && options_.abundance_em)
+    abundance_.write(report::estimated_abundance_table(
+        db_.taxonomy, counts_, options_.abundance_rank,
+        report::estimate_abundance(candidate_sets_),
+        report::genome_lengths_at(db_, options_.abundance_rank)));
+  else if (abundance_.enabled())
     abundance_.write(report::abundance_table(db_.taxonomy, counts_, options_.abundance_rank));
   for (OutputFile* out : {&tsv_, &kraken_, &report_, &abundance_}) out->close();
   reads_.close();

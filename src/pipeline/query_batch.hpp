@@ -13,10 +13,12 @@
 #include "db/database.hpp"
 #include "io/read_blocks.hpp"
 #include "io/sequence_reader.hpp"
+#include "metawarp/classify/assign.hpp"
 #include "pipeline/query.hpp"
 #include "pipeline/query_output.hpp"
 #include "pipeline/read_outputs.hpp"
 #include "report/minimizer_data.hpp"
+#include "report/abundance_em.hpp"
 #include "report/per_read.hpp"
 #include "report/taxon_counts.hpp"
 
@@ -43,6 +45,10 @@ struct BatchOutput {
   std::array<std::string, 2> unclassified;
   // --report-minimizer-data: the batch's features found, with their taxa.
   std::vector<std::pair<sketch::feature_t, taxonomy::taxid_t>> found;
+  // With --abundance-em: per read, how many taxa it appends to candidate_taxa
+  // (report::CandidateSets).
+  std::vector<std::uint32_t> candidate_taxa_counts;
+  std::vector<taxonomy::taxid_t> candidate_taxa;
   std::uint64_t bases = 0;
   std::exception_ptr error;
 };
@@ -88,6 +94,7 @@ class QueryWriter {
 
  private:
   void split_reads_by_call(Batch& batch, bool paired) const;
+  void append_candidate_taxa(const ReadResult& result, BatchOutput& out) const;
 
   const db::Database& db_;
   const QueryOptions& options_;
@@ -99,6 +106,9 @@ class QueryWriter {
   ReadOutputs reads_;  // --classified-out, --unclassified-out
   report::TaxonCounts counts_;
   report::FeatureTally features_seen_;  // --report-minimizer-data
+  // --abundance-em: the targets' lineages and the reads' candidate sets.
+  std::vector<classify::TargetLineage> lineages_;
+  report::CandidateSets candidate_sets_;
   QueryCounters& counters_;
 };
 

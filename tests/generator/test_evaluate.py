@@ -89,6 +89,31 @@ class EvaluateTest(unittest.TestCase):
         self.assertEqual(results["missing_from_output"], 1)
         self.assertEqual(results["classified"], 6)  # a b c e f g
 
+    # True species reads (random reads f, g excluded): 20: a b (2), 21: c h (2), 40: d e (2).
+    # An estimate of 20: 3, 21: 1.5, 40: 0 (1.5 reads left above species): differences
+    # 1 + 0.5 + 2 = 3.5 over the truth's 8 reads, L1 = 0.4375; shared 2 + 1.5 + 0 = 3.5,
+    # masses 4.5 + 6, Bray-Curtis = 1 - 7 / 10.5 = 1/3. The Kraken2 report gives the same
+    # reads through its species (S) rows' clade counts.
+    def check_abundance(self, table):
+        results = self.run_script(self.generator_truth(), self.write("out.tsv", "a\tU\t0\n"),
+                                  "--abundance", table)
+        self.assertAlmostEqual(results["abundance"]["l1"], 3.5 / 8)
+        self.assertAlmostEqual(results["abundance"]["bray_curtis"], 1 / 3)
+
+    def test_abundance_metawarp_estimated_column(self):
+        self.check_abundance(self.write("ab.tsv", (
+            "#taxon\ttaxid\treads\tpercent\testimated_reads\testimated_percent\tcell_percent\n"
+            "s20\t20\t2\t20\t3.00\t30\t60\n"
+            "s21\t21\t1\t10\t1.50\t15\t40\n"
+            "unassigned at species\t-\t3\t30\t1.50\t15\t-\n")))
+
+    def test_abundance_kraken_report(self):
+        self.check_abundance(self.write("k2.report", (
+            " 60.00\t6\t0\tR\t1\troot\n"
+            " 45.00\t4.5\t1.5\tG\t10\t  g10\n"
+            " 30.00\t3\t3\tS\t20\t    s20\n"
+            " 15.00\t1.5\t1.5\tS\t21\t    s21\n")))
+
     def test_metawarp_format_with_header(self):
         rows = ["read_id\tclassified\ttaxid\trank\tname"]
         rows += ["%s/1\t%s\t%d\tsome rank\tsome name" % (read, "C" if taxid else "U", taxid)
