@@ -70,7 +70,7 @@ if [ "$step" = all ] || [ "$step" = small ]; then
   echo "cat R1.fq (page cache): $(awk -v b="$fq_bytes" -v s="$c" 'BEGIN{printf "%.0f", b/s/1e6}') MB/s"
   t0=$(now); zcat "$s/reads_R1.fq.gz" >/dev/null; z=$(since "$t0")
   echo "zcat R1.fq.gz: $z s, $(awk -v b="$fq_bytes" -v s="$z" 'BEGIN{printf "%.0f", b/s/1e6}') MB/s of FASTQ, $(rate "$pairs" "$z") M pairs/s per mate stream"
-  if [ -x "$build/tools/bench_inflate" ]; then "$build/tools/bench_inflate" "$s/reads_R1.fq.gz" "$threads" 2; fi
+  if [ -x "$build/tools/bench_inflate" ]; then "$build/tools/bench_inflate" "$s/reads_R1.fq.gz" "1,2,4,8,$threads" 2; fi
 
   while read -r name bin; do
     echo "== $name: $bin"

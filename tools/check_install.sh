@@ -7,11 +7,11 @@
 #   usage: tools/check_install.sh [WORK_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-work=${1:-build-install-check}
+work=$(realpath -m "${1:-build-install-check}")
 rm -rf "$work"
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH="$PATH:/usr/local/cuda/bin"
 
-cmake -S . -B "$work/library" -DMETAWARP_APP=OFF -DCMAKE_INSTALL_PREFIX="$PWD/$work/prefix" >/dev/null
+cmake -S . -B "$work/library" -DMETAWARP_APP=OFF -DCMAKE_INSTALL_PREFIX="$work/prefix" >/dev/null
 cmake --install "$work/library" >/dev/null
 test -f "$work/prefix/include/metawarp/tables/all.cuh"
 test -f "$work/prefix/lib/cmake/metawarp/metawarpConfig.cmake" ||
@@ -21,7 +21,7 @@ if ! command -v nvcc >/dev/null; then
   echo "check_install: library installed; examples not built (they are CUDA and no nvcc is here)"
   exit 0
 fi
-cmake -S docs/examples -B "$work/examples" -DCMAKE_PREFIX_PATH="$PWD/$work/prefix" >/dev/null
+cmake -S docs/examples -B "$work/examples" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/examples" -j "$(nproc)"
 echo "check_install: installed library found by find_package; examples built"
 if [ "${RUN_EXAMPLES:-0}" = 1 ]; then

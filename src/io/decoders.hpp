@@ -33,6 +33,10 @@ struct ChunkedGzipStats {
 };
 struct ChunkedGzipSettings {
   bool chunked = true;                           // false: never (serial or BGZF only)
+  // Fewer threads: the serial decoder. Measured on the H100 host (16 cores,
+  // docs/benchmarks.md): a gzip -6 FASTQ member decodes at 455 MB/s on 2
+  // threads, 990 on 4, 1,752 on 8, where one ISA-L core does 686.
+  unsigned min_threads = 4;
   std::size_t chunk = std::size_t{1} << 20;      // compressed bytes per piece
   std::size_t overlap = std::size_t{512} << 10;  // bytes of the next piece a piece may finish a block in
   unsigned members_left = 64;                    // later members that may take the path too

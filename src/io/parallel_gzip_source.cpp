@@ -165,7 +165,7 @@ std::unique_ptr<ByteSource> make_parallel_gzip_source(CompressedInput input, uns
   if (threads <= 1) return make_serial_gzip_source(std::move(input), serial_decoder);
   if (bgzf_member_at(input) > 0)
     return std::make_unique<ParallelGzipSource>(std::move(input), threads, serial_decoder);
-  if (settings.chunked) {
+  if (settings.chunked && threads >= settings.min_threads) {
     // Room to see whether the member is bigger than one piece (untouched
     // pages of the buffer cost nothing for a small file).
     const std::size_t buffer = 2 * (settings.chunk + settings.overlap) + (std::size_t{1} << 20);

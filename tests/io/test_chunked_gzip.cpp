@@ -146,6 +146,7 @@ TEST_CASE("open_byte_source's defaults take the parallel path for a big member",
   ChunkedGzipStats stats;
   ChunkedGzipSettings settings;
   settings.stats = &stats;
+  settings.min_threads = 3;
   CHECK(decode_chunked(file, 3, settings) == Decoded{text, std::nullopt});
   CHECK(stats.members == 1);
   CHECK(stats.parallel_bytes == text.size());
