@@ -8,7 +8,7 @@ bash tools/install-deps.sh
 build=${BUILD_DIR:-build}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release
 cmake --build "$build" -j "$(nproc)"
-ctest --test-dir "$build" --output-on-failure
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
 if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "note: the GPU tests (ctest label gpu) were skipped: no usable CUDA device on this machine"
 fi
