@@ -23,6 +23,7 @@
 #include "metawarp/tables/layouts.cuh"
 #include "metawarp/tables/open_addressing.cuh"
 #include "metawarp/tables/status.hpp"
+#include "metawarp/tables/status_word.hpp"
 
 namespace metawarp::tables {
 
@@ -70,7 +71,6 @@ class BucketedStorage {
   BucketedStorage(std::uint64_t min_capacity, cudaStream_t stream)
       : num_buckets_(checked_buckets(min_capacity)),
         storage_(std::uint64_t(num_buckets_) * BucketSize),
-        status_(1),
         cursor_(1) {
     clear(stream);
   }
@@ -86,20 +86,11 @@ class BucketedStorage {
     launch_thread_per_item(capacity(), stream, [=] __device__(std::uint64_t i, bool valid) {
       if (valid) l.init_slot(i);
     }, "bucketed table clear");
-    status_.fill_bytes(0, stream);
+    status_.clear(stream);
   }
 
-  Status peek_status(cudaStream_t stream) const {
-    Status::bits_type bits = 0;
-    status_.copy_to_host(&bits, 1, stream);
-    cuda::check(cudaStreamSynchronize(stream), "reading the table status");
-    return Status(bits);
-  }
-  Status pop_status(cudaStream_t stream) {
-    const Status s = peek_status(stream);
-    status_.fill_bytes(0, stream);
-    return s;
-  }
+  Status peek_status(cudaStream_t stream) const { return status_.peek(stream); }
+  Status pop_status(cudaStream_t stream) { return status_.pop(stream); }
 
   // Slots holding a key (synchronises `stream`).
   std::uint64_t count_occupied(cudaStream_t stream) const {
@@ -166,7 +157,7 @@ class BucketedStorage {
 
   std::uint32_t num_buckets_;
   typename Layout::Storage storage_;
-  cuda::device_buffer<Status::bits_type> status_;
+  StatusWord status_;
   mutable cuda::device_buffer<std::uint64_t> cursor_;
 };
 

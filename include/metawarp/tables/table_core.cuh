@@ -13,6 +13,7 @@
 #include "metawarp/tables/launch.cuh"
 #include "metawarp/tables/open_addressing.cuh"
 #include "metawarp/tables/probing.hpp"
+#include "metawarp/tables/status_word.hpp"
 
 namespace metawarp::tables {
 
@@ -32,7 +33,6 @@ class TableCore {
   TableCore(std::uint64_t min_capacity, TableOptions options, cudaStream_t stream)
       : num_windows_(checked_windows(min_capacity)),
         storage_(std::uint64_t(num_windows_) * GroupSize),
-        status_(1),
         cursor_(1) {
     ref_.layout = storage_.view();
     ref_.num_windows = num_windows_;
@@ -57,21 +57,12 @@ class TableCore {
     launch_thread_per_item(capacity(), stream, [=] __device__(std::uint64_t i, bool valid) {
       if (valid) layout.init_slot(i);
     }, "table clear");
-    status_.fill_bytes(0, stream);
+    status_.clear(stream);
   }
 
   // Status accumulated by all operations since construction / pop_status.
-  Status peek_status(cudaStream_t stream) const {
-    Status::bits_type bits = 0;
-    status_.copy_to_host(&bits, 1, stream);
-    cuda::check(cudaStreamSynchronize(stream), "reading the table status");
-    return Status(bits);
-  }
-  Status pop_status(cudaStream_t stream) {
-    const Status s = peek_status(stream);
-    status_.fill_bytes(0, stream);
-    return s;
-  }
+  Status peek_status(cudaStream_t stream) const { return status_.peek(stream); }
+  Status pop_status(cudaStream_t stream) { return status_.pop(stream); }
 
   // Calls f(slot, key) for every occupied slot, one thread per slot.
   template <class F>
@@ -135,7 +126,7 @@ class TableCore {
 
   std::uint32_t num_windows_;
   typename Layout::Storage storage_;
-  cuda::device_buffer<Status::bits_type> status_;
+  StatusWord status_;
   mutable cuda::device_buffer<std::uint64_t> cursor_;  // scratch counter for scans
   ref_type ref_{};
 };
