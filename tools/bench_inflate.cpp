@@ -7,6 +7,11 @@
 // path of open_byte_source with the first thread count given.
 // Each line reads the whole file once through io::open_byte_source's
 // decoders and checks that every decoder gave the same number of bytes.
+// Then, for each thread count of 2 or more, the pieces path itself (an
+// ordinary member decoded in pieces whatever ChunkedGzipSettings::min_threads
+// says) with the CPU time of each of its stages: MB of output per
+// CPU-second of the block search, the decode, the serial link, resolve +
+// CRC-32, delivery and the reader's copy out, and of the whole process.
 //
 //   bench_inflate FILE [THREADS[,THREADS...]] [REPEATS]
 #include <chrono>
@@ -16,7 +21,13 @@
 #include <string>
 #include <vector>
 
+#include <sys/resource.h>
+
 #include "io/byte_source.hpp"
+#include "io/compressed_input.hpp"
+#include "io/decoders.hpp"
+#include "io/deflate_stage_clock.hpp"
+#include "io/file_source.hpp"
 
 using namespace metawarp::io;
 
@@ -35,6 +46,55 @@ Result run(const std::string& path, const DecodeOptions& options) {
   while (const std::size_t n = source->read(buffer.data(), buffer.size())) result.bytes += n;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+// The pieces path on `threads` threads, once, with its per-stage CPU time.
+void run_pieces(const std::string& path, unsigned threads, std::uint64_t reference_bytes) {
+  ChunkedGzipStats stats;
+  ChunkedGzipSettings settings;
+  settings.min_threads = 2;
+  settings.stats = &stats;
+  const double cpu_before = process_cpu_seconds();
+  const auto start = std::chrono::steady_clock::now();
+  std::uint64_t reader_ns = 0, bytes = 0;
+  {
+    auto source = make_parallel_gzip_source(CompressedInput(std::make_unique<FileSource>(path), "", "gzip"),
+                                            threads, DecodeOptions::Gzip::fastest, settings);
+    std::vector<char> buffer(std::size_t{1} << 20);
+    for (;;) {
+      const std::uint64_t before = thread_cpu_ns();
+      const std::size_t n = source->read(buffer.data(), buffer.size());
+      reader_ns += thread_cpu_ns() - before;
+      if (n == 0) break;
+      bytes += n;
+    }
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double cpu = process_cpu_seconds() - cpu_before;
+  if (bytes != reference_bytes) {
+    std::fprintf(stderr, "pieces, %u threads: %llu bytes, zlib gave %llu\n", threads,
+                 static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(reference_bytes));
+    std::exit(1);
+  }
+  const double mb = bytes / 1e6;
+  const auto rate = [&](std::uint64_t ns) { return ns == 0 ? 0.0 : mb / (ns / 1e9); };
+  std::printf("pieces, %2u threads: %.3f s wall, %.3f CPU-s: %.1f MB/s, %.1f MB per CPU-s; %.1f%% of the output in "
+              "pieces, %llu fallbacks\n",
+              threads, wall, cpu, mb / wall, mb / cpu, 100.0 * stats.parallel_bytes / bytes,
+              static_cast<unsigned long long>(stats.fallbacks.load()));
+  const std::pair<const char*, std::uint64_t> stages[] = {
+      {"search", stats.search_ns}, {"decode", stats.decode_ns},   {"link", stats.link_ns},
+      {"resolve+crc", stats.resolve_ns}, {"deliver", stats.deliver_ns}, {"reader copy", reader_ns}};
+  std::printf("  stage CPU-s (MB of output per CPU-s):");
+  for (const auto& [name, ns] : stages) std::printf("  %s %.3f (%.0f)", name, ns / 1e9, rate(ns));
+  std::printf("\n");
+  std::fflush(stdout);
 }
 
 }  // namespace
@@ -96,6 +156,8 @@ int main(int argc, char** argv) {
                   rate / reference_rate, best.seconds, static_cast<unsigned long long>(best.bytes));
       std::fflush(stdout);
     }
+    for (const unsigned t : thread_counts)
+      if (t >= 2) run_pieces(path, t, reference_bytes);
   } catch (const SourceError& error) {
     std::fprintf(stderr, "%s: %s\n", path.c_str(), error.what());
     return 1;

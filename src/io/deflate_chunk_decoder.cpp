@@ -3,6 +3,7 @@
 // distance bases, which codes may be incomplete), so a stream this decoder
 // takes is one zlib takes and decodes to the same bytes.
 #include "io/deflate_chunk_decoder.hpp"
+#include "io/deflate_stage_clock.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -492,16 +493,21 @@ ChunkDecode find_and_decode_deflate_chunk(const unsigned char* data, std::size_t
   // before stopped).
   constexpr std::size_t trial_symbols = std::size_t{1} << 16;
   search_to = std::min<std::uint64_t>(search_to, std::uint64_t{size} * 8);
+  const std::uint64_t started = thread_cpu_ns();
   for (std::uint64_t bit = search_from; bit < search_to; ++bit) {
     if (!may_start_dynamic_block(data, size, bit)) continue;
+    const std::uint64_t search_ns = thread_cpu_ns() - started;
     bool reached_limit = false;
-    const ChunkDecode trial = decode_blocks(data, size, bit, stop_bit, false, trial_symbols, out, reached_limit);
+    ChunkDecode trial = decode_blocks(data, size, bit, stop_bit, false, trial_symbols, out, reached_limit);
     if (trial.end == ChunkDecode::End::refused && !reached_limit) continue;
-    if (trial.end != ChunkDecode::End::refused) return trial;  // a short chunk, already whole
-    return decode_deflate_chunk(data, size, bit, stop_bit, false, out);
+    if (trial.end == ChunkDecode::End::refused) trial = decode_deflate_chunk(data, size, bit, stop_bit, false, out);
+    trial.search_ns = search_ns;
+    return trial;
   }
   out.set_size(0);
-  return {};
+  ChunkDecode none;
+  none.search_ns = thread_cpu_ns() - started;
+  return none;
 }
 
 void resolve_symbols(const std::uint16_t* symbols, std::size_t count, const unsigned char* window, char* out) {

@@ -49,6 +49,7 @@ struct ChunkDecode {
   };
   End end = End::refused;
   std::uint64_t start_bit = 0, end_bit = 0;  // bit offsets from `data`
+  std::uint64_t search_ns = 0;  // thread CPU time spent finding start_bit (false starts included)
 };
 
 // Decodes blocks from bit `start_bit` of data[0, size) into `out` (cleared

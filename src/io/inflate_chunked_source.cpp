@@ -37,6 +37,7 @@
 #include "io/chunk_queue_source.hpp"
 #include "io/decoders.hpp"
 #include "io/deflate_chunk_decoder.hpp"
+#include "io/deflate_stage_clock.hpp"
 #include "io/gzip_header.hpp"
 #include "io/member_inflater.hpp"
 #include "metawarp/host/channel.hpp"
@@ -100,11 +101,11 @@ class ChunkedGzipSource final : public ChunkQueueSource {
   void run() {
     host::OrderedPipeline<Piece> pipeline(slots_);
     pipeline.source([this](Piece& piece) { return cut_piece(piece); });
-    pipeline.parallel(threads_, [this](Piece& piece, unsigned) { decode(piece); });
-    pipeline.serial([this](Piece& piece) { link(piece); });
-    pipeline.parallel(threads_, [this](Piece& piece, unsigned) { resolve(piece); });
+    pipeline.parallel(threads_, [this](Piece& piece, unsigned) { timed(&ChunkedGzipStats::decode_ns, [&] { decode(piece); }); });
+    pipeline.serial([this](Piece& piece) { timed(&ChunkedGzipStats::link_ns, [&] { link(piece); }); });
+    pipeline.parallel(threads_, [this](Piece& piece, unsigned) { timed(&ChunkedGzipStats::resolve_ns, [&] { resolve(piece); }); });
     try {
-      pipeline.run([this](Piece& piece) { deliver(piece); });
+      pipeline.run([this](Piece& piece) { timed(&ChunkedGzipStats::deliver_ns, [&] { deliver(piece); }); });
     } catch (const Stopped&) {
       return;
     }
@@ -139,6 +140,15 @@ class ChunkedGzipSource final : public ChunkQueueSource {
     }
     chunks_.push(std::move(last));
     chunks_.close();
+  }
+
+  // Runs `stage`, adding its thread CPU time to the stats' counter (when counted).
+  template <class Stage>
+  void timed(std::atomic<std::uint64_t> ChunkedGzipStats::*counter, Stage&& stage) {
+    if (settings_.stats == nullptr) return stage();
+    const std::uint64_t started = thread_cpu_ns();
+    stage();
+    (settings_.stats->*counter).fetch_add(thread_cpu_ns() - started, std::memory_order_relaxed);
   }
 
   // The pipeline's source: the next piece of compressed bytes.
@@ -177,6 +187,11 @@ class ChunkedGzipSource final : public ChunkQueueSource {
     } else {
       piece.decoded =
           find_and_decode_deflate_chunk(piece.compressed.data(), piece.size, 0, stop, stop, piece.symbols);
+      if (settings_.stats) {
+        // Counted as the search's, not the decode's.
+        settings_.stats->search_ns.fetch_add(piece.decoded.search_ns, std::memory_order_relaxed);
+        settings_.stats->decode_ns.fetch_sub(piece.decoded.search_ns, std::memory_order_relaxed);
+      }
     }
   }
 
