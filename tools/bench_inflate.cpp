@@ -10,8 +10,9 @@
 // Then, for each thread count of 2 or more, the pieces path itself (an
 // ordinary member decoded in pieces whatever ChunkedGzipSettings::min_threads
 // says) with the CPU time of each of its stages: MB of output per
-// CPU-second of the block search, the decode, the serial link, resolve +
-// CRC-32, delivery and the reader's copy out, and of the whole process.
+// CPU-second of the block search, the decode, the serial link (which
+// resolves the window bytes), the CRC-32, delivery and the reader's copy
+// out, and of the whole process.
 //
 //   bench_inflate FILE [THREADS[,THREADS...]] [REPEATS]
 #include <chrono>
@@ -89,8 +90,8 @@ void run_pieces(const std::string& path, unsigned threads, std::uint64_t referen
               threads, wall, cpu, mb / wall, mb / cpu, 100.0 * stats.parallel_bytes / bytes,
               static_cast<unsigned long long>(stats.fallbacks.load()));
   const std::pair<const char*, std::uint64_t> stages[] = {
-      {"search", stats.search_ns}, {"decode", stats.decode_ns},   {"link", stats.link_ns},
-      {"resolve+crc", stats.resolve_ns}, {"deliver", stats.deliver_ns}, {"reader copy", reader_ns}};
+      {"search", stats.search_ns}, {"decode", stats.decode_ns},   {"link+resolve", stats.link_ns},
+      {"crc", stats.check_ns}, {"deliver", stats.deliver_ns}, {"reader copy", reader_ns}};
   std::printf("  stage CPU-s (MB of output per CPU-s):");
   for (const auto& [name, ns] : stages) std::printf("  %s %.3f (%.0f)", name, ns / 1e9, rate(ns));
   std::printf("\n");

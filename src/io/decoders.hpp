@@ -31,8 +31,9 @@ struct ChunkedGzipStats {
   std::atomic<std::uint64_t> parallel_bytes{0};  // bytes it decoded
   std::atomic<std::uint64_t> fallbacks{0};       // members handed to a serial decoder before their end
   // Thread CPU nanoseconds per stage (tools/bench_inflate): the block
-  // boundary search, decoding, the serial link, resolve + CRC-32, delivery.
-  std::atomic<std::uint64_t> search_ns{0}, decode_ns{0}, link_ns{0}, resolve_ns{0}, deliver_ns{0};
+  // boundary search, decoding, the serial link (window bytes resolved
+  // there), the CRC-32, delivery.
+  std::atomic<std::uint64_t> search_ns{0}, decode_ns{0}, link_ns{0}, check_ns{0}, deliver_ns{0};
 };
 struct ChunkedGzipSettings {
   bool chunked = true;                           // false: never (serial or BGZF only)
