@@ -94,7 +94,8 @@ void run_pieces(const std::string& path, unsigned threads, std::uint64_t referen
       {"crc", stats.check_ns}, {"deliver", stats.deliver_ns}, {"reader copy", reader_ns}};
   std::printf("  stage CPU-s (MB of output per CPU-s):");
   for (const auto& [name, ns] : stages) std::printf("  %s %.3f (%.0f)", name, ns / 1e9, rate(ns));
-  std::printf("\n");
+  std::printf("\n  window copies replayed: %llu, %.1f%% of the output\n",
+              static_cast<unsigned long long>(stats.window_copies.load()), 100.0 * stats.window_copy_bytes / bytes);
   std::fflush(stdout);
 }
 

@@ -34,6 +34,8 @@ struct ChunkedGzipStats {
   // boundary search, decoding, the serial link (window bytes resolved
   // there), the CRC-32, delivery.
   std::atomic<std::uint64_t> search_ns{0}, decode_ns{0}, link_ns{0}, check_ns{0}, deliver_ns{0};
+  // Matches replayed once the window was known, and the bytes they wrote.
+  std::atomic<std::uint64_t> window_copies{0}, window_copy_bytes{0};
 };
 struct ChunkedGzipSettings {
   bool chunked = true;                           // false: never (serial or BGZF only)

@@ -354,13 +354,17 @@ bool may_start_dynamic_block(const unsigned char* data, std::size_t size, std::u
          acceptable_code(code_lengths.data() + literals, distances, true);
 }
 
+// The bytes of `word` (little-endian) before byte `count` (0 to 8).
+inline std::uint64_t first_bytes(std::uint64_t word, std::uint32_t count) {
+  return count >= 8 ? word : word & ((std::uint64_t{1} << (8 * count)) - 1);
+}
+
 // A match of `length` bytes from `distance` back within the output so far.
 // Copies in words where the distance allows (each word reads only bytes
 // already written; up to 15 bytes written past the match's end, which the
-// caller's room allows) and returns the OR of the bytes read, so a copy of
-// unknown window bytes (high bit set) is seen at the cost of one OR per
-// word. The words may read a few bytes past the match's source: those are
-// earlier output too, so at worst a copy is kept that did not need to be.
+// caller's room allows) and returns the OR of the match's source bytes, so
+// a copy of unknown window bytes (high bit set) is seen at the cost of one
+// OR per word.
 inline std::uint64_t copy_match(unsigned char* to, std::uint32_t distance, std::uint32_t length) {
   const unsigned char* from = to - distance;
   std::uint64_t seen = 0;
@@ -371,14 +375,15 @@ inline std::uint64_t copy_match(unsigned char* to, std::uint32_t distance, std::
       std::memcpy(&high, from + k + 8, 8);
       std::memcpy(to + k, &low, 8);
       std::memcpy(to + k + 8, &high, 8);
-      seen |= low | high;
+      const std::uint32_t left = length - k;
+      seen |= first_bytes(low, left) | (left > 8 ? first_bytes(high, left - 8) : 0);
     }
   } else if (distance >= 8) {
     for (std::uint32_t k = 0; k < length; k += 8) {
       std::uint64_t word;
       std::memcpy(&word, from + k, 8);
       std::memcpy(to + k, &word, 8);
-      seen |= word;
+      seen |= first_bytes(word, length - k);
     }
   } else if (distance == 1) {
     std::memset(to, from[0], length);
@@ -560,14 +565,33 @@ ChunkDecode find_and_decode_deflate_chunk(const unsigned char* data, std::size_t
 void resolve_window_copies(DecodedBytes& out, const unsigned char* window) {
   unsigned char* o = reinterpret_cast<unsigned char*>(out.bytes.data());
   const unsigned char* window_end = window + deflate_window_size;
-  // In decoding order, so a copy's source is resolved before it is read;
-  // byte by byte, as LZ77 copies overlap their own output.
+  // In decoding order, so a copy's source is resolved before it is read.
+  // Most copies are short (a few bytes of a header or a quality string):
+  // whole words, the last one merged into the bytes after the copy, which
+  // stay as they are (the room after the output keeps that in bounds).
   for (const WindowCopy& copy : out.copies) {
     unsigned char* to = o + copy.to;
     const std::int64_t first = static_cast<std::int64_t>(copy.to) - copy.distance;  // < 0: in the window
+    const std::uint32_t length = copy.length;
+    if (first >= 0 && copy.distance >= 8) {
+      // Each word reads only bytes before the ones it writes.
+      const unsigned char* from = o + first;
+      std::uint32_t k = 0;
+      for (; k + 8 <= length; k += 8) std::memcpy(to + k, from + k, 8);
+      if (k < length) {
+        std::uint64_t source, target;
+        std::memcpy(&source, from + k, 8);
+        std::memcpy(&target, to + k, 8);
+        const std::uint64_t mask = (std::uint64_t{1} << (8 * (length - k))) - 1;
+        target = (source & mask) | (target & ~mask);
+        std::memcpy(to + k, &target, 8);
+      }
+      continue;
+    }
+    // Byte by byte: from the window first, and LZ77 copies overlap their own output.
     std::uint32_t k = 0;
-    for (; k < copy.length && first + k < 0; ++k) to[k] = window_end[first + k];
-    for (; k < copy.length; ++k) to[k] = o[first + k];
+    for (; k < length && first + k < 0; ++k) to[k] = window_end[first + k];
+    for (; k < length; ++k) to[k] = o[first + k];
   }
 }
 

@@ -222,6 +222,12 @@ class ChunkedGzipSource final : public ChunkQueueSource {
     }
     piece.link = Piece::Link::good;
     resolve_window_copies(piece.out, piece.window.data());
+    if (settings_.stats) {
+      std::uint64_t bytes = 0;
+      for (const WindowCopy& copy : piece.out.copies) bytes += copy.length;
+      settings_.stats->window_copies.fetch_add(piece.out.copies.size(), std::memory_order_relaxed);
+      settings_.stats->window_copy_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    }
     piece.out.bytes.resize(piece.out.size);
     // The window after this piece: the old one's tail, then the piece's last bytes.
     const std::size_t n = piece.out.size;
