@@ -53,9 +53,11 @@ static_assert((window_byte & 0x80) != 0, "window bytes must not look like text")
 
 // A decoding table entry, everything the loop needs in one word: bits 0-4
 // the code length to drop, 5-7 the kind, 8-15 the extra bits that follow
-// (lengths, distances) or a subtable's index bits, 16-31 the value (a
-// literal byte, a length or distance base with the extra bits still to add,
-// a code-length symbol, a subtable's offset). 0 is invalid.
+// (lengths, distances), a subtable's index bits or a literal entry's count
+// of bytes (1 or 2: two literal codes that fit in the primary bits together
+// decode at once), 16-31 the value (the literal bytes, the first in the low
+// byte; a length or distance base with the extra bits still to add; a
+// code-length symbol; a subtable's offset). 0 is invalid.
 enum Kind : std::uint32_t { invalid = 0, literal = 1, length = 2, end_of_block = 3, subtable = 4, distance = 5 };
 constexpr std::uint32_t entry(Kind kind, std::uint32_t value, std::uint32_t extra = 0) {
   return kind << 5 | extra << 8 | value << 16;
@@ -69,7 +71,7 @@ constexpr std::uint32_t entry_value(std::uint32_t e) { return e >> 16; }
 // length (zlib's base and extra bits); anything else (non-text bytes, 286,
 // 287) is refused where it is used, at no cost per symbol.
 std::uint32_t literal_length_entry(unsigned symbol) {
-  if (symbol < 256) return text_bytes[symbol] ? entry(literal, symbol) : entry(invalid, 0);
+  if (symbol < 256) return text_bytes[symbol] ? entry(literal, symbol, 1) : entry(invalid, 0);
   if (symbol == 256) return entry(end_of_block, 0);
   const unsigned code = symbol - 257;
   return code < length_base.size() ? entry(length, length_base[code], length_extra[code]) : entry(invalid, 0);
@@ -80,7 +82,7 @@ std::uint32_t distance_entry(unsigned symbol) {
 }
 std::uint32_t code_length_entry(unsigned symbol) { return entry(literal, symbol); }
 
-constexpr unsigned literal_bits = 10, distance_bits = 8, code_length_bits = 7;
+constexpr unsigned literal_bits = 11, distance_bits = 8, code_length_bits = 7;
 constexpr std::size_t literal_table_size = (1u << literal_bits) + 2048;
 constexpr std::size_t distance_table_size = (1u << distance_bits) + 2048;
 
@@ -159,6 +161,27 @@ bool build_table(const std::uint8_t* lengths, unsigned count, std::uint32_t* tab
   return true;
 }
 
+// Two literals in one entry where both codes fit in the primary bits
+// together: FASTQ's literals (bases, quality characters) have codes of 3 to 7
+// bits, so most literal pairs decode with one lookup. Single entries are
+// read from `single`, a copy of the primary table as build_table made it.
+void pair_literals(std::uint32_t* table, unsigned primary) {
+  const std::size_t primary_size = std::size_t{1} << primary;
+  std::array<std::uint32_t, std::size_t{1} << literal_bits> single;
+  std::copy(table, table + primary_size, single.begin());
+  for (std::size_t bits = 0; bits < primary_size; ++bits) {
+    const std::uint32_t first = single[bits];
+    if (entry_kind(first) != literal) continue;
+    const unsigned first_length = entry_drop(first);
+    const std::uint32_t second = single[bits >> first_length];
+    // The second code must fit in the bits left, so that the entry at
+    // `bits >> first_length` (upper bits zero) is the one for those bits.
+    if (entry_kind(second) != literal || first_length + entry_drop(second) > primary) continue;
+    table[bits] = entry(literal, entry_value(first) | entry_value(second) << 8, 2) |
+                  (first_length + entry_drop(second));
+  }
+}
+
 struct Tables {
   std::uint32_t literal[literal_table_size];
   std::uint32_t distance[distance_table_size];
@@ -175,6 +198,7 @@ const Tables& fixed_tables() {
     std::fill(lengths.begin() + 256, lengths.begin() + 280, 7);
     std::fill(lengths.begin() + 280, lengths.end(), 8);
     build_table(lengths.data(), 288, t.literal, literal_bits, literal_table_size, false, literal_length_entry);
+    pair_literals(t.literal, literal_bits);
     std::array<std::uint8_t, 32> distances{};
     distances.fill(5);
     build_table(distances.data(), 32, t.distance, distance_bits, distance_table_size, false, distance_entry);
@@ -301,9 +325,11 @@ bool read_dynamic_header(BitReader& in, Tables& tables) {
   std::array<std::uint8_t, 320> lengths;
   unsigned literals = 0, distances = 0;
   if (!read_code_lengths(in, lengths, literals, distances)) return false;
-  return build_table(lengths.data(), literals, tables.literal, literal_bits, literal_table_size, false,
-                     literal_length_entry) &&
-         build_table(lengths.data() + literals, distances, tables.distance, distance_bits, distance_table_size,
+  if (!build_table(lengths.data(), literals, tables.literal, literal_bits, literal_table_size, false,
+                   literal_length_entry))
+    return false;
+  pair_literals(tables.literal, literal_bits);
+  return build_table(lengths.data() + literals, distances, tables.distance, distance_bits, distance_table_size,
                      false, distance_entry);
 }
 
@@ -401,55 +427,81 @@ inline std::uint64_t copy_match(unsigned char* to, std::uint32_t distance, std::
 enum class BlockEnd { done, refused };
 
 // The Huffman-coded data of one block, appended to out.bytes at `n`.
-BlockEnd decode_huffman(BitReader& in, const Tables& tables, bool at_stream_start, DecodedBytes& out,
-                        std::size_t& n) {
+BlockEnd decode_huffman(BitReader& reader, const Tables& tables, bool at_stream_start, DecodedBytes& out,
+                        std::size_t& decoded) {
+  // The bit reader and the count in locals: the byte stores below may alias
+  // anything reached through a reference, so the compiler would keep those
+  // in memory, storing and reloading them around every byte.
+  BitReader in = reader;
+  std::size_t n = decoded;
+  std::size_t copy_count = out.copy_count;
+  const auto finish = [&](BlockEnd end) {
+    reader = in;
+    decoded = n;
+    out.copy_count = copy_count;
+    return end;
+  };
   // Room for the longest match and the copy's overshoot.
   constexpr std::size_t room = 258 + 16 + 8;
   constexpr std::uint64_t high_bits = 0x8080808080808080ull;
   unsigned char* o = reinterpret_cast<unsigned char*>(out.bytes.data());
   std::size_t capacity = out.bytes.capacity();
+  if (out.copies.size() < 4096) out.copies.resize(4096);
+  WindowCopy* copies = out.copies.data();
+  std::size_t copy_room = out.copies.size();
   for (;;) {
     if (n + room > capacity) {
       out.size = n;
-      if (!out.reserve(n + room)) return BlockEnd::refused;
+      if (!out.reserve(n + room)) return finish(BlockEnd::refused);
       o = reinterpret_cast<unsigned char*>(out.bytes.data());
       capacity = out.bytes.capacity();
     }
-    if (!in.refill()) return BlockEnd::refused;
+    if (copy_count == copy_room) {  // a match adds at most one
+      out.copies.resize(2 * copy_room);
+      copies = out.copies.data();
+      copy_room = out.copies.size();
+    }
+    if (!in.refill()) return finish(BlockEnd::refused);
     std::uint32_t e = lookup(tables.literal, literal_bits, in.buffer);
     if (entry_kind(e) == literal) {
-      // At least 41 bits are left after one literal, 26 after two: enough
-      // for up to three literals without a refill.
-      in.drop(entry_drop(e));
-      o[n++] = static_cast<unsigned char>(entry_value(e));
+      // One or two bytes per entry, both stored (the second is overwritten
+      // when there is one). At least 41 bits are left after one entry, 26
+      // after two: enough for three entries without a refill.
+      const auto put = [&](std::uint32_t literals) {
+        in.drop(entry_drop(literals));
+        const auto bytes = static_cast<std::uint16_t>(entry_value(literals));
+        std::memcpy(o + n, &bytes, 2);
+        n += entry_extra(literals);
+      };
+      put(e);
       e = lookup(tables.literal, literal_bits, in.buffer);
       if (entry_kind(e) != literal) continue;
-      in.drop(entry_drop(e));
-      o[n++] = static_cast<unsigned char>(entry_value(e));
+      put(e);
       e = lookup(tables.literal, literal_bits, in.buffer);
       if (entry_kind(e) != literal) continue;
-      in.drop(entry_drop(e));
-      o[n++] = static_cast<unsigned char>(entry_value(e));
+      put(e);
       continue;
     }
     if (entry_kind(e) != length) {
-      if (entry_kind(e) != end_of_block) return BlockEnd::refused;
+      if (entry_kind(e) != end_of_block) return finish(BlockEnd::refused);
       in.drop(entry_drop(e));
-      return BlockEnd::done;
+      return finish(BlockEnd::done);
     }
     // 56 bits hold the longest length and distance codes with their extra bits (48).
     in.drop(entry_drop(e));
     const std::uint32_t length = entry_value(e) + in.take(entry_extra(e));
     e = lookup(tables.distance, distance_bits, in.buffer);
-    if (entry_kind(e) != distance) return BlockEnd::refused;
+    if (entry_kind(e) != distance) return finish(BlockEnd::refused);
     in.drop(entry_drop(e));
     const std::uint32_t distance = entry_value(e) + in.take(entry_extra(e));
+    // Written ahead and kept only if it copied window bytes: a branch here
+    // would be mispredicted at about every other match of FASTQ.
+    copies[copy_count] = {static_cast<std::uint32_t>(n), static_cast<std::uint16_t>(distance),
+                          static_cast<std::uint16_t>(length)};
     if (distance <= n) {
-      if (copy_match(o + n, distance, length) & high_bits)
-        out.copies.push_back({static_cast<std::uint32_t>(n), static_cast<std::uint16_t>(distance),
-                              static_cast<std::uint16_t>(length)});
+      copy_count += (copy_match(o + n, distance, length) & high_bits) != 0;
     } else {
-      if (at_stream_start) return BlockEnd::refused;  // zlib: "invalid distance too far back"
+      if (at_stream_start) return finish(BlockEnd::refused);  // zlib: "invalid distance too far back"
       // Reaching into the window: unknown bytes until resolved; the rest
       // copied as they stand (resolved with the copy).
       const std::int64_t first = static_cast<std::int64_t>(n) - distance;
@@ -457,8 +509,7 @@ BlockEnd decode_huffman(BitReader& in, const Tables& tables, bool at_stream_star
         const std::int64_t from = first + k;
         o[n + k] = from < 0 ? window_byte : o[from];
       }
-      out.copies.push_back({static_cast<std::uint32_t>(n), static_cast<std::uint16_t>(distance),
-                            static_cast<std::uint16_t>(length)});
+      ++copy_count;
     }
     n += length;
   }
@@ -487,7 +538,7 @@ ChunkDecode decode_blocks(const unsigned char* data, std::size_t size, std::uint
   ChunkDecode result;
   result.start_bit = start_bit;
   out.size = 0;
-  out.copies.clear();
+  out.copy_count = 0;
   if (start_bit >= std::uint64_t{size} * 8 || !out.reserve(std::size_t{1} << 20)) return result;
   // Dynamic tables: one set per thread, rebuilt for every block.
   thread_local const std::unique_ptr<Tables> tables = std::make_unique<Tables>();
@@ -556,7 +607,7 @@ ChunkDecode find_and_decode_deflate_chunk(const unsigned char* data, std::size_t
     return decoded;
   }
   out.size = 0;
-  out.copies.clear();
+  out.copy_count = 0;
   ChunkDecode none;
   none.search_ns = thread_cpu_ns() - started;
   return none;
@@ -569,7 +620,8 @@ void resolve_window_copies(DecodedBytes& out, const unsigned char* window) {
   // Most copies are short (a few bytes of a header or a quality string):
   // whole words, the last one merged into the bytes after the copy, which
   // stay as they are (the room after the output keeps that in bounds).
-  for (const WindowCopy& copy : out.copies) {
+  for (std::size_t i = 0; i < out.copy_count; ++i) {
+    const WindowCopy& copy = out.copies[i];
     unsigned char* to = o + copy.to;
     const std::int64_t first = static_cast<std::int64_t>(copy.to) - copy.distance;  // < 0: in the window
     const std::uint32_t length = copy.length;

@@ -51,7 +51,8 @@ struct WindowCopy {
 struct DecodedBytes {
   ByteBuffer bytes;
   std::size_t size = 0;
-  std::vector<WindowCopy> copies;
+  std::vector<WindowCopy> copies;  // the first copy_count; the rest room to write the next one ahead
+  std::size_t copy_count = 0;
   std::size_t limit = std::size_t{256} << 20;  // a piece decoding to more is refused (the serial decoder takes it)
   // Room for at least `count` bytes, keeping the first `size`; false past the limit.
   bool reserve(std::size_t count);

@@ -224,8 +224,8 @@ class ChunkedGzipSource final : public ChunkQueueSource {
     resolve_window_copies(piece.out, piece.window.data());
     if (settings_.stats) {
       std::uint64_t bytes = 0;
-      for (const WindowCopy& copy : piece.out.copies) bytes += copy.length;
-      settings_.stats->window_copies.fetch_add(piece.out.copies.size(), std::memory_order_relaxed);
+      for (std::size_t i = 0; i < piece.out.copy_count; ++i) bytes += piece.out.copies[i].length;
+      settings_.stats->window_copies.fetch_add(piece.out.copy_count, std::memory_order_relaxed);
       settings_.stats->window_copy_bytes.fetch_add(bytes, std::memory_order_relaxed);
     }
     piece.out.bytes.resize(piece.out.size);
