@@ -14,7 +14,9 @@
 // resolves the window bytes), the CRC-32, delivery and the reader's copy
 // out, and of the whole process.
 //
-//   bench_inflate FILE [THREADS[,THREADS...]] [REPEATS]
+//   bench_inflate FILE [THREADS[,THREADS...]] [REPEATS [PIECE_MIB]]
+// PIECE_MIB: compressed MiB per piece on the pieces lines (default: the
+// application's, ChunkedGzipSettings::chunk).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -63,9 +65,10 @@ struct PiecesRun {
   std::uint64_t parallel_bytes = 0, fallbacks = 0, window_copies = 0, window_copy_bytes = 0;
 };
 
-PiecesRun run_pieces_once(const std::string& path, unsigned threads) {
+PiecesRun run_pieces_once(const std::string& path, unsigned threads, std::size_t piece_bytes) {
   ChunkedGzipStats stats;
   ChunkedGzipSettings settings;
+  if (piece_bytes > 0) settings.chunk = piece_bytes;
   settings.min_threads = 2;
   settings.stats = &stats;
   PiecesRun run;
@@ -100,10 +103,11 @@ PiecesRun run_pieces_once(const std::string& path, unsigned threads) {
 // The pieces path on `threads` threads, the run of least process CPU time of
 // `repeats` (on a shared machine: the least disturbed), with its per-stage
 // CPU time.
-void run_pieces(const std::string& path, unsigned threads, std::uint64_t reference_bytes, int repeats) {
+void run_pieces(const std::string& path, unsigned threads, std::uint64_t reference_bytes, int repeats,
+                std::size_t piece_bytes) {
   PiecesRun best;
   for (int i = 0; i < repeats; ++i) {
-    const PiecesRun run = run_pieces_once(path, threads);
+    const PiecesRun run = run_pieces_once(path, threads, piece_bytes);
     if (run.bytes != reference_bytes) {
       std::fprintf(stderr, "pieces, %u threads: %llu bytes, zlib gave %llu\n", threads,
                    static_cast<unsigned long long>(run.bytes), static_cast<unsigned long long>(reference_bytes));
@@ -131,7 +135,7 @@ void run_pieces(const std::string& path, unsigned threads, std::uint64_t referen
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: bench_inflate FILE [THREADS[,THREADS...]] [REPEATS]\n");
+    std::fprintf(stderr, "usage: bench_inflate FILE [THREADS[,THREADS...]] [REPEATS [PIECE_MIB]]\n");
     return 2;
   }
   const std::string path = argv[1];
@@ -143,6 +147,8 @@ int main(int argc, char** argv) {
   if (thread_counts.empty()) thread_counts.push_back(default_decode_threads());
   const unsigned threads = thread_counts.front();
   const int repeats = argc > 3 ? std::atoi(argv[3]) : 3;
+  // The pieces lines' compressed bytes per piece (0: ChunkedGzipSettings' default).
+  const std::size_t piece_bytes = argc > 4 ? static_cast<std::size_t>(std::atof(argv[4]) * (1 << 20)) : 0;
   using G = DecodeOptions::Gzip;
   struct Line {
     const char* name;
@@ -187,7 +193,7 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
     for (const unsigned t : thread_counts)
-      if (t >= 2) run_pieces(path, t, reference_bytes, repeats);
+      if (t >= 2) run_pieces(path, t, reference_bytes, repeats, piece_bytes);
   } catch (const SourceError& error) {
     std::fprintf(stderr, "%s: %s\n", path.c_str(), error.what());
     return 1;

@@ -23,6 +23,15 @@ bool DecodedBytes::reserve(std::size_t count) {
   return true;
 }
 
+void DecodedBytes::reserve_copies(std::size_t count) {
+  if (count <= copy_capacity) return;
+  const std::size_t capacity = std::max(count, 2 * copy_capacity);
+  auto grown = std::make_unique_for_overwrite<WindowCopy[]>(capacity);
+  std::copy(copies.get(), copies.get() + copy_count, grown.get());
+  copies = std::move(grown);
+  copy_capacity = capacity;
+}
+
 namespace {
 
 // zlib's length and distance tables (inftrees.c): base and extra bits.
@@ -412,7 +421,9 @@ inline std::uint64_t copy_match(unsigned char* to, std::uint32_t distance, std::
       seen |= first_bytes(word, length - k);
     }
   } else if (distance == 1) {
-    std::memset(to, from[0], length);
+    // A run of one byte (quality strings): that byte in every byte of a word.
+    const std::uint64_t word = from[0] * 0x0101010101010101ull;
+    for (std::uint32_t k = 0; k < length; k += 8) std::memcpy(to + k, &word, 8);
     seen = from[0];
   } else {
     for (std::uint32_t k = 0; k < length; ++k) {
@@ -446,9 +457,9 @@ BlockEnd decode_huffman(BitReader& reader, const Tables& tables, bool at_stream_
   constexpr std::uint64_t high_bits = 0x8080808080808080ull;
   unsigned char* o = reinterpret_cast<unsigned char*>(out.bytes.data());
   std::size_t capacity = out.bytes.capacity();
-  if (out.copies.size() < 4096) out.copies.resize(4096);
-  WindowCopy* copies = out.copies.data();
-  std::size_t copy_room = out.copies.size();
+  out.reserve_copies(std::size_t{1} << 16);
+  WindowCopy* copies = out.copies.get();
+  std::size_t copy_room = out.copy_capacity;
   for (;;) {
     if (n + room > capacity) {
       out.size = n;
@@ -457,9 +468,10 @@ BlockEnd decode_huffman(BitReader& reader, const Tables& tables, bool at_stream_
       capacity = out.bytes.capacity();
     }
     if (copy_count == copy_room) {  // a match adds at most one
-      out.copies.resize(2 * copy_room);
-      copies = out.copies.data();
-      copy_room = out.copies.size();
+      out.copy_count = copy_count;
+      out.reserve_copies(copy_room + 1);
+      copies = out.copies.get();
+      copy_room = out.copy_capacity;
     }
     if (!in.refill()) return finish(BlockEnd::refused);
     std::uint32_t e = lookup(tables.literal, literal_bits, in.buffer);

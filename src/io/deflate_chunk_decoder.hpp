@@ -22,7 +22,7 @@
 // gives zlib's bytes and names the problem.
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <memory>
 
 #include "io/byte_buffer.hpp"
 
@@ -51,11 +51,15 @@ struct WindowCopy {
 struct DecodedBytes {
   ByteBuffer bytes;
   std::size_t size = 0;
-  std::vector<WindowCopy> copies;  // the first copy_count; the rest room to write the next one ahead
-  std::size_t copy_count = 0;
+  // The copies: the first copy_count of copy_capacity (room to write the
+  // next one ahead; grown uninitialised, as zeroing would cost a pass).
+  std::unique_ptr<WindowCopy[]> copies;
+  std::size_t copy_count = 0, copy_capacity = 0;
   std::size_t limit = std::size_t{256} << 20;  // a piece decoding to more is refused (the serial decoder takes it)
   // Room for at least `count` bytes, keeping the first `size`; false past the limit.
   bool reserve(std::size_t count);
+  // Room for at least `count` copies, keeping the first copy_count.
+  void reserve_copies(std::size_t count);
 };
 
 struct ChunkDecode {
