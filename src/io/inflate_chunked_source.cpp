@@ -50,7 +50,8 @@ namespace metawarp::io {
 namespace {
 
 struct Piece {
-  std::vector<unsigned char> compressed;  // `size` bytes of data, then padding
+  ByteBuffer compressed;  // `size` bytes of data, then padding (grown uninitialised)
+  const unsigned char* data() const { return reinterpret_cast<const unsigned char*>(compressed.data()); }
   std::size_t size = 0;
   std::size_t nominal = 0;  // the piece's own range: [offset, offset + nominal)
   std::uint64_t offset = 0;  // in the file
@@ -165,7 +166,7 @@ class ChunkedGzipSource final : public ChunkQueueSource {
     piece.nominal = std::min(input_.available(), settings_.chunk);
     piece.compressed.resize(piece.size + deflate_input_padding);
     std::memcpy(piece.compressed.data(), input_.data(), piece.size);
-    std::fill(piece.compressed.begin() + piece.size, piece.compressed.end(), 0);
+    std::memset(piece.compressed.data() + piece.size, 0, deflate_input_padding);
     piece.offset = input_.offset();
     piece.index = pieces_++;
     piece.link = Piece::Link::after;
@@ -190,10 +191,10 @@ class ChunkedGzipSource final : public ChunkQueueSource {
     piece.out.size = 0;
     piece.out.reserve(4 * settings_.chunk + (std::size_t{1} << 20));
     if (piece.index == 0) {
-      piece.decoded = decode_deflate_chunk(piece.compressed.data(), piece.size, 0, stop, true, piece.out);
+      piece.decoded = decode_deflate_chunk(piece.data(), piece.size, 0, stop, true, piece.out);
     } else {
       piece.decoded =
-          find_and_decode_deflate_chunk(piece.compressed.data(), piece.size, 0, stop, stop, piece.out);
+          find_and_decode_deflate_chunk(piece.data(), piece.size, 0, stop, stop, piece.out);
       if (settings_.stats) {
         // Counted as the search's, not the decode's.
         settings_.stats->search_ns.fetch_add(piece.decoded.search_ns, std::memory_order_relaxed);
@@ -284,9 +285,9 @@ class ChunkedGzipSource final : public ChunkQueueSource {
     const std::uint64_t from = std::max(hand_back_offset_, piece.offset);
     const std::uint64_t to = piece.offset + piece.nominal;
     if (whole_member_ && piece.index == 0) {
-      handed_back_.append(reinterpret_cast<const char*>(piece.compressed.data()), piece.nominal);
+      handed_back_.append(piece.compressed.data(), piece.nominal);
     } else if (from < to) {
-      handed_back_.append(reinterpret_cast<const char*>(piece.compressed.data() + (from - piece.offset)),
+      handed_back_.append(piece.compressed.data() + (from - piece.offset),
                           static_cast<std::size_t>(to - from));
     }
   }
