@@ -389,10 +389,18 @@ bool may_start_dynamic_block(const unsigned char* data, std::size_t size, std::u
          acceptable_code(code_lengths.data() + literals, distances, true);
 }
 
-// The bytes of `word` (little-endian) before byte `count` (0 to 8).
-inline std::uint64_t first_bytes(std::uint64_t word, std::uint32_t count) {
-  return count >= 8 ? word : word & ((std::uint64_t{1} << (8 * count)) - 1);
-}
+// Masks of a word's first 0 to 16 bytes as two little-endian words: the
+// part of a match's last 16-byte (or 8-byte) step that belongs to it.
+struct TailMasks {
+  std::array<std::uint64_t, 17> low{}, high{};
+  constexpr TailMasks() {
+    for (unsigned bytes = 0; bytes <= 16; ++bytes) {
+      low[bytes] = bytes >= 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * bytes)) - 1;
+      high[bytes] = bytes >= 16 ? ~std::uint64_t{0} : bytes <= 8 ? 0 : (std::uint64_t{1} << (8 * (bytes - 8))) - 1;
+    }
+  }
+};
+constexpr TailMasks tail_masks;
 
 // A match of `length` bytes from `distance` back within the output so far.
 // Copies in words where the distance allows (each word reads only bytes
@@ -404,32 +412,38 @@ inline std::uint64_t copy_match(unsigned char* to, std::uint32_t distance, std::
   const unsigned char* from = to - distance;
   std::uint64_t seen = 0;
   if (distance >= 16) {
-    for (std::uint32_t k = 0; k < length; k += 16) {
+    std::uint32_t k = 0;
+    for (;; k += 16) {
       std::uint64_t low, high;
       std::memcpy(&low, from + k, 8);
       std::memcpy(&high, from + k + 8, 8);
       std::memcpy(to + k, &low, 8);
       std::memcpy(to + k + 8, &high, 8);
-      const std::uint32_t left = length - k;
-      seen |= first_bytes(low, left) | (left > 8 ? first_bytes(high, left - 8) : 0);
+      if (k + 16 >= length) {
+        const std::uint32_t left = length - k;
+        return seen | (low & tail_masks.low[left]) | (high & tail_masks.high[left]);
+      }
+      seen |= low | high;
     }
-  } else if (distance >= 8) {
-    for (std::uint32_t k = 0; k < length; k += 8) {
+  }
+  if (distance >= 8) {
+    for (std::uint32_t k = 0;; k += 8) {
       std::uint64_t word;
       std::memcpy(&word, from + k, 8);
       std::memcpy(to + k, &word, 8);
-      seen |= first_bytes(word, length - k);
+      if (k + 8 >= length) return seen | (word & tail_masks.low[length - k]);
+      seen |= word;
     }
-  } else if (distance == 1) {
+  }
+  if (distance == 1) {
     // A run of one byte (quality strings): that byte in every byte of a word.
     const std::uint64_t word = from[0] * 0x0101010101010101ull;
     for (std::uint32_t k = 0; k < length; k += 8) std::memcpy(to + k, &word, 8);
-    seen = from[0];
-  } else {
-    for (std::uint32_t k = 0; k < length; ++k) {
-      to[k] = from[k];
-      seen |= to[k];
-    }
+    return from[0];
+  }
+  for (std::uint32_t k = 0; k < length; ++k) {
+    to[k] = from[k];
+    seen |= to[k];
   }
   return seen;
 }
@@ -460,6 +474,8 @@ BlockEnd decode_huffman(BitReader& reader, const Tables& tables, bool at_stream_
   out.reserve_copies(std::size_t{1} << 16);
   WindowCopy* copies = out.copies.get();
   std::size_t copy_room = out.copy_capacity;
+  if (!in.refill()) return finish(BlockEnd::refused);
+  std::uint32_t e = lookup(tables.literal, literal_bits, in.buffer);
   for (;;) {
     if (n + room > capacity) {
       out.size = n;
@@ -473,8 +489,9 @@ BlockEnd decode_huffman(BitReader& reader, const Tables& tables, bool at_stream_
       copies = out.copies.get();
       copy_room = out.copy_capacity;
     }
-    if (!in.refill()) return finish(BlockEnd::refused);
-    std::uint32_t e = lookup(tables.literal, literal_bits, in.buffer);
+    // Here `e` is the entry at the head of the bits and at least 56 bits
+    // are in the buffer. A refill only adds bits above those there, so an
+    // entry looked up with 15 or more bits in the buffer stays valid.
     if (entry_kind(e) == literal) {
       // One or two bytes per entry, both stored (the second is overwritten
       // when there is one). At least 41 bits are left after one entry, 26
@@ -487,11 +504,17 @@ BlockEnd decode_huffman(BitReader& reader, const Tables& tables, bool at_stream_
       };
       put(e);
       e = lookup(tables.literal, literal_bits, in.buffer);
-      if (entry_kind(e) != literal) continue;
-      put(e);
-      e = lookup(tables.literal, literal_bits, in.buffer);
-      if (entry_kind(e) != literal) continue;
-      put(e);
+      if (entry_kind(e) == literal) {
+        put(e);
+        e = lookup(tables.literal, literal_bits, in.buffer);
+        if (entry_kind(e) == literal) {
+          put(e);
+          if (!in.refill()) return finish(BlockEnd::refused);
+          e = lookup(tables.literal, literal_bits, in.buffer);
+          continue;
+        }
+      }
+      if (!in.refill()) return finish(BlockEnd::refused);
       continue;
     }
     if (entry_kind(e) != length) {
@@ -506,6 +529,10 @@ BlockEnd decode_huffman(BitReader& reader, const Tables& tables, bool at_stream_
     if (entry_kind(e) != distance) return finish(BlockEnd::refused);
     in.drop(entry_drop(e));
     const std::uint32_t distance = entry_value(e) + in.take(entry_extra(e));
+    // The next entry, looked up before the copy so that its table load
+    // overlaps it.
+    if (!in.refill()) return finish(BlockEnd::refused);
+    e = lookup(tables.literal, literal_bits, in.buffer);
     // Written ahead and kept only if it copied window bytes: a branch here
     // would be mispredicted at about every other match of FASTQ.
     copies[copy_count] = {static_cast<std::uint32_t>(n), static_cast<std::uint16_t>(distance),
