@@ -37,17 +37,23 @@ using namespace metawarp::io;
 namespace {
 
 struct Result {
-  double seconds = 0;
+  double seconds = 0, cpu = 0;  // wall, and process CPU (user + system)
   std::uint64_t bytes = 0;
 };
 
+double process_cpu_seconds();
+
 Result run(const std::string& path, const DecodeOptions& options) {
+  const double cpu_before = process_cpu_seconds();
   const auto start = std::chrono::steady_clock::now();
-  auto source = open_byte_source(path, options);
-  std::vector<char> buffer(std::size_t{1} << 20);
   Result result;
-  while (const std::size_t n = source->read(buffer.data(), buffer.size())) result.bytes += n;
+  {
+    auto source = open_byte_source(path, options);
+    std::vector<char> buffer(std::size_t{1} << 20);
+    while (const std::size_t n = source->read(buffer.data(), buffer.size())) result.bytes += n;
+  }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.cpu = process_cpu_seconds() - cpu_before;
   return result;
 }
 
@@ -188,8 +194,9 @@ int main(int argc, char** argv) {
                      static_cast<unsigned long long>(reference_bytes));
         return 1;
       }
-      std::printf("%-32s %8.1f MB/s uncompressed  (%.2fx zlib, %.3f s, %llu bytes)\n", line.name, rate,
-                  rate / reference_rate, best.seconds, static_cast<unsigned long long>(best.bytes));
+      std::printf("%-32s %8.1f MB/s uncompressed  (%.2fx zlib, %.3f s, %.1f MB per CPU-s, %llu bytes)\n",
+                  line.name, rate, rate / reference_rate, best.seconds, best.bytes / best.cpu / 1e6,
+                  static_cast<unsigned long long>(best.bytes));
       std::fflush(stdout);
     }
     for (const unsigned t : thread_counts)

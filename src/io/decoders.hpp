@@ -40,8 +40,10 @@ struct ChunkedGzipStats {
 struct ChunkedGzipSettings {
   bool chunked = true;                           // false: never (serial or BGZF only)
   // Fewer threads: the serial decoder. Measured on the H100 host (16 cores,
-  // docs/benchmarks.md): a gzip -6 FASTQ member decodes at 455 MB/s on 2
-  // threads, 990 on 4, 1,752 on 8, where one ISA-L core does 686.
+  // docs/benchmarks.md, before the byte-output decoder): a gzip -6 FASTQ
+  // member decodes at 455 MB/s on 2 threads, 990 on 4, 1,752 on 8, where one
+  // ISA-L core does 686; the pieces still cost about 3x ISA-L's CPU per byte
+  // (docs/decompression.md), so 2 threads stay below one ISA-L core.
   unsigned min_threads = 4;
   // Compressed bytes per piece: the block search and the window copies
   // replayed in the serial link cost per piece, so 2 MiB pieces cost about
