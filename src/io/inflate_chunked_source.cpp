@@ -102,9 +102,13 @@ class ChunkedGzipSource final : public ChunkQueueSource {
   void run() {
     host::OrderedPipeline<Piece> pipeline(slots_);
     pipeline.source([this](Piece& piece) { return cut_piece(piece); });
-    pipeline.parallel(threads_, [this](Piece& piece, unsigned) { timed(&ChunkedGzipStats::decode_ns, [&] { decode(piece); }); });
+    pipeline.parallel(threads_, [this](Piece& piece, unsigned) {
+      timed(&ChunkedGzipStats::decode_ns, [&] { decode(piece); });
+    });
     pipeline.serial([this](Piece& piece) { timed(&ChunkedGzipStats::link_ns, [&] { link(piece); }); });
-    pipeline.parallel(threads_, [this](Piece& piece, unsigned) { timed(&ChunkedGzipStats::check_ns, [&] { check(piece); }); });
+    pipeline.parallel(threads_, [this](Piece& piece, unsigned) {
+      timed(&ChunkedGzipStats::check_ns, [&] { check(piece); });
+    });
     try {
       pipeline.run([this](Piece& piece) { timed(&ChunkedGzipStats::deliver_ns, [&] { deliver(piece); }); });
     } catch (const Stopped&) {
