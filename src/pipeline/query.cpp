@@ -138,7 +138,8 @@ class QueryRun {
     host::Stopwatch clock;
     if (!parse_batch(reads_.layout(), batch, worker.parsed)) return;
     worker.parse += clock.lap();
-    worker.classifier->classify(worker.parsed.reads, worker.parsed.results);
+    const std::span<ReadResult> results(worker.parsed.results.data(), worker.parsed.reads.size());
+    worker.classifier->classify(worker.parsed.reads, results);
     worker.classify += clock.lap();
     writer_.format(batch, worker.parsed, reads_.paired());
     worker.format += clock.lap();

@@ -63,13 +63,16 @@ struct Batch {
   BatchOutput out;
 };
 
-// A batch parsed: its records (entries past the batch's count are spare),
-// views of their sequences and a result per read.
+// A batch parsed: its records as views into the batch's blocks (entries
+// past the batch's count are spare; valid while the batch is), views of
+// their sequences and a result per read. A worker keeps one from batch to
+// batch, so after the first batches parsing allocates nothing.
 struct ParsedBatch {
-  std::vector<io::SequenceRecord> mates1;
-  std::vector<io::SequenceRecord> mates2;  // unused for single-end reads
+  io::ReadViewBatch records;  // mates 2 unused for single-end reads
   std::vector<ReadView> reads;
-  std::vector<ReadResult> results;  // sized as reads, to be filled
+  // Sized as reads; every engine assigns each result whole, so a result
+  // left from an earlier batch is never read.
+  std::vector<ReadResult> results;
 };
 
 // Clears batch.out, then parses the batch into `parsed`. False when there is
