@@ -1,5 +1,6 @@
 #include "pipeline/query_batch.hpp"
 
+#include <algorithm>
 #include <span>
 #include <stdexcept>
 
@@ -22,6 +23,21 @@ std::string_view read_id(const io::RecordView& mate1, bool paired) {
 }
 
 }  // namespace
+
+// A small input is cut into at least this many batches per worker: with one
+// batch each and a short last round (1.37 M pairs are 21 GPU batches of
+// 65,536 for 16 workers), most workers would idle for much of the run.
+constexpr std::uintmax_t batches_per_worker = 4;
+// ... but no batch is made smaller than this by that rule (a GPU batch costs
+// a few fixed steps; a CPU batch of 4,096 pairs is about 1.4 MB anyway).
+constexpr std::uintmax_t min_balanced_batch_bytes = std::uintmax_t(4) << 20;
+
+std::size_t batch_byte_limit(const QueryOptions& o, std::uintmax_t file_size, bool compressed,
+                             unsigned threads) {
+  if (o.reads.empty() || o.reads[0] == "-" || compressed || file_size == 0) return max_batch_bytes;
+  return std::size_t(std::clamp<std::uintmax_t>(file_size / (batches_per_worker * threads),
+                                                min_balanced_batch_bytes, max_batch_bytes));
+}
 
 io::ReadBlockCutter open_reads(const QueryOptions& o) {
   if (o.reads.empty() || o.reads.size() > 2)
