@@ -53,23 +53,27 @@ std::vector<ParsedBatch>& QueryBuffers::parsed(std::size_t workers) {
 
 void QueryBuffers::prepare(const QueryOptions& o) {
   const unsigned threads = o.threads == 0 ? 1 : o.threads;
-  const std::size_t reads = o.batch_size;
   const bool paired = o.reads.size() == 2 || o.interleaved;
+  const std::size_t records_per_read = o.interleaved ? 2 : 1;
   std::vector<Batch>& in_flight = batches(batches_in_flight(threads));
   std::vector<ParsedBatch>& workers = parsed(threads);
 
+  // A batch holds batch_size reads, or fewer where the byte limit cuts it
+  // first: without a measured record size, as many as short reads of
+  // `short_record_bytes` would give.
+  constexpr double short_record_bytes = 256;  // a 2 x 100 bp FASTQ record, about
+  const std::optional<double> record =
+      o.reads.empty() ? std::nullopt : fastq_record_bytes(o.reads[0]);
+  std::error_code error;
+  const std::uintmax_t size =
+      record ? std::filesystem::file_size(o.reads[0], error) : std::uintmax_t(0);
+  const double limit = double(batch_byte_limit(o, error ? 0 : size, false, threads));
+  const double reads_in_limit = limit / (record.value_or(short_record_bytes) * double(records_per_read)) + 2;
+  const std::size_t reads = std::size_t(std::min(double(o.batch_size), reads_in_limit));
   // Each batch's blocks at the size the cutter will ask for (a little more:
   // its own estimate grows by 5 % and a record), so it reserves nothing more.
-  std::size_t block_bytes = 0;
-  if (!o.reads.empty()) {
-    if (const std::optional<double> record = fastq_record_bytes(o.reads[0])) {
-      const double records = double(reads) * (o.interleaved ? 2 : 1);
-      std::error_code error;
-      const std::uintmax_t size = std::filesystem::file_size(o.reads[0], error);
-      const double limit = double(batch_byte_limit(o, error ? 0 : size, false, threads));
-      block_bytes = std::size_t(std::min(records * *record * 1.1, limit + 4 * *record) + 65536);
-    }
-  }
+  const std::size_t block_bytes =
+      record ? std::size_t(double(reads * records_per_read) * *record * 1.1 + 65536) : 0;
   const std::size_t jobs = in_flight.size() + workers.size();
   host::parallel_for(jobs, std::min(threads, 4u), [&](std::size_t job) {
     if (job < in_flight.size()) {
