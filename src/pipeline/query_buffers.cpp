@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 
@@ -20,9 +21,12 @@ void touch_pages(char* data, std::size_t bytes) {
 
 // Bytes per FASTQ record at the start of a plain reads file, from its first
 // mebibyte; nothing for stdin, compressed or FASTA input, or a file that
-// cannot be read (the query reports that).
+// cannot be read (the query reports that). Only a regular file is read: the
+// bytes read from a pipe (`<(zcat reads.fq.gz)`) would be gone for the query.
 std::optional<double> fastq_record_bytes(const std::string& path) {
-  if (path.empty() || path == "-") return std::nullopt;
+  std::error_code error;
+  if (path.empty() || path == "-" || !std::filesystem::is_regular_file(path, error) || error)
+    return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   std::string head(std::size_t(1) << 20, '\0');
   in.read(head.data(), std::streamsize(head.size()));

@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "catch.hpp"
@@ -189,6 +191,36 @@ TEST_CASE("query: buffers kept from query to query change no output") {
   bad.reads = {(dir / "bad.fq").string()};
   CHECK_THROWS_AS(run(dir, bad, &shared), io::InputError);
   CHECK(run(dir, queries[0], &shared).tsv == run(dir, queries[0]).tsv);
+}
+
+TEST_CASE("query: buffers prepared for reads from pipes take none of their bytes") {
+  TempDir dir;
+  // More than the warm-up's look at a file (1 MiB): had it read the pipe, the
+  // query would find the reads cut in the middle (or the writer a closed pipe).
+  std::string reads;
+  for (int copy = 0; copy < 4; ++copy) reads += slurp(data_dir / "reads_R1.fq");
+  REQUIRE(reads.size() > (std::size_t(3) << 20) / 2);
+  write_file(dir / "reads.fq", reads);
+  pipeline::QueryOptions from_file;
+  from_file.reads = {(dir / "reads.fq").string()};
+  const Outputs expected = run(dir, from_file);
+  // The same reads through a FIFO, as `<(zcat reads.fq.gz)` gives them.
+  const fs::path fifo = dir / "reads.fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  pipeline::QueryOptions from_pipe;
+  from_pipe.reads = {fifo.string()};
+  std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << reads; });
+  pipeline::QueryBuffers buffers;
+  Outputs got;
+  try {
+    buffers.prepare(from_pipe);
+    got = run(dir, from_pipe, &buffers);
+  } catch (...) {
+    writer.join();
+    throw;
+  }
+  writer.join();
+  CHECK(got.tsv == expected.tsv);
 }
 
 TEST_CASE("query: interleaved pairs equal two files; single-end reads") {
