@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "test_effort.hpp"
 #include "io/read_blocks.hpp"
 #include "io/record_blocks.hpp"
 #include "io/record_views.hpp"
@@ -135,7 +136,7 @@ bool inside(std::string_view view, const RecordBlock& block) {
 TEST_CASE("record views are SequenceReader's records and errors, block by block", "[io][views]") {
   std::mt19937_64 random(77);
   int blocks_checked = 0, errors_seen = 0;
-  for (int round = 0; round < 400; ++round) {
+  for (int round = 0; round < metawarp::test::rounds(400); ++round) {
     const bool fastq = round % 3 != 0;
     const bool crlf = round % 5 == 1;
     const bool damaged = round % 2 == 1;
