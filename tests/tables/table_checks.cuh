@@ -39,7 +39,7 @@ class BlockingStream {
 
 // What a bulk insert does with more pairs than the table holds.
 enum class WhenFull {
-  reports_pair,  // the pairs that do not fit report table_full; every other pair is stored (iceberg)
+  reports_pair,  // the pairs that do not fit report table_full, all others are stored (iceberg)
   loses_pairs,   // table_full in the status; the table may have lost pairs: rebuild (cuckoo)
   grows,         // the insert grows the table first (portable map)
 };
@@ -51,6 +51,14 @@ struct TableTraits {
   bool exact_duplicate_status = false;
 };
 
+// make(min_capacity, stream) for a table constructed from (capacity, options, stream).
+template <class Table, class Options>
+auto made_with(Options options) {
+  return [options](std::uint64_t capacity, cudaStream_t stream) {
+    return Table(capacity, options, stream);
+  };
+}
+
 // Each pair's status of a bulk insert with status_out.
 template <class Table, class K, class V>
 std::vector<Status> insert_with_status(Table& table, const cuda::device_buffer<K>& keys,
@@ -61,25 +69,76 @@ std::vector<Status> insert_with_status(Table& table, const cuda::device_buffer<K
   return to_host(d_status, n);
 }
 
+// The checks below that depend only on the key and value types are
+// templates of K and V (or plain functions), not of the table: the
+// configurations of a test file sharing K and V share their host code
+// (Catch2's assertions are most of a test's compile time).
+
+inline void require_all(const std::vector<Status>& status, Status::bits_type expected) {
+  for (Status s : status) REQUIRE(s.bits() == expected);
+}
+
+// Pairs whose insert reported ok; every other status must be exactly
+// `other` (duplicate_key, table_full) and no key may report ok twice.
+template <class K, class V>
+std::unordered_map<K, V> ok_pairs(const std::vector<Status>& status, const std::vector<K>& keys,
+                                  const std::vector<V>& values, Status::bits_type other) {
+  std::unordered_map<K, V> out;
+  for (std::size_t i = 0; i < status.size(); ++i) {
+    REQUIRE((status[i].ok() || status[i].bits() == other));
+    if (status[i].ok()) REQUIRE(out.emplace(keys[i], values[i]).second);
+  }
+  return out;
+}
+
+// (keys[i], values[i]) as a map; fails on a key present twice.
+template <class K, class V>
+std::unordered_map<K, V> as_map(const std::vector<K>& keys, const std::vector<V>& values) {
+  std::unordered_map<K, V> out;
+  for (std::size_t i = 0; i < keys.size(); ++i) REQUIRE(out.emplace(keys[i], values[i]).second);
+  return out;
+}
+
+// found[i] == expected[i] with status ok for i < hits; `missing` with
+// key_not_found after.
+template <class V>
+void check_hits_then_misses(const std::vector<V>& found, const std::vector<Status>& status,
+                            const std::vector<V>& expected, std::size_t hits, V missing) {
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    REQUIRE(found[i] == (i < hits ? expected[i] : missing));
+    REQUIRE(status[i].bits() == (i < hits ? 0u : Status::key_not_found));
+  }
+}
+
+inline void check_contained(const std::vector<bool>& contained, std::size_t first,
+                            std::size_t last) {
+  for (std::size_t i = 0; i < contained.size(); ++i) {
+    REQUIRE(contained[i] == (i >= first && i < last));
+  }
+}
+
 // Every stored pair as a map; fails on a key stored twice.
 template <class Table>
 std::unordered_map<typename Table::key_type, typename Table::value_type> stored_pairs(
     const Table& table, cudaStream_t stream) {
   using K = typename Table::key_type;
   using V = typename Table::value_type;
-  std::unordered_map<K, V> out;
+  std::vector<K> keys;
+  std::vector<V> values;
   if constexpr (requires { table.download(stream); }) {  // the portable map: its host copy
-    table.download(stream).for_each([&](K k, V v) { REQUIRE(out.emplace(k, v).second); });
+    table.download(stream).for_each([&](K k, V v) {
+      keys.push_back(k);
+      values.push_back(v);
+    });
   } else {
     const std::uint64_t capacity = table.capacity();
     cuda::device_buffer<K> d_keys(capacity);
     cuda::device_buffer<V> d_values(capacity);
     const std::uint64_t n = table.retrieve_all(d_keys.data(), d_values.data(), stream);
-    const auto keys = to_host(d_keys, n);
-    const auto values = to_host(d_values, n);
-    for (std::size_t i = 0; i < n; ++i) REQUIRE(out.emplace(keys[i], values[i]).second);
+    keys = to_host(d_keys, n);
+    values = to_host(d_values, n);
   }
-  return out;
+  return as_map(keys, values);
 }
 
 template <class Table, class Make>
@@ -103,25 +162,14 @@ void check_single_value_table(Make make, TableTraits traits) {
   const V missing = V(12345);
 
   SECTION("unique keys: hits, misses, contains, size, retrieve_all") {
-    for (Status s : insert_with_status(table, d_keys, d_values, n, stream)) REQUIRE(s.ok());
+    require_all(insert_with_status(table, d_keys, d_values, n, stream), 0);
     CHECK(table.peek_status(stream).ok());
     CHECK(table.size(stream) == n);
     table.find(d_all_keys.data(), 2 * n, d_found.data(), missing, stream, d_status.data());
-    const auto found = to_host(d_found, 2 * n);
-    const auto status = to_host(d_status, 2 * n);
-    for (std::size_t i = 0; i < 2 * n; ++i) {
-      if (i < n) {
-        REQUIRE(found[i] == values[i]);
-        REQUIRE(status[i].ok());
-      } else {
-        REQUIRE(found[i] == missing);
-        REQUIRE(status[i].has(Status::key_not_found));
-      }
-    }
+    check_hits_then_misses(to_host(d_found, 2 * n), to_host(d_status, 2 * n), values, n, missing);
     mwc::device_buffer<bool> d_contained(2 * n);
     table.contains(d_all_keys.data(), 2 * n, d_contained.data(), stream);
-    const auto contained = to_host(d_contained, 2 * n);
-    for (std::size_t i = 0; i < 2 * n; ++i) REQUIRE(contained[i] == (i < n));
+    check_contained(to_host(d_contained, 2 * n), 0, n);
     CHECK(stored_pairs(table, stream) == reference);
   }
 
@@ -143,7 +191,8 @@ void check_single_value_table(Make make, TableTraits traits) {
     for (std::size_t i = 0; i < old_count; ++i) allowed[inserted[i]] = {values[i]};
     auto d_dup_keys = to_device(dup_keys);
     auto d_dup_values = to_device(dup_values);
-    const auto status = insert_with_status(table, d_dup_keys, d_dup_values, dup_keys.size(), stream);
+    const auto status =
+        insert_with_status(table, d_dup_keys, d_dup_values, dup_keys.size(), stream);
     CHECK(table.peek_status(stream).has(Status::duplicate_key));
     CHECK_FALSE(table.peek_status(stream).has_error());
     CHECK(table.size(stream) == batch_keys);
@@ -152,16 +201,9 @@ void check_single_value_table(Make make, TableTraits traits) {
     for (const auto& [k, v] : stored) REQUIRE(allowed.at(k).count(v) == 1);
     if (traits.exact_duplicate_status) {
       // One ok per new key, carrying the stored value; none for stored keys.
-      std::unordered_map<K, std::size_t> oks;
-      for (std::size_t i = 0; i < dup_keys.size(); ++i) {
-        REQUIRE((status[i].ok() || status[i].bits() == Status::duplicate_key));
-        if (status[i].ok()) {
-          ++oks[dup_keys[i]];
-          REQUIRE(stored.at(dup_keys[i]) == dup_values[i]);
-        }
-      }
+      const auto oks = ok_pairs(status, dup_keys, dup_values, Status::duplicate_key);
       CHECK(oks.size() == batch_keys - old_count);
-      for (const auto& [k, count] : oks) REQUIRE(count == 1);
+      for (const auto& [k, v] : oks) REQUIRE(stored.at(k) == v);
     }
   }
 
@@ -190,19 +232,18 @@ void check_single_value_table(Make make, TableTraits traits) {
     table.insert(d_keys.data(), d_values.data(), n, stream);
     const std::size_t erased = n / 2;
     table.erase(d_keys.data(), erased, stream, d_status.data());
-    for (Status s : to_host(d_status, erased)) REQUIRE(s.ok());
+    require_all(to_host(d_status, erased), 0);
     table.erase(d_keys.data(), erased, stream, d_status.data());  // again: all absent now
-    for (Status s : to_host(d_status, erased)) REQUIRE(s.has(Status::key_not_found));
+    require_all(to_host(d_status, erased), Status::key_not_found);
     CHECK(table.size(stream) == n - erased);
     mwc::device_buffer<bool> d_contained(n);
     table.contains(d_keys.data(), n, d_contained.data(), stream);
-    const auto contained = to_host(d_contained, n);
-    for (std::size_t i = 0; i < n; ++i) REQUIRE(contained[i] == (i >= erased));
+    check_contained(to_host(d_contained, n), erased, n);
 
     std::vector<V> new_values(erased);
     for (std::size_t i = 0; i < erased; ++i) new_values[i] = V(values[i] + 1);
     auto d_new_values = to_device(new_values);
-    for (Status s : insert_with_status(table, d_keys, d_new_values, erased, stream)) REQUIRE(s.ok());
+    require_all(insert_with_status(table, d_keys, d_new_values, erased, stream), 0);
     CHECK(table.size(stream) == n);
     table.find(d_keys.data(), n, d_found.data(), missing, stream);
     const auto found = to_host(d_found, n);
@@ -227,14 +268,10 @@ void check_single_value_table(Make make, TableTraits traits) {
     CHECK(total.has(Status::table_full));
     if (traits.when_full == WhenFull::loses_pairs) return;
     // reports_pair: exactly the pairs reporting ok are stored, with their values.
-    std::unordered_map<K, V> ok_pairs;
-    for (std::size_t i = 0; i < offered; ++i) {
-      REQUIRE((status[i].ok() || status[i].bits() == Status::table_full));
-      if (status[i].ok()) ok_pairs[keys[i]] = values[i];
-    }
-    CHECK(ok_pairs.size() <= small.capacity());
-    CHECK(ok_pairs.size() > small.capacity() / 2);
-    CHECK(stored_pairs(small, stream) == ok_pairs);
+    const auto stored_ok = ok_pairs(status, keys, values, Status::table_full);
+    CHECK(stored_ok.size() <= small.capacity());
+    CHECK(stored_ok.size() > small.capacity() / 2);
+    CHECK(stored_pairs(small, stream) == stored_ok);
   }
 }
 

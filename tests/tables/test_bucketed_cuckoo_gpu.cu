@@ -38,12 +38,10 @@ TEMPLATE_TEST_CASE("bucketed cuckoo table matches std::unordered_map", "[gpu][cu
   using V = typename Table::value_type;
 
   SECTION("shared checks") {
-    TableTraits traits;
-    traits.when_full = WhenFull::loses_pairs;  // an eviction chain may drop another key
-    traits.exact_duplicate_status = false;     // racing copies are removed after the insert
+    // An eviction chain may drop another key; racing copies are removed after the insert.
     check_single_value_table<Table>(
-        [](std::uint64_t capacity, cudaStream_t s) { return Table(capacity, CuckooOptions{}, s); },
-        traits);
+        made_with<Table>(CuckooOptions{}),
+        {.when_full = WhenFull::loses_pairs, .exact_duplicate_status = false});
   }
 
   BlockingStream stream;

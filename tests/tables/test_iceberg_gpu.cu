@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "catch_templates.hpp"
@@ -57,12 +59,9 @@ TEMPLATE_TEST_CASE("iceberg table", "[gpu][iceberg]",
   using V = typename Table::value_type;
 
   SECTION("shared checks") {
-    TableTraits traits;
-    traits.when_full = WhenFull::reports_pair;
-    traits.exact_duplicate_status = true;
     check_single_value_table<Table>(
-        [](std::uint64_t capacity, cudaStream_t s) { return Table(capacity, IcebergOptions{}, s); },
-        traits);
+        made_with<Table>(IcebergOptions{}),
+        {.when_full = WhenFull::reports_pair, .exact_duplicate_status = true});
   }
 
   SECTION("racing duplicate inserts beside lookups, loads 0.5 to the claimed limit") {
@@ -73,18 +72,30 @@ TEMPLATE_TEST_CASE("iceberg table", "[gpu][iceberg]",
     for (double load : loads) {
       for (int rep = 0; rep < 12; ++rep) {
         // Half the keys are stored first, the other half arrive in one
-        // kernel as runs of 1..4 copies with distinct values.
+        // kernel in 1..4 copies with distinct values: two copies side by
+        // side (they race in one warp) and the others anywhere in the batch
+        // (they race with other keys' inserts changing the loads between).
         const std::size_t distinct = std::size_t(load * capacity);
         const std::size_t old_n = distinct / 2;
         const auto keys = distinct_keys<K>(distinct, 1000 + rep);
         const auto old_values = random_values<V>(old_n, 2000 + rep);
-        std::vector<K> batch;
-        std::vector<V> batch_values;
+        std::vector<std::pair<K, V>> side_by_side, scattered;
         for (std::size_t i = old_n; i < distinct; ++i) {
           for (std::size_t c = 0; c < 1 + (i + rep) % 4; ++c) {
-            batch.push_back(keys[i]);
-            batch_values.push_back(V(8 + 4 * i + c));  // never `missing`
+            // Values from 8 up: never `missing`.
+            (c < 2 ? side_by_side : scattered).emplace_back(keys[i], V(8 + 4 * i + c));
           }
+        }
+        std::shuffle(scattered.begin(), scattered.end(), std::mt19937_64(3000 + rep));
+        std::vector<K> batch;
+        std::vector<V> batch_values;
+        for (std::size_t step = 0, a = 0, b = 0; a < side_by_side.size() || b < scattered.size();
+             ++step) {
+          const bool take_scattered =
+              b < scattered.size() && (a == side_by_side.size() || step % 3 == 2);
+          const auto& [k, v] = take_scattered ? scattered[b++] : side_by_side[a++];
+          batch.push_back(k);
+          batch_values.push_back(v);
         }
         auto d_old = to_device(std::vector<K>(keys.begin(), keys.begin() + old_n));
         auto d_old_values = to_device(old_values);
@@ -93,9 +104,7 @@ TEMPLATE_TEST_CASE("iceberg table", "[gpu][iceberg]",
         IcebergOptions options;
         options.seed = std::uint64_t(rep);
         Table table(capacity, options, stream);
-        for (Status s : insert_with_status(table, d_old, d_old_values, old_n, stream)) {
-          REQUIRE(s.ok());
-        }
+        require_all(insert_with_status(table, d_old, d_old_values, old_n, stream), 0);
         mwc::device_buffer<Status> d_status(batch.size());
         mwc::device_buffer<V> d_old_found(old_n);
         const unsigned blocks = unsigned((2 * batch.size() * Table::group_size + 255) / 256);
@@ -106,15 +115,10 @@ TEMPLATE_TEST_CASE("iceberg table", "[gpu][iceberg]",
         INFO("load " << load << ", repetition " << rep);
 
         // Lookups during the inserts found every pair stored before.
-        const auto old_found = to_host(d_old_found, old_n);
-        for (std::size_t i = 0; i < old_n; ++i) REQUIRE(old_found[i] == old_values[i]);
+        REQUIRE(to_host(d_old_found, old_n) == old_values);
         // Exactly one ok per key, all other copies duplicate_key, nothing full.
-        const auto status = to_host(d_status, batch.size());
-        std::unordered_map<K, V> ok_value;
-        for (std::size_t i = 0; i < batch.size(); ++i) {
-          REQUIRE((status[i].ok() || status[i].bits() == Status::duplicate_key));
-          if (status[i].ok()) REQUIRE(ok_value.emplace(batch[i], batch_values[i]).second);
-        }
+        auto ok_value =
+            ok_pairs(to_host(d_status, batch.size()), batch, batch_values, Status::duplicate_key);
         REQUIRE(ok_value.size() == distinct - old_n);
         // The table holds each key once, with the value of its ok copy.
         for (std::size_t i = 0; i < old_n; ++i) ok_value.emplace(keys[i], old_values[i]);
@@ -136,19 +140,14 @@ TEMPLATE_TEST_CASE("iceberg table", "[gpu][iceberg]",
     auto d_keys = to_device(keys);
     auto d_values = to_device(values);
     Table table(capacity, IcebergOptions{}, stream);
-    const auto status = insert_with_status(table, d_keys, d_values, n, stream);
-    std::unordered_map<K, V> ok_pairs;
-    std::size_t full = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      REQUIRE((status[i].ok() || status[i].bits() == Status::table_full));
-      if (status[i].ok()) ok_pairs.emplace(keys[i], values[i]);
-      full += status[i].has(Status::table_full);
-    }
-    CHECK(full > 0);
-    CHECK(full == n - ok_pairs.size());
-    CHECK(ok_pairs.size() >= std::size_t(claimed_load<Table::group_size> * table.capacity()));
+    // Every status is ok or table_full, so the table_full count is n - stored.
+    const auto stored_ok =
+        ok_pairs(insert_with_status(table, d_keys, d_values, n, stream), keys, values,
+                 Status::table_full);
+    CHECK(stored_ok.size() < n);
+    CHECK(stored_ok.size() >= std::size_t(claimed_load<Table::group_size> * table.capacity()));
     CHECK(table.peek_status(stream).has(Status::table_full));
-    CHECK(stored_pairs(table, stream) == ok_pairs);
+    CHECK(stored_pairs(table, stream) == stored_ok);
   }
 
   SECTION("layout of the two yards; an invalid backyard share is refused") {

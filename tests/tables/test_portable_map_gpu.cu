@@ -43,12 +43,9 @@ TEMPLATE_TEST_CASE("device portable map matches std::unordered_map", "[gpu][port
   using V = typename Map::value_type;
 
   SECTION("shared checks") {
-    TableTraits traits;
-    traits.when_full = WhenFull::grows;
-    traits.exact_duplicate_status = false;
     check_single_value_table<Map>(
-        [](std::uint64_t capacity, cudaStream_t s) { return Map(capacity, PortableMapOptions{}, s); },
-        traits);
+        made_with<Map>(PortableMapOptions{}),
+        {.when_full = WhenFull::grows, .exact_duplicate_status = false});
   }
 
   BlockingStream stream;

@@ -82,9 +82,10 @@ struct IcebergOptions : BucketedOptions {
 };
 
 // Backyard share by bucket size, from a sequential simulation of this
-// insert (2 M slots, 5 seeds; 50 k slots, 400 seeds): no table_full up to a
-// load of 0.85 (B = 8), 0.93 (B = 16), 0.95 (B = 32); the paper's iceberg
-// reaches 0.7, 0.86, 0.93. Beyond those loads table_full is reported.
+// insert (2 M slots x 5 seeds; 60 k slots x 2000 seeds): no table_full up to
+// a load of 0.85 (B = 8), 0.9 (B = 16; at 0.93 one pair in the 2000 small
+// tables), 0.95 (B = 32); the paper's iceberg reaches 0.7, 0.86, 0.93.
+// Beyond those loads table_full is reported.
 template <int BucketSize>
 inline constexpr double iceberg_default_backyard_fraction = BucketSize == 8 ? 0.25 : 0.1875;
 
@@ -162,7 +163,9 @@ class IcebergTable
     __device__ bool claim_lowest_free(const group_type& g, const Bucket& b, K key, V value) const {
       const int leader = __ffs(b.free) - 1;
       bool won = false;
-      if (g.thread_rank() == leader) won = layout.try_claim(b.base + leader, b.lane_key, key, value);
+      if (g.thread_rank() == leader) {
+        won = layout.try_claim(b.base + leader, b.lane_key, key, value);
+      }
       return g.shfl(won, leader);
     }
 
@@ -281,7 +284,9 @@ class IcebergTable
   using Base::storage_;
 
   static IcebergOptions resolved(IcebergOptions o) {
-    if (o.backyard_fraction == 0) o.backyard_fraction = iceberg_default_backyard_fraction<BucketSize>;
+    if (o.backyard_fraction == 0) {
+      o.backyard_fraction = iceberg_default_backyard_fraction<BucketSize>;
+    }
     return o;
   }
   static IcebergYards yards_for(std::uint64_t min_capacity, const IcebergOptions& options) {
