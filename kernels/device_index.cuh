@@ -1,19 +1,62 @@
 #pragma once
 // Device-side lookups in a DeviceIndexView (device_index.hpp).
+#include <cooperative_groups.h>
+
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "kernels/device_index.hpp"
-#include "metawarp/hash/fmix.hpp"
+#include "metawarp/tables/single_value_table.cuh"
 
 namespace metawarp::kernels {
 
-inline constexpr std::uint64_t empty_lookup_slot = ~std::uint64_t(0);
+namespace cg = cooperative_groups;
 
-// Where a feature's probing starts: Murmur3's finalizer (the features are
-// hashes already, but sorted input must not cluster in the table whatever
-// hash the database used), reduced to [0, capacity) by a multiply-high.
-__host__ __device__ inline std::uint64_t lookup_start(std::uint32_t f, std::uint64_t capacity) {
-  return (std::uint64_t(hash::fmix32(f)) * capacity) >> 32;
+// The table behind every shard's feature -> list number lookup, chosen here
+// once (docs/benchmarks.md, "The query's feature lookup"): a feature and its
+// list number packed in one 64-bit slot, double hashing over windows of
+// index::lookup_group_size slots, each window read by as many threads with
+// one coalesced 32-byte load. The shards' features are distinct, so inserts
+// never meet a duplicate; the table is read-only once built.
+using FeatureLookupTable =
+    tables::SingleValueHashTable<sketch::feature_t, std::uint32_t,
+                                 tables::PackedLayout<sketch::feature_t, std::uint32_t>,
+                                 tables::DoubleHashing, tables::MurmurHasher,
+                                 index::lookup_group_size>;
+using FeatureLookupRef = FeatureLookupTable::Ref;
+// The threads that look one feature up together (all of them call find).
+using LookupGroup = FeatureLookupTable::group_type;
+inline constexpr int lookup_group_size = FeatureLookupTable::group_size;
+
+static_assert(sizeof(FeatureLookupRef) <= sizeof(LookupRefBytes) &&
+                  alignof(FeatureLookupRef) <= alignof(LookupRefBytes) &&
+                  std::is_trivially_copyable_v<FeatureLookupRef>,
+              "the lookup table's ref must fit ShardView::lookup");
+
+struct FeatureLookup {
+  FeatureLookupTable table;
+};
+
+__host__ __device__ inline LookupRefBytes to_bytes(const FeatureLookupRef& ref) {
+  LookupRefBytes bytes{};
+  std::memcpy(bytes.bytes, &ref, sizeof ref);
+  return bytes;
+}
+__device__ inline FeatureLookupRef lookup_ref(const ShardView& shard) {
+  FeatureLookupRef ref;
+  std::memcpy(&ref, shard.lookup.bytes, sizeof ref);
+  return ref;
+}
+
+// The list number of `feature` in a shard, or no_list. Every thread of g
+// calls it with the same feature.
+__device__ inline std::uint32_t list_number(const LookupGroup& g, const ShardView& shard,
+                                            sketch::feature_t feature) {
+  using sentinels = tables::KeySentinels<sketch::feature_t>;
+  if (!sentinels::is_valid(feature)) return shard.reserved_lists[feature - sentinels::tombstone];
+  std::uint32_t list = no_list;
+  return lookup_ref(shard).find(g, feature, list) ? list : no_list;
 }
 
 // The shard whose feature range holds `feature`: the last one beginning at or
@@ -29,22 +72,16 @@ __device__ inline std::uint32_t owner_shard(const DeviceIndexView& index,
   return lo;
 }
 
-// The feature's list (count 0 when the database does not hold it).
-__device__ inline ListRange find(const DeviceIndexView& index, sketch::feature_t feature) {
+// The feature's list (count 0 when the database does not hold it). Every
+// thread of g calls it with the same feature and gets the same answer.
+__device__ inline ListRange find(const LookupGroup& g, const DeviceIndexView& index,
+                                 sketch::feature_t feature) {
   const std::uint32_t owner = owner_shard(index, feature);
-  const ShardView shard = index.shards[owner];
-  std::uint64_t slot = lookup_start(feature, shard.capacity);
-  for (;;) {
-    const std::uint64_t entry = shard.slots[slot];
-    if (entry == empty_lookup_slot) break;
-    if (std::uint32_t(entry >> 32) == feature) {
-      const std::uint32_t list = std::uint32_t(entry);
-      const std::uint32_t begin = shard.offsets[list];
-      return ListRange{owner, begin, shard.offsets[list + 1] - begin};
-    }
-    if (++slot == shard.capacity) slot = 0;
-  }
-  return ListRange{owner, 0, 0};
+  const ShardView& shard = index.shards[owner];
+  const std::uint32_t list = list_number(g, shard, feature);
+  if (list == no_list) return ListRange{owner, 0, 0};
+  const std::uint32_t begin = shard.offsets[list];
+  return ListRange{owner, begin, shard.offsets[list + 1] - begin};
 }
 
 // The target of a global window id: the last target whose base is at or
