@@ -31,8 +31,8 @@ struct Ceilings {
 };
 
 // Seconds taken by `work` (best of `reps`), `setup` run untimed before each.
-inline double time_best(const std::function<void()>& work, const std::function<void()>& setup = {},
-                 int reps = 2) {
+inline double time_best(const std::function<void()>& work,
+                        const std::function<void()>& setup = {}, int reps = 2) {
   metawarp::cuda::event start, stop;
   double best = 1e30;
   for (int r = 0; r < reps; ++r) {
@@ -48,7 +48,7 @@ inline double time_best(const std::function<void()>& work, const std::function<v
 }
 
 inline void report(const std::string& what, double ops, double seconds, double ceiling,
-            const char* ceiling_name) {
+                   const char* ceiling_name) {
   const double rate = ops / seconds;
   std::printf("%-64s %8.3f G/s  %5.1f%% of %s\n", what.c_str(), rate / 1e9,
               100.0 * rate / ceiling, ceiling_name);

@@ -31,36 +31,6 @@ using namespace metawarp;
 
 namespace {
 
-struct Options {
-  std::string database, mates1, mates2;
-  std::uint64_t max_reads = 0;
-  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  int repeat = 3;
-};
-
-Options parse(int argc, char** argv) {
-  Options o;
-  std::vector<std::string> positional;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const auto value = [&] {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return std::string(argv[++i]);
-    };
-    if (a == "--max-reads") o.max_reads = std::stoull(value());
-    else if (a == "--threads") o.threads = unsigned(std::stoul(value()));
-    else if (a == "--repeat") o.repeat = std::stoi(value());
-    else positional.push_back(a);
-  }
-  if (positional.size() < 2 || positional.size() > 3)
-    throw std::invalid_argument(
-        "usage: bench_host_lookup DATABASE READS_1 [READS_2] [--max-reads N] [--threads T] "
-        "[--repeat R]");
-  o.database = positional[0];
-  o.mates1 = positional[1];
-  if (positional.size() == 3) o.mates2 = positional[2];
-  return o;
-}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -171,7 +141,8 @@ std::pair<double, std::uint64_t> time_lookups(const tools::LookupWorkload& w, un
 
 int main(int argc, char** argv) {
   try {
-    const Options o = parse(argc, argv);
+    const metawarp::tools::LookupBenchOptions o =
+      metawarp::tools::parse_lookup_bench_options(argc, argv, "bench_host_lookup");
     auto t0 = std::chrono::steady_clock::now();
     const db::Database db = db::load(o.database, o.threads);
     std::printf("database %s: %zu features, %zu locations; loaded in %.2f s\n",

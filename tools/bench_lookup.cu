@@ -7,7 +7,7 @@
 // (index/lookup_capacity.hpp: at most 10 bytes per feature) allows, next to
 // the device's random-read ceiling (bench_ceilings.cuh).
 //
-//   bench_lookup DATABASE READS_1 [READS_2] [--max-reads N] [--repeat R]
+//   bench_lookup DATABASE READS_1 [READS_2] [--max-reads N] [--threads T] [--repeat R]
 //
 // Candidates: the hand-written table the query used before (u64 slots,
 // linear probing, a thread per lookup), the library's single-value table
@@ -56,33 +56,6 @@ namespace {
 constexpr uint32_t none = 0xffffffffu;
 using sentinels = mwt::KeySentinels<uint32_t>;
 
-struct Options {
-  std::string database, mates1, mates2;
-  uint64_t max_reads = 0;
-  int repeat = 3;
-};
-
-Options parse(int argc, char** argv) {
-  Options o;
-  std::vector<std::string> positional;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const auto value = [&] {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return std::string(argv[++i]);
-    };
-    if (a == "--max-reads") o.max_reads = std::stoull(value());
-    else if (a == "--repeat") o.repeat = std::stoi(value());
-    else positional.push_back(a);
-  }
-  if (positional.size() < 2 || positional.size() > 3)
-    throw std::invalid_argument(
-        "usage: bench_lookup DATABASE READS_1 [READS_2] [--max-reads N] [--repeat R]");
-  o.database = positional[0];
-  o.mates1 = positional[1];
-  if (positional.size() == 3) o.mates2 = positional[2];
-  return o;
-}
 
 // The database's arrays and the lookups, on the device.
 struct DeviceData {
@@ -371,8 +344,9 @@ double since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  const Options o = parse(argc, argv);
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  const metawarp::tools::LookupBenchOptions o =
+      metawarp::tools::parse_lookup_bench_options(argc, argv, "bench_lookup");
+  const unsigned threads = o.threads;
   cudaDeviceProp prop{};
   mwc::check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
   std::printf("device: %s, %d SMs, %.1f GiB\n", prop.name, prop.multiProcessorCount,

@@ -1,6 +1,8 @@
 #include "lookup_workload.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <thread>
 #include <string_view>
 
 #include "io/paired_reader.hpp"
@@ -26,6 +28,31 @@ void sketch_mate(std::string_view seq, const sketch::SketchParams& params,
 }
 
 }  // namespace
+
+LookupBenchOptions parse_lookup_bench_options(int argc, char** argv, const char* program) {
+  LookupBenchOptions o;
+  std::vector<std::string> positional;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&] {
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+      return std::string(argv[++i]);
+    };
+    if (a == "--max-reads") o.max_reads = std::stoull(value());
+    else if (a == "--threads") o.threads = unsigned(std::stoul(value()));
+    else if (a == "--repeat") o.repeat = std::stoi(value());
+    else positional.push_back(a);
+  }
+  if (positional.size() < 2 || positional.size() > 3 || o.repeat < 1)
+    throw std::invalid_argument(std::string("usage: ") + program +
+                                " DATABASE READS_1 [READS_2] [--max-reads N] [--threads T] "
+                                "[--repeat R >= 1]");
+  o.database = positional[0];
+  o.mates1 = positional[1];
+  if (positional.size() == 3) o.mates2 = positional[2];
+  if (o.threads == 0) o.threads = std::max(1u, std::thread::hardware_concurrency());
+  return o;
+}
 
 LookupWorkload sketch_reads(const std::string& mates1, const std::string& mates2,
                             const sketch::SketchParams& params, std::uint64_t max_reads,

@@ -12,6 +12,18 @@
 
 namespace metawarp::tools {
 
+// The benchmarks' command line: DATABASE READS_1 [READS_2] [--max-reads N]
+// [--threads T] [--repeat R].
+struct LookupBenchOptions {
+  std::string database, mates1, mates2;
+  std::uint64_t max_reads = 0;  // 0: all
+  unsigned threads = 0;         // host threads; 0: all cores
+  int repeat = 3;
+};
+// Throws std::invalid_argument starting with "usage: <program> ..." when the
+// arguments do not fit.
+LookupBenchOptions parse_lookup_bench_options(int argc, char** argv, const char* program);
+
 struct LookupWorkload {
   std::vector<sketch::feature_t> features;     // all lookups, in query order
   std::vector<std::uint64_t> window_offsets;   // windows + 1: a window's features
