@@ -17,6 +17,27 @@ cuda::device_buffer<T> upload(std::span<const T> host, cudaStream_t stream) {
   return device;
 }
 
+// 0, 1, ..., n - 1: each feature's list number, the value the table keeps
+// for it (the library's build takes values as an array).
+cuda::device_buffer<std::uint32_t> list_numbers(std::uint64_t n, cudaStream_t stream) {
+  cuda::device_buffer<std::uint32_t> lists(n);
+  std::uint32_t* out = lists.data();
+  tables::launch_thread_per_item(n, stream, [=] __device__(std::uint64_t i, bool valid) {
+    if (valid) out[i] = std::uint32_t(i);
+  }, "numbering the GPU shard's lists");
+  return lists;
+}
+
+tables::CuckooOptions cuckoo_options(std::uint64_t seed, const LookupBuildPolicy& policy) {
+  tables::CuckooOptions options;
+  options.seed = seed;
+  // A shard's features are distinct: each insert is one bucket read and one
+  // CAS, with no search for a copy and no pass removing racing copies.
+  options.unique_keys_checked = false;
+  if (policy.max_evictions) options.max_evictions = *policy.max_evictions;
+  return options;
+}
+
 }  // namespace
 
 DeviceShard::DeviceShard(std::uint64_t features, std::uint64_t locations)
@@ -26,12 +47,8 @@ DeviceShard::DeviceShard(DeviceShard&&) noexcept = default;
 DeviceShard& DeviceShard::operator=(DeviceShard&&) noexcept = default;
 DeviceShard::~DeviceShard() = default;
 
-void DeviceShard::build_lookup(cudaStream_t stream) {
+void DeviceShard::build_lookup(cudaStream_t stream, const LookupBuildPolicy& policy) {
   const std::uint64_t count = features_.size();
-  lookup_ = std::make_unique<FeatureLookup>(
-      FeatureLookup{FeatureLookupTable(index::lookup_capacity(count), {}, stream)});
-  if (lookup_->table.capacity() != index::lookup_capacity(count))
-    throw std::logic_error("the GPU lookup table's capacity is not index::lookup_capacity");
   // The features ascend, so the two the table reserves (the largest values)
   // can only be the last ones; they keep their lists beside the table.
   using sentinels = tables::KeySentinels<sketch::feature_t>;
@@ -47,26 +64,43 @@ void DeviceShard::build_lookup(cudaStream_t stream) {
     --inserted;
     reserved_lists_[last[i] - sentinels::tombstone] = std::uint32_t(inserted);
   }
-  // The library's insert, one group per feature; its value is the feature's
-  // position (the list number), so no array of values is needed.
-  const FeatureLookupRef ref = lookup_->table.ref();
-  const sketch::feature_t* features = features_.data();
-  tables::launch_group_per_item<lookup_group_size>(
-      inserted, stream,
-      [=] __device__(const LookupGroup& g, std::uint64_t i) {
-        ref.insert(g, features[i], std::uint32_t(i));
-      },
-      "building the GPU lookup table");
-  const tables::Status status = lookup_->table.pop_status(stream);  // synchronises
-  if (status.has_error())
-    throw std::runtime_error("building the GPU lookup table: the table reported errors (bits " +
-                             std::to_string(status.bits()) + ")");
+  const cuda::device_buffer<std::uint32_t> lists = list_numbers(inserted, stream);
+
+  // The library's build: from empty, again with the next seed while an
+  // eviction chain runs out; first at the rule's size, then growing.
+  auto table = std::make_unique<FeatureLookup>(FeatureLookup{
+      FeatureLookupTable(index::lookup_capacity(count), cuckoo_options(0, policy), stream)});
+  if (table->table.capacity() != index::lookup_capacity(count))
+    throw std::logic_error("the GPU lookup table's capacity is not index::lookup_capacity");
+  tables::CuckooBuildResult result = table->table.build(
+      features_.data(), lists.data(), inserted, stream,
+      tables::CuckooRetry{std::max(1, policy.same_size_attempts), 1.0});
+  int attempts = result.attempts;
+  if (result.status.has(tables::Status::table_full) && policy.growing_attempts > 0) {
+    const std::uint64_t grown =
+        std::uint64_t(double(table->table.capacity()) * policy.growth) + 1;
+    table.reset();  // its memory first
+    table = std::make_unique<FeatureLookup>(FeatureLookup{
+        FeatureLookupTable(grown, cuckoo_options(result.seed + 1, policy), stream)});
+    result = table->table.build(features_.data(), lists.data(), inserted, stream,
+                                tables::CuckooRetry{policy.growing_attempts, policy.growth});
+    attempts += result.attempts;
+  }
+  if (result.status.has_error())
+    throw std::runtime_error(
+        "building the GPU lookup table of " + std::to_string(inserted) + " features: " +
+        (result.status.has(tables::Status::table_full)
+             ? "the features did not fit after " + std::to_string(attempts) + " attempts"
+             : "the table reported errors (bits " + std::to_string(result.status.bits()) + ")"));
+  lookup_ = std::move(table);
+  lookup_slots_ = lookup_->table.capacity();
+  lookup_attempts_ = attempts;
   features_ = cuda::device_buffer<sketch::feature_t>();
 }
 
 ShardView DeviceShard::view() const {
   if (!lookup_) throw std::logic_error("DeviceShard::view before build_lookup");
-  return ShardView{to_bytes(lookup_->table.ref()),
+  return ShardView{describe(lookup_->table),
                    {reserved_lists_[0], reserved_lists_[1]},
                    offsets_.data(),
                    locations_.data()};

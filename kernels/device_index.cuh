@@ -3,49 +3,50 @@
 #include <cooperative_groups.h>
 
 #include <cstdint>
-#include <cstring>
-#include <type_traits>
 
 #include "kernels/device_index.hpp"
-#include "metawarp/tables/single_value_table.cuh"
+#include "metawarp/tables/bucketed_cuckoo_table.cuh"
 
 namespace metawarp::kernels {
 
 namespace cg = cooperative_groups;
 
 // The table behind every shard's feature -> list number lookup, chosen here
-// once (docs/benchmarks.md, "The query's feature lookup"): a feature and its
-// list number packed in one 64-bit slot, double hashing over windows of
-// index::lookup_group_size slots, each window read by as many threads with
-// one coalesced 32-byte load. The shards' features are distinct, so inserts
-// never meet a duplicate; the table is read-only once built.
+// once (docs/benchmarks.md, "The query's feature lookup"): bucketed cuckoo
+// hashing, a feature and its list number packed in one 64-bit slot, buckets
+// of index::lookup_bucket_size slots, each read by as many threads with one
+// coalesced load. A feature lies in one of its three buckets and a lookup
+// stops at the first bucket with a free slot, so it reads one bucket, at most
+// three, whatever the table's size. The shards' features are distinct and the
+// table is read-only once built.
 using FeatureLookupTable =
-    tables::SingleValueHashTable<sketch::feature_t, std::uint32_t,
-                                 tables::PackedLayout<sketch::feature_t, std::uint32_t>,
-                                 tables::DoubleHashing, tables::MurmurHasher,
-                                 index::lookup_group_size>;
+    tables::BucketedCuckooTable<sketch::feature_t, std::uint32_t, index::lookup_bucket_size,
+                                LookupHasher>;
 using FeatureLookupRef = FeatureLookupTable::Ref;
 // The threads that look one feature up together (all of them call find).
 using LookupGroup = FeatureLookupTable::group_type;
 inline constexpr int lookup_group_size = FeatureLookupTable::group_size;
 
-static_assert(sizeof(FeatureLookupRef) <= sizeof(LookupRefBytes) &&
-                  alignof(FeatureLookupRef) <= alignof(LookupRefBytes) &&
-                  std::is_trivially_copyable_v<FeatureLookupRef>,
-              "the lookup table's ref must fit ShardView::lookup");
-
 struct FeatureLookup {
   FeatureLookupTable table;
 };
 
-__host__ __device__ inline LookupRefBytes to_bytes(const FeatureLookupRef& ref) {
-  LookupRefBytes bytes{};
-  std::memcpy(bytes.bytes, &ref, sizeof ref);
-  return bytes;
+// The plain description of a built table (host side) and the table's ref
+// made from it (device side); a ref only finds (no inserts, no status word).
+// Member by member, so the compiler checks that the two agree.
+inline LookupTableView describe(const FeatureLookupTable& table) {
+  const FeatureLookupRef ref = table.ref();
+  return LookupTableView{ref.layout.words,
+                         {ref.hashes.h0, ref.hashes.h1, ref.hashes.h2},
+                         ref.hashes.num_buckets};
 }
-__device__ inline FeatureLookupRef lookup_ref(const ShardView& shard) {
-  FeatureLookupRef ref;
-  std::memcpy(&ref, shard.lookup.bytes, sizeof ref);
+__device__ inline FeatureLookupRef lookup_ref(const LookupTableView& view) {
+  FeatureLookupRef ref{};
+  ref.layout.words = view.slots;
+  ref.hashes.h0 = view.hashers[0];
+  ref.hashes.h1 = view.hashers[1];
+  ref.hashes.h2 = view.hashers[2];
+  ref.hashes.num_buckets = view.buckets;
   return ref;
 }
 
@@ -56,7 +57,7 @@ __device__ inline std::uint32_t list_number(const LookupGroup& g, const ShardVie
   using sentinels = tables::KeySentinels<sketch::feature_t>;
   if (!sentinels::is_valid(feature)) return shard.reserved_lists[feature - sentinels::tombstone];
   std::uint32_t list = no_list;
-  return lookup_ref(shard).find(g, feature, list) ? list : no_list;
+  return lookup_ref(shard.lookup).find(g, feature, list) ? list : no_list;
 }
 
 // The shard whose feature range holds `feature`: the last one beginning at or

@@ -184,7 +184,8 @@ struct CsrFinder {
   }
 };
 
-// The application's own path: one shard, looked up by kernels::find.
+// The application's own path (kernels::FeatureLookupTable in one
+// DeviceShard), looked up by kernels::find.
 struct AppFinder {
   static constexpr int group_size = metawarp::kernels::lookup_group_size;
   metawarp::kernels::DeviceIndexView index;
@@ -332,7 +333,12 @@ void bench_app(DeviceData& d, Runner& run) {
   const uint32_t begin = 0;
   const uint32_t window_base[2] = {0, 0xffffffffu};
   const k::DeviceIndexTable table({&view, 1}, {&begin, 1}, {window_base, 2}, bench_stream);
-  run.run("application (kernels::find)",
+  // The line names the table the application chose (kernels::FeatureLookupTable).
+  using Chosen = k::FeatureLookupTable;
+  const int attempts = shard.lookup_attempts();
+  run.run("application = " + std::string(Chosen::name) + " B=" +
+              std::to_string(Chosen::group_size) +
+              (attempts > 1 ? " (" + std::to_string(attempts) + " attempts)" : std::string()),
           double(d.features) / double(shard.lookup_capacity()),
           double(shard.lookup_capacity() * sizeof(uint64_t)), build, AppFinder{table.view()});
 }

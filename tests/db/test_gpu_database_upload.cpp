@@ -180,3 +180,57 @@ TEST_CASE("the features the GPU lookup table reserves are found like any other")
       }
     }
 }
+
+namespace {
+
+// A shard of n ascending, distinct features (7i + 3) without locations.
+kernels::DeviceShard shard_of(std::uint64_t n) {
+  std::vector<sketch::feature_t> features(n);
+  for (std::uint64_t i = 0; i < n; ++i) features[i] = sketch::feature_t(7 * i + 3);
+  kernels::DeviceShard shard(n, 0);
+  REQUIRE(cudaMemcpy(shard.features(), features.data(), n * sizeof(sketch::feature_t),
+                     cudaMemcpyHostToDevice) == cudaSuccess);
+  return shard;
+}
+
+}  // namespace
+
+TEST_CASE("a GPU lookup table that cannot be built at its size is built larger, or says why") {
+  // With no evictions allowed a feature whose first bucket is full cannot be
+  // placed; at 80 % full about a fifth of the buckets overflow, so every build
+  // at the rule's size fails, and one at 16 times the slots cannot.
+  const std::uint64_t n = 100000;
+  kernels::LookupBuildPolicy policy;
+  policy.max_evictions = 0;
+  policy.same_size_attempts = 2;
+  SECTION("grown") {
+    policy.growing_attempts = 3;
+    policy.growth = 4;
+    kernels::DeviceShard shard = shard_of(n);
+    shard.build_lookup(cudaStreamLegacy, policy);
+    CHECK(shard.lookup_attempts() > policy.same_size_attempts);
+    CHECK(shard.lookup_capacity() > index::lookup_capacity(n));
+    CHECK(shard.bytes() == shard.lookup_capacity() * 8 + (n + 1) * 4);
+    std::vector<std::uint64_t> expected;
+    for (std::uint64_t i = 0; i < n; ++i) expected.push_back((7 * i + 3) << 32 | i);
+    CHECK(shard.lookup_entries(cudaStreamLegacy) == expected);
+  }
+  SECTION("not grown") {
+    policy.growing_attempts = 0;
+    kernels::DeviceShard shard = shard_of(n);
+    std::string error;
+    try {
+      shard.build_lookup(cudaStreamLegacy, policy);
+    } catch (const std::runtime_error& e) {
+      error = e.what();
+    }
+    CHECK(error == "building the GPU lookup table of 100000 features: the features did not fit "
+                   "after 2 attempts");
+    CHECK_THROWS_AS(shard.view(), std::logic_error);  // no table half built
+  }
+  SECTION("the rule's size") {
+    kernels::DeviceShard shard = shard_of(n);
+    shard.build_lookup(cudaStreamLegacy);
+    CHECK(shard.lookup_capacity() == index::lookup_capacity(n));
+  }
+}
