@@ -11,21 +11,26 @@ namespace {
 
 constexpr unsigned block = 256;
 
+// A lookup group per feature (the table's find is cooperative); the group's
+// first thread writes.
 __global__ void count_part_hits_kernel(DeviceIndexView index, index::FeatureRange range,
                                        const sketch::feature_t* features, std::uint64_t count,
                                        ListRange* ranges, std::uint64_t* counts) {
-  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i <= count;
-       i += stride) {
+  const LookupGroup group = cg::tiled_partition<lookup_group_size>(cg::this_thread_block());
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x / lookup_group_size;
+  for (std::uint64_t i = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / lookup_group_size;
+       i <= count; i += stride) {
     if (i == count) {  // the scan's last entry: the total
-      counts[i] = 0;
+      if (group.thread_rank() == 0) counts[i] = 0;
       continue;
     }
     // Outside the part's range the feature cannot be in it: no probing.
-    const ListRange list =
-        range.contains(features[i]) ? find(index, features[i]) : ListRange{0, 0, 0};
-    ranges[i] = list;
-    counts[i] = list.count;
+    const sketch::feature_t f = features[i];
+    const ListRange list = range.contains(f) ? find(group, index, f) : ListRange{0, 0, 0};
+    if (group.thread_rank() == 0) {
+      ranges[i] = list;
+      counts[i] = list.count;
+    }
   }
 }
 
@@ -57,7 +62,8 @@ void count_part_hits(const DeviceIndexView& index, index::FeatureRange range,
                      const sketch::feature_t* features, std::uint64_t count, ListRange* ranges,
                      std::uint64_t* counts, std::uint64_t* positions, CubScratch& scratch,
                      cudaStream_t stream) {
-  count_part_hits_kernel<<<cuda::blocks_for(count + 1, block), block, 0, stream>>>(
+  count_part_hits_kernel<<<cuda::blocks_for((count + 1) * lookup_group_size, block), block, 0,
+                           stream>>>(
       index, range, features, count, ranges, counts);
   cuda::check_launch("count_part_hits_kernel");
   scratch.run(

@@ -21,25 +21,44 @@
 
 namespace metawarp::kernels {
 
+// The threads of a lookup group take consecutive windows and sketch one each;
+// then the group looks every member's features up together (the table's
+// find is cooperative), member by member, feature by feature: the order of
+// lookups one thread per window issued, by a group at a time.
 __global__ void lookup_count_kernel(QueryChunkView chunk, sketch::SketchParams params,
                                     DeviceIndexView index) {
+  const LookupGroup group = cg::tiled_partition<lookup_group_size>(cg::this_thread_block());
+  const unsigned lane = group.thread_rank();
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
   const std::uint32_t s = params.sketch_size;
-  for (std::uint64_t w = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; w < chunk.windows;
-       w += stride) {
-    const QuerySequence seq =
-        chunk.sequences[owner_of_window(chunk.sequences, 2 * chunk.reads, w)];
+  // The group's first window: the same for all its threads, so they leave
+  // the loop together.
+  for (std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x - lane;
+       first < chunk.windows; first += stride) {
+    const std::uint64_t w = first + lane;
     sketch::feature_t features[sketch::max_sketch_size];
-    const std::uint32_t n = sketch::sketch_window(chunk.bases + seq.base_offset, seq.length,
-                                                  w - seq.window_prefix, params, features);
-    std::uint64_t total = 0;
-    for (std::uint32_t j = 0; j < s; ++j) {
-      ListRange range{0, 0, 0};
-      if (j < n) range = find(index, features[j]);
-      chunk.ranges[w * s + j] = range;
-      total += range.count;
+    std::uint32_t n = 0;
+    if (w < chunk.windows) {
+      const QuerySequence seq =
+          chunk.sequences[owner_of_window(chunk.sequences, 2 * chunk.reads, w)];
+      n = sketch::sketch_window(chunk.bases + seq.base_offset, seq.length,
+                                w - seq.window_prefix, params, features);
     }
-    chunk.window_hits[w] = total;
+    std::uint64_t total = 0;
+    for (unsigned member = 0; member < lookup_group_size; ++member) {
+      const std::uint64_t mw = first + member;
+      if (mw >= chunk.windows) break;  // the same for the whole group
+      const std::uint32_t mn = group.shfl(n, member);
+      for (std::uint32_t j = 0; j < s; ++j) {
+        const sketch::feature_t f = group.shfl(j < n ? features[j] : 0u, member);
+        const ListRange range = j < mn ? find(group, index, f) : ListRange{0, 0, 0};
+        if (lane == member) {
+          chunk.ranges[mw * s + j] = range;
+          total += range.count;
+        }
+      }
+    }
+    if (w < chunk.windows) chunk.window_hits[w] = total;
   }
 }
 

@@ -111,7 +111,7 @@ std::unique_ptr<GpuHitCollector> make_gpu_hit_collector(std::span<const db::Targ
 
 // A shard's entry in the table of shards on each GPU (kernels::ShardView and
 // its first feature; checked in device_database.cpp).
-inline constexpr std::uint64_t gpu_shard_table_bytes = 36;
+inline constexpr std::uint64_t gpu_shard_table_bytes = 68;
 
 // Device bytes one shard of the GPU query's index takes: the lookup (8-byte
 // slots: index::lookup_capacity), the 32-bit list offsets

@@ -33,9 +33,10 @@ std::string gib(std::uint64_t bytes) {
 }
 
 std::uint64_t shard_device_bytes(std::uint64_t features, std::uint64_t locations) {
-  // The sorted features stay on the GPU until the lookup is built.
+  // The sorted features stay on the GPU until the lookup is built, and the
+  // build takes their list numbers as an array (kernels::DeviceShard::build_lookup).
   return index::lookup_capacity(features) * 8 + (features + 1) * 4 + locations * 4 +
-         features * 4;
+         features * 8;
 }
 
 unsigned host_threads() { return std::clamp(std::thread::hardware_concurrency(), 1u, 32u); }
