@@ -12,6 +12,7 @@
 // finds/retrievals vs random 32-byte sector reads/s).
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +22,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "metawarp/cuda/device_buffer.hpp"
@@ -42,9 +44,13 @@ struct Options {
   uint64_t n = uint64_t(1) << 28;
   std::vector<double> loads = {0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.97};
   std::vector<uint32_t> values_per_key = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
-  std::set<std::string> only;  // empty = all sections
-  bool quick = false;          // fewer configurations
+  std::set<std::string> only;      // empty = all sections
+  std::set<std::string> variants;  // section `variants`: empty = all candidates
+  bool quick = false;              // fewer configurations
   bool wants(const std::string& section) const { return only.empty() || only.count(section); }
+  bool wants_variant(const std::string& name) const {
+    return variants.empty() || variants.count(name);
+  }
 };
 
 struct Ceilings {
@@ -229,6 +235,12 @@ void bench_multi(const std::string& name, const Options& o, const Ceilings& c, M
                                 (unsigned long long)n);
     report(std::string(label) + "  retrieve (values)", n, t_retrieve, c.sector_reads,
            "sector reads");
+    // Where a retrieval's time goes: the dry run (count + scan) alone.
+    const double t_count = time_best([&] {
+      table.retrieve_offsets(queries.data(), distinct, offsets.data(), bench_stream);
+    }, {}, 1);
+    report(std::string(label) + "  of which count + scan (keys)", distinct, t_count, c.sector_reads,
+           "sector reads");
   }
 }
 
@@ -311,7 +323,9 @@ void bench_csr(const Options& o, const Ceilings& c, mwt::CsrBuildMethod method, 
   using Csr = mwt::CsrTable<uint32_t, uint32_t>;
   const uint64_t n = o.n;
   mwc::device_buffer<uint32_t> keys(n), values(n);
-  const char* method_name = method == mwt::CsrBuildMethod::binned ? "binned" : "scatter";
+  const char* method_name = method == mwt::CsrBuildMethod::binned    ? "binned"
+                            : method == mwt::CsrBuildMethod::sorted ? "sorted"
+                                                                    : "scatter";
   for (uint32_t v : o.values_per_key) {
     make_multi_pairs<<<4096, 256>>>(keys.data(), values.data(), n, v);
     const uint64_t distinct = (n + v - 1) / v;
@@ -367,6 +381,359 @@ void bench_bloom(uint64_t bytes, const Options& o, const Ceilings& c) {
   report(label + "  contains", n, t_query, c.sector_reads, "sector reads");
 }
 
+// ------------------------------------------------- candidate variants (tuning)
+namespace cg = cooperative_groups;
+//
+// Each variant times one candidate against the library's own path on the same
+// workload and table, so one run shows which wins. Selected with --variant
+// (default: all) inside the `variants` section.
+
+// The library's launch shape (one group per item, 256 threads, up to 2^20
+// blocks) or a persistent grid of `blocks` blocks looping grid-stride.
+template <int G, class Op>
+__global__ void variant_group_kernel(uint64_t n, Op op) {
+  const auto group = cg::tiled_partition<G>(cg::this_thread_block());
+  const uint64_t first = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / G;
+  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x / G;
+  for (uint64_t i = first; i < n; i += stride) op(group, i);
+}
+
+struct Geometry {
+  unsigned blocks = 0;  // 0: the library's (as many as items, capped at 2^20)
+  unsigned threads = 256;
+};
+
+template <int G, class Op>
+void launch_variant(uint64_t n, Geometry geo, Op op) {
+  const unsigned blocks = geo.blocks != 0 ? geo.blocks : mwc::blocks_for(n, geo.threads / G);
+  variant_group_kernel<G><<<blocks, geo.threads, 0, bench_stream>>>(n, op);
+  mwc::check_launch("bench variant");
+}
+
+// The packed layout as it was before this round: try_claim reads the slot
+// again before its CAS (the variant "reload").
+template <class K, class V>
+struct ReloadingPackedLayout : mwt::PackedLayout<K, V> {
+  using base = mwt::PackedLayout<K, V>;
+  using typename base::word_type;
+  __device__ __forceinline__ bool try_claim(uint64_t i, K expected, K key, V value,
+                                            bool store_value = true) const {
+    if (!store_value) value = V{};
+    const word_type seen = mwt::detail::volatile_load(this->words + i);
+    if (base::key_of(seen) != expected) return false;
+    return mwt::detail::atomic_cas(this->words + i, seen, base::pack(key, value)) == seen;
+  }
+  class Storage {
+   public:
+    explicit Storage(uint64_t capacity) : words_(capacity) {}
+    ReloadingPackedLayout view() const { return ReloadingPackedLayout{{words_.data()}}; }
+    uint64_t bytes() const { return words_.size_bytes(); }
+
+   private:
+    mwc::device_buffer<word_type> words_;
+  };
+};
+
+// 16-byte loads of two packed slots: volatile (as the library), L2-only
+// (ld.global.cg) or through the read-only path (ld.global.nc; valid only
+// while nothing writes the table, as in a bulk find).
+enum class Load { volatile_, cg, nc };
+
+template <Load L>
+__device__ __forceinline__ ulonglong2 load_two_slots(const uint64_t* p) {
+  ulonglong2 r;
+  if constexpr (L == Load::volatile_) {
+    asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(r.x), "=l"(r.y) : "l"(p));
+  } else if constexpr (L == Load::cg) {
+    r = __ldcg(reinterpret_cast<const ulonglong2*>(p));
+  } else {
+    r = __ldg(reinterpret_cast<const ulonglong2*>(p));
+  }
+  return r;
+}
+
+// BCHT B=8 find with a tile of T threads (T = 4: one 16-byte load per lane;
+// T = 1: one thread reads the 64-byte bucket with four 16-byte loads). Same
+// walk as the library's: h0, h1, h2, stop at a bucket with an empty slot.
+template <int T, Load L, class Ref>
+__device__ bool bcht8_find(const cg::thread_block_tile<T>& g, const Ref& r, uint32_t key,
+                           uint32_t& value_out) {
+  using Layout = mwt::PackedLayout<uint32_t, uint32_t>;
+  using S = mwt::KeySentinels<uint32_t>;
+  constexpr int per_lane = 8 / T;  // slots per lane
+  if (!S::is_valid(key)) return false;
+  const int lane = g.thread_rank();
+  for (int which = 0; which < 3; ++which) {
+    const uint64_t* bucket = r.layout.words + uint64_t(r.hashes.bucket(which, key)) * 8;
+    uint64_t w[per_lane];
+#pragma unroll
+    for (int j = 0; j < per_lane; j += 2) {
+      const ulonglong2 two = load_two_slots<L>(bucket + lane * per_lane + j);
+      w[j] = two.x;
+      w[j + 1] = two.y;
+    }
+    int hit = -1;
+    bool empty = false;
+#pragma unroll
+    for (int j = per_lane - 1; j >= 0; --j) {
+      const uint32_t k = Layout::key_of(w[j]);
+      if (k == key) hit = j;
+      empty |= k == S::empty;
+    }
+    if constexpr (T == 1) {
+      if (hit >= 0) {
+#pragma unroll
+        for (int j = 0; j < per_lane; ++j) {
+          if (j == hit) value_out = Layout::value_of(w[j]);
+        }
+        return true;
+      }
+      if (empty) return false;
+    } else {
+      const unsigned lanes = g.ballot(hit >= 0);
+      if (lanes) {
+        const int owner = __ffs(lanes) - 1;
+        uint64_t mine = 0;
+#pragma unroll
+        for (int j = 0; j < per_lane; ++j) {
+          if (j == hit) mine = w[j];
+        }
+        value_out = Layout::value_of(g.shfl(mine, owner));
+        return true;
+      }
+      if (g.any(empty)) return false;
+    }
+  }
+  return false;
+}
+
+template <int T, Load L, class Ref>
+void launch_bcht8_find(const Ref& r, const uint32_t* keys, uint64_t n, uint32_t* out) {
+  launch_variant<T>(n, Geometry{}, [=] __device__(const cg::thread_block_tile<T>& g, uint64_t i) {
+    uint32_t v = 0;
+    bcht8_find<T, L>(g, r, keys[i], v);
+    if (g.thread_rank() == 0) out[i] = v;
+  });
+}
+
+void report_variant(const std::string& what, uint64_t ops, double seconds, double ceiling,
+                    const char* ceiling_name) {
+  report("variant " + what, ops, seconds, ceiling, ceiling_name);
+}
+
+// Checks a variant's find output against the library's (the bench checks its results).
+void expect_same(const mwc::device_buffer<uint32_t>& a, const mwc::device_buffer<uint32_t>& b,
+                 uint64_t n, const std::string& what) {
+  std::vector<uint32_t> ha(n), hb(n);
+  a.copy_to_host(ha.data(), n, bench_stream);
+  b.copy_to_host(hb.data(), n, bench_stream);
+  mwc::check(cudaStreamSynchronize(bench_stream), "variant check");
+  for (uint64_t i = 0; i < n; ++i) {
+    if (ha[i] != hb[i]) {
+      std::printf("  (variant %s differs from the library at item %llu: %u vs %u)\n", what.c_str(),
+                  (unsigned long long)i, ha[i], hb[i]);
+      return;
+    }
+  }
+}
+
+unsigned persistent_blocks(unsigned threads) {
+  int device = 0, sms = 0;
+  mwc::check(cudaGetDevice(&device), "cudaGetDevice");
+  mwc::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
+  return unsigned(sms) * (2048 / threads);
+}
+
+// Single value, packed, double hashing, g4: the library path against
+// the pre-round path (reload before the CAS, second read of a hit's value)
+// and against a persistent grid.
+void variants_single(const Options& o, const Ceilings& c) {
+  using P = mwt::DoubleHashing;
+  using H = mwt::MurmurHasher;
+  using Table = mwt::SingleValueHashTable<uint32_t, uint32_t, mwt::PackedLayout<uint32_t, uint32_t>,
+                                          P, H, 4>;
+  using Old = mwt::SingleValueHashTable<uint32_t, uint32_t, ReloadingPackedLayout<uint32_t, uint32_t>,
+                                        P, H, 4>;
+  const uint64_t n = o.n;
+  const UniqueWorkload<uint32_t, uint32_t> w(n);
+  mwc::device_buffer<uint32_t> check(n);
+  const uint32_t *hits = w.hits.data(), *misses = w.misses.data(), *values = w.values.data();
+  uint32_t* out = w.out.data();
+  uint32_t* checked = check.data();
+  for (double load : o.loads) {
+    Table table(uint64_t(double(n) / load), {}, bench_stream);
+    Old old(uint64_t(double(n) / load), {}, bench_stream);
+    char label[160];
+    std::snprintf(label, sizeof label, "single packed DH g4 load %.2f", double(n) / table.capacity());
+    const std::string at = label;
+    const auto r = table.ref();
+    const auto ro = old.ref();
+    for (unsigned threads : {128u, 256u, 512u}) {
+      if (!o.wants_variant("sv-persistent")) break;
+      const Geometry geo{persistent_blocks(threads), threads};
+      const std::string name = "sv-persistent" + std::to_string(threads);
+      double t = time_best([&] {
+        launch_variant<4>(n, geo, [=] __device__(const cg::thread_block_tile<4>& g, uint64_t i) {
+          r.insert(g, hits[i], values[i]);
+        });
+      }, [&] { table.clear(bench_stream); });
+      report_variant(name + " " + at + " insert", n, t, c.cas, "CAS");
+      t = time_best([&] {
+        launch_variant<4>(n, geo, [=] __device__(const cg::thread_block_tile<4>& g, uint64_t i) {
+          uint32_t v = 0;
+          r.find(g, hits[i], v);
+          if (g.thread_rank() == 0) out[i] = v;
+        });
+      });
+      report_variant(name + " " + at + " find hit", n, t, c.sector_reads, "sector reads");
+      t = time_best([&] {
+        launch_variant<4>(n, geo, [=] __device__(const cg::thread_block_tile<4>& g, uint64_t i) {
+          uint32_t v = 0;
+          r.find(g, misses[i], v);
+          if (g.thread_rank() == 0) out[i] = v;
+        });
+      });
+      report_variant(name + " " + at + " find miss", n, t, c.sector_reads, "sector reads");
+    }
+    // The library path (insert with the new claim, find with the value from the window).
+    double t = time_best([&] { table.insert(w.hits.data(), w.values.data(), n, bench_stream); },
+                         [&] { table.clear(bench_stream); });
+    report_variant("sv-lib " + at + " insert", n, t, c.cas, "CAS");
+    t = time_best([&] { table.find(w.hits.data(), n, out, 0u, bench_stream); });
+    report_variant("sv-lib " + at + " find hit", n, t, c.sector_reads, "sector reads");
+    if (o.wants_variant("sv-reload")) {
+      t = time_best([&] { old.insert(w.hits.data(), w.values.data(), n, bench_stream); },
+                    [&] { old.clear(bench_stream); });
+      report_variant("sv-reload " + at + " insert", n, t, c.cas, "CAS");
+      t = time_best([&] {
+        launch_variant<4>(n, Geometry{}, [=] __device__(const cg::thread_block_tile<4>& g,
+                                                        uint64_t i) {
+          const uint64_t slot = ro.core.find_slot(g, hits[i]);
+          const uint32_t v = slot == mwt::no_slot ? 0u : ro.core.layout.load_value(slot);
+          if (g.thread_rank() == 0) checked[i] = v;
+        });
+      });
+      report_variant("sv-reload " + at + " find hit", n, t, c.sector_reads, "sector reads");
+      expect_same(w.out, check, n, "sv-reload");
+    }
+  }
+}
+
+// Bucketed cuckoo B = 8 (unique input): library path against the pre-round
+// find (second read of the value), smaller tiles with 16-byte loads, load
+// flavours, and a persistent grid.
+void variants_cuckoo(const Options& o, const Ceilings& c) {
+  using Table = mwt::BucketedCuckooTable<uint32_t, uint32_t, 8>;
+  const uint64_t n = o.n;
+  const UniqueWorkload<uint32_t, uint32_t> w(n);
+  mwc::device_buffer<uint32_t> check(n);
+  const uint32_t *hits = w.hits.data(), *misses = w.misses.data(), *values = w.values.data();
+  uint32_t* out = check.data();
+  mwt::CuckooOptions options;
+  options.unique_keys_checked = false;
+  for (double load : o.loads) {
+    Table table(uint64_t(double(n) / load), options, bench_stream);
+    const uint64_t pairs = std::min<uint64_t>(n, uint64_t(load * double(table.capacity())));
+    char label[160];
+    std::snprintf(label, sizeof label, "bcht B=8 load %.2f", double(pairs) / table.capacity());
+    const std::string at = label;
+    const auto r = table.ref();
+    double t = time_best([&] { table.insert(w.hits.data(), w.values.data(), pairs, bench_stream); },
+                         [&] { table.clear(bench_stream); });
+    report_variant("bcht-lib " + at + " insert", pairs, t, c.cas, "CAS");
+    if (table.pop_status(bench_stream).has_error()) std::printf("  (insert reported errors)\n");
+    t = time_best([&] { table.find(w.hits.data(), pairs, w.out.data(), 0u, bench_stream); });
+    report_variant("bcht-lib " + at + " find hit", pairs, t, c.sector_reads, "sector reads");
+    t = time_best([&] { table.find(w.misses.data(), pairs, check.data(), 0u, bench_stream); });
+    report_variant("bcht-lib " + at + " find miss", pairs, t, c.sector_reads, "sector reads");
+
+    const auto both = [&](const std::string& name, auto&& launch) {
+      if (!o.wants_variant(name)) return;
+      double th = time_best([&] { launch(hits); });
+      expect_same(w.out, check, pairs, name);
+      report_variant(name + " " + at + " find hit", pairs, th, c.sector_reads, "sector reads");
+      th = time_best([&] { launch(misses); });
+      report_variant(name + " " + at + " find miss", pairs, th, c.sector_reads, "sector reads");
+    };
+    both("bcht-reload", [&](const uint32_t* keys) {
+      launch_variant<8>(pairs, Geometry{}, [=] __device__(const cg::thread_block_tile<8>& g,
+                                                          uint64_t i) {
+        const uint64_t slot = r.find_slot(g, keys[i]);
+        const uint32_t v = slot == mwt::no_slot ? 0u : r.layout.load_value(slot);
+        if (g.thread_rank() == 0) out[i] = v;
+      });
+    });
+    both("bcht-t4", [&](const uint32_t* k) { launch_bcht8_find<4, Load::volatile_>(r, k, pairs, out); });
+    both("bcht-t4cg", [&](const uint32_t* k) { launch_bcht8_find<4, Load::cg>(r, k, pairs, out); });
+    both("bcht-t4nc", [&](const uint32_t* k) { launch_bcht8_find<4, Load::nc>(r, k, pairs, out); });
+    both("bcht-t2", [&](const uint32_t* k) { launch_bcht8_find<2, Load::volatile_>(r, k, pairs, out); });
+    both("bcht-t1", [&](const uint32_t* k) { launch_bcht8_find<1, Load::volatile_>(r, k, pairs, out); });
+    both("bcht-t1nc", [&](const uint32_t* k) { launch_bcht8_find<1, Load::nc>(r, k, pairs, out); });
+    if (o.wants_variant("bcht-persistent")) {
+      const Geometry geo{persistent_blocks(256), 256};
+      t = time_best([&] {
+        launch_variant<8>(pairs, geo, [=] __device__(const cg::thread_block_tile<8>& g, uint64_t i) {
+          r.insert(g, hits[i], values[i]);
+        });
+      }, [&] { table.clear(bench_stream); });
+      report_variant("bcht-persistent " + at + " insert", pairs, t, c.cas, "CAS");
+      t = time_best([&] {
+        launch_variant<8>(pairs, geo, [=] __device__(const cg::thread_block_tile<8>& g, uint64_t i) {
+          uint32_t v = 0;
+          r.find(g, hits[i], v);
+          if (g.thread_rank() == 0) out[i] = v;
+        });
+      });
+      expect_same(w.out, check, pairs, "bcht-persistent");
+      report_variant("bcht-persistent " + at + " find hit", pairs, t, c.sector_reads, "sector reads");
+    }
+  }
+}
+
+// What bounds a Bloom add on a large filter: the same hashing and random
+// sector, with exactly A 64-bit atomicOr per key (A = 1, 2, 4). The filter
+// (k = 8) issues about 3.6 per key (4 * (1 - (3/4)^8) words hold a bit).
+template <int A>
+__global__ void bloom_atomics(unsigned long long* blocks, uint64_t num_blocks, const uint32_t* keys,
+                              uint64_t n, mwt::MurmurHasher hasher) {
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += uint64_t(gridDim.x) * blockDim.x) {
+    const uint64_t h = hasher(keys[i]);
+    unsigned long long* block = blocks + 4 * (((h >> 32) * num_blocks) >> 32);
+#pragma unroll
+    for (int a = 0; a < A; ++a) atomicOr(block + a, 1ull << ((h >> (6 * a)) & 63));
+  }
+}
+
+void variants_bloom(const Options& o, const Ceilings& c) {
+  if (!o.wants_variant("bloom-atomics")) return;
+  const uint64_t n = o.n;
+  const uint64_t bytes = uint64_t(2) << 30;
+  mwc::device_buffer<uint32_t> keys(n);
+  make_unique_keys<<<4096, 256>>>(keys.data(), n, 0);
+  mwc::device_buffer<unsigned long long> words(bytes / 8);
+  const uint64_t blocks = bytes / 32;
+  const unsigned grid = mwc::blocks_for(n, 256);
+  const auto run = [&](auto a) {
+    constexpr int A = decltype(a)::value;
+    const double t = time_best([&] {
+      bloom_atomics<A><<<grid, 256, 0, bench_stream>>>(words.data(), blocks, keys.data(), n,
+                                                      mwt::MurmurHasher(0));
+    }, [&] { words.fill_bytes(0, bench_stream); });
+    report_variant("bloom-atomics 2048 MiB " + std::to_string(A) + " atomicOr/key", n, t, c.cas,
+                   "CAS");
+  };
+  run(std::integral_constant<int, 1>{});
+  run(std::integral_constant<int, 2>{});
+  run(std::integral_constant<int, 4>{});
+}
+
+void bench_variants(const Options& o, const Ceilings& c) {
+  variants_single(o, c);
+  variants_cuckoo(o, c);
+  variants_bloom(o, c);
+}
+
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> parts;
   std::stringstream in(s);
@@ -392,10 +759,16 @@ Options parse(int argc, char** argv) {
       for (const auto& p : split(next())) o.values_per_key.push_back(std::stoul(p));
     } else if (arg == "--only") {
       for (const auto& p : split(next())) o.only.insert(p);
+    } else if (arg == "--variant") {
+      for (const auto& p : split(next())) o.variants.insert(p);
     } else if (arg == "--quick") o.quick = true;
     else if (arg == "--help" || arg == "-h") {
       std::printf("bench_tables [--n N | --log2 L] [--loads a,b] [--values-per-key a,b]\n"
-                  "             [--only ceilings,single,single64,multi,bloom,cuckoo,iceberg,portable,csr]\n"
+                  "             [--only ceilings,single,single64,multi,bloom,cuckoo,iceberg,portable,csr,\n"
+                  "                     variants]\n"
+                  "             [--variant sv-persistent,sv-reload,bcht-reload,bcht-t4,bcht-t4cg,\n"
+                  "                        bcht-t4nc,bcht-t2,bcht-t1,bcht-t1nc,bcht-persistent,\n"
+                  "                        bloom-atomics]   (candidates of the variants section)\n"
                   "             [--quick]\n");
       std::exit(0);
     } else throw std::invalid_argument("unknown option " + arg);
@@ -479,6 +852,8 @@ int main(int argc, char** argv) try {
     if (!o.quick) bench_portable<16>(o, c);
   }
   if (o.wants("csr")) {
+    bench_csr(o, c, mwt::CsrBuildMethod::sorted, 1.0);
+    bench_csr(o, c, mwt::CsrBuildMethod::sorted, 4.0);
     bench_csr(o, c, mwt::CsrBuildMethod::binned, 1.0);
     bench_csr(o, c, mwt::CsrBuildMethod::scatter, 1.0);
     if (!o.quick) bench_csr(o, c, mwt::CsrBuildMethod::binned, 4.0);
@@ -487,6 +862,7 @@ int main(int argc, char** argv) try {
     bench_bloom(uint64_t(2) << 30, o, c);
     bench_bloom(uint64_t(8) << 20, o, c);
   }
+  if (o.wants("variants")) bench_variants(o, c);
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "bench_tables: %s\n", e.what());

@@ -62,7 +62,7 @@ TEMPLATE_TEST_CASE("CSR table matches std::multimap", "[gpu][csr]",
   using K = typename Table::key_type;
   using V = typename Table::value_type;
   BlockingStream stream;
-  const auto method = GENERATE(CsrBuildMethod::scatter, CsrBuildMethod::binned);
+  const auto method = GENERATE(CsrBuildMethod::scatter, CsrBuildMethod::binned, CsrBuildMethod::sorted);
   const double load = GENERATE(0.7, 4.0);
   const std::size_t copies = GENERATE(1, 6);
   const std::size_t n = 40000;

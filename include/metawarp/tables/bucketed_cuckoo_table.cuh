@@ -83,6 +83,25 @@ class BucketedCuckooTable
       return no_slot;
     }
 
+    // find_slot's walk, with the value taken from the bucket load that found
+    // the key (hides BucketedRefOps::find, which reads the slot again).
+    __device__ bool find(const group_type& g, K key, V& value_out) const {
+      if (!sentinels::is_valid(key)) return false;
+      const int lane = g.thread_rank();
+      for (int which = 0; which < 3; ++which) {
+        const std::uint64_t base = std::uint64_t(hashes.bucket(which, key)) * BucketSize;
+        const auto word = layout.load_word(base + lane);
+        const K k = layout_type::key_of(word);
+        const unsigned hit = g.ballot(k == key);
+        if (hit) {
+          value_out = layout_type::value_of(g.shfl(word, __ffs(hit) - 1));
+          return true;
+        }
+        if (g.any(k == sentinels::empty)) return false;
+      }
+      return false;
+    }
+
     // The insert without status recording (BucketedRefOps::insert records).
     __device__ Status place(const group_type& g, K key, V value) const {
       using word_type = typename layout_type::word_type;

@@ -11,12 +11,18 @@
 //   binned:  the same first into bins of consecutive vertices, then per vertex
 //            within the binned copy, so the counters and the scatter targets
 //            of nearby items share cache lines (HashGraph-V2).
+//   sorted:  a stable radix sort of the pairs by vertex (CUB, coalesced passes
+//            and no random atomics), then one pass that finds each vertex's run,
+//            writes its offsets and its list. Values of one key keep their input
+//            order, so the table is the same whatever the thread timing.
 // Then each vertex's list is sorted by key (values of one key keep the
-// unspecified scatter order), so all values of a key are one contiguous run
-// and two tables with the same vertices intersect by merging lists.
+// unspecified scatter order, or the input order of the sorted build), so all
+// values of a key are one contiguous run and two tables with the same
+// vertices intersect by merging lists.
 // Multi-value by construction; no sentinel keys (every key value is valid);
 // the load factor (keys per vertex) may exceed 1.
 #include <cooperative_groups.h>
+#include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -34,7 +40,7 @@ namespace metawarp::tables {
 
 namespace cg = cooperative_groups;
 
-enum class CsrBuildMethod { scatter, binned };
+enum class CsrBuildMethod { scatter, binned, sorted };
 
 struct CsrOptions {
   double load_factor = 1.0;        // keys per vertex (above 1 allowed)
@@ -96,6 +102,70 @@ void sort_csr_lists(const std::uint64_t* offsets, std::uint64_t vertices, K* key
       values[j] = val;
     }
   }, "CSR list sort");
+}
+
+// The sorted build: pairs stably radix-sorted by vertex (Vertex: the
+// narrowest unsigned type holding num_vertices - 1), then thread i, where a
+// run of vertex v starts (or i == n), writes offsets[u] = i for the vertices u
+// after the previous run up to v, and copies v's run into the outputs sorted
+// by key (insertion sort: equal keys keep their input order).
+// A pair carried through the sort (namespace scope: kernels take no local types).
+template <class K, class V>
+struct CsrPair {
+  K key;
+  V value;
+};
+
+template <class Vertex, class K, class V, class VertexOf>
+void sorted_build(const K* in_keys, const V* in_values, std::uint64_t n, std::uint64_t vertices,
+                  VertexOf vertex_of, std::uint64_t* offsets, K* out_keys, V* out_values,
+                  cudaStream_t stream) {
+  using Pair = CsrPair<K, V>;
+  cuda::device_buffer<Vertex> vertex_a(n), vertex_b(n);
+  cuda::device_buffer<Pair> pair_a(n), pair_b(n);
+  Vertex* va = vertex_a.data();
+  Pair* pa = pair_a.data();
+  launch_thread_per_item(n, stream, [=] __device__(std::uint64_t i, bool valid) {
+    if (!valid) return;
+    const K k = in_keys[i];
+    va[i] = Vertex(vertex_of(k));
+    pa[i] = Pair{k, in_values[i]};
+  }, "CSR sorted build: vertices");
+  int end_bit = 1;
+  while (end_bit < int(8 * sizeof(Vertex)) && ((vertices - 1) >> end_bit) != 0) ++end_bit;
+  cub::DoubleBuffer<Vertex> vertex_keys(vertex_a.data(), vertex_b.data());
+  cub::DoubleBuffer<Pair> pairs(pair_a.data(), pair_b.data());
+  std::size_t temp_bytes = 0;
+  cuda::check(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, vertex_keys, pairs, n, 0,
+                                              end_bit, stream),
+              "sizing the CSR sort");
+  cuda::device_buffer<unsigned char> temp(temp_bytes);
+  cuda::check(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, vertex_keys, pairs, n, 0,
+                                              end_bit, stream),
+              "sorting CSR pairs by vertex");
+  const Vertex* sorted_vertex = vertex_keys.Current();
+  const Pair* sorted_pair = pairs.Current();
+  launch_thread_per_item(n + 1, stream, [=] __device__(std::uint64_t i, bool valid) {
+    if (!valid) return;
+    const std::uint64_t v = i < n ? std::uint64_t(sorted_vertex[i]) : vertices;
+    const std::uint64_t previous = i > 0 ? std::uint64_t(sorted_vertex[i - 1]) : ~std::uint64_t(0);
+    if (i > 0 && i < n && v == previous) return;  // not the start of a run
+    for (std::uint64_t u = previous + 1; u <= v && u <= vertices; ++u) offsets[u] = i;
+    if (i == n) return;
+    std::uint64_t end = i;  // this run: [i, end)
+    while (end < n && std::uint64_t(sorted_vertex[end]) == v) {
+      const Pair p = sorted_pair[end];
+      std::uint64_t j = end;
+      for (; j > i && out_keys[j - 1] > p.key; --j) {
+        out_keys[j] = out_keys[j - 1];
+        out_values[j] = out_values[j - 1];
+      }
+      out_keys[j] = p.key;
+      out_values[j] = p.value;
+      ++end;
+    }
+  }, "CSR sorted build: runs");
+  cuda::check(cudaStreamSynchronize(stream), "CSR sorted build");  // temporaries die here
 }
 
 }  // namespace detail
@@ -162,6 +232,20 @@ class CsrTable {
         values_(n),
         size_(n) {
     const Ref r = ref();
+    if (options.method == CsrBuildMethod::sorted) {
+      if (n == 0) {
+        cuda::check(cudaMemsetAsync(offsets_.data(), 0, (num_vertices_ + 1) * sizeof(std::uint64_t),
+                                    stream),
+                    "clearing CSR offsets");
+      } else if (num_vertices_ <= (std::uint64_t(1) << 32)) {
+        detail::sorted_build<std::uint32_t>(keys, values, n, num_vertices_, VertexOf{r},
+                                            offsets_.data(), keys_.data(), values_.data(), stream);
+      } else {
+        detail::sorted_build<std::uint64_t>(keys, values, n, num_vertices_, VertexOf{r},
+                                            offsets_.data(), keys_.data(), values_.data(), stream);
+      }
+      return;  // the lists are sorted by key already
+    }
     if (options.method == CsrBuildMethod::scatter || num_vertices_ <= options.bins) {
       detail::counting_scatter(keys, values, n, num_vertices_, VertexOf{r}, offsets_.data(),
                        keys_.data(), values_.data(), stream);

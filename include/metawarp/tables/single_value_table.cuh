@@ -36,10 +36,7 @@ class SingleValueHashTable
     }
     // True and *value_out set when found.
     __device__ bool find(const group_type& g, K key, V& value_out) const {
-      const std::uint64_t slot = core.find_slot(g, key);
-      if (slot == no_slot) return false;
-      value_out = core.layout.load_value(slot);
-      return true;
+      return core.find_value(g, key, value_out);
     }
     __device__ bool contains(const group_type& g, K key) const {
       return core.find_slot(g, key) != no_slot;
