@@ -578,22 +578,18 @@ void variants_single(const Options& o, const Ceilings& c) {
         });
       }, [&] { table.clear(bench_stream); });
       report_variant(name + " " + at + " insert", n, t, c.cas, "CAS");
-      t = time_best([&] {
-        launch_variant<4>(n, geo, [=] __device__(const cg::thread_block_tile<4>& g, uint64_t i) {
-          uint32_t v = 0;
-          r.find(g, hits[i], v);
-          if (g.thread_rank() == 0) out[i] = v;
+      for (const bool hit : {true, false}) {
+        const uint32_t* keys = hit ? hits : misses;
+        t = time_best([&] {
+          launch_variant<4>(n, geo, [=] __device__(const cg::thread_block_tile<4>& g, uint64_t i) {
+            uint32_t v = 0;
+            r.find(g, keys[i], v);
+            if (g.thread_rank() == 0) out[i] = v;
+          });
         });
-      });
-      report_variant(name + " " + at + " find hit", n, t, c.sector_reads, "sector reads");
-      t = time_best([&] {
-        launch_variant<4>(n, geo, [=] __device__(const cg::thread_block_tile<4>& g, uint64_t i) {
-          uint32_t v = 0;
-          r.find(g, misses[i], v);
-          if (g.thread_rank() == 0) out[i] = v;
-        });
-      });
-      report_variant(name + " " + at + " find miss", n, t, c.sector_reads, "sector reads");
+        report_variant(name + " " + at + (hit ? " find hit" : " find miss"), n, t, c.sector_reads,
+                       "sector reads");
+      }
     }
     // The library path (insert with the new claim, find with the value from the window).
     double t = time_best([&] { table.insert(w.hits.data(), w.values.data(), n, bench_stream); },

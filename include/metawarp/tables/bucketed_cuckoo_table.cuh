@@ -90,14 +90,9 @@ class BucketedCuckooTable
       const int lane = g.thread_rank();
       for (int which = 0; which < 3; ++which) {
         const std::uint64_t base = std::uint64_t(hashes.bucket(which, key)) * BucketSize;
-        const auto word = layout.load_word(base + lane);
-        const K k = layout_type::key_of(word);
-        const unsigned hit = g.ballot(k == key);
-        if (hit) {
-          value_out = layout_type::value_of(g.shfl(word, __ffs(hit) - 1));
-          return true;
-        }
-        if (g.any(k == sentinels::empty)) return false;
+        const WindowVerdict verdict =
+            probe_words<layout_type>(g, layout.load_word(base + lane), key, value_out);
+        if (verdict != WindowVerdict::read_on) return verdict == WindowVerdict::found;
       }
       return false;
     }

@@ -36,6 +36,23 @@ struct InsertResult {
   bool inserted = false;         // a new slot was claimed
 };
 
+// One probed window or bucket of packed words (one per lane), looking for
+// `key`: found (value_out = the hit's value, from this load), absent (the
+// window has an empty slot, so the key never went further) or read on.
+enum class WindowVerdict { absent = 0, found = 1, read_on = -1 };
+template <class Layout, class Group, class K, class V>
+__device__ __forceinline__ WindowVerdict probe_words(const Group& g,
+                                                     typename Layout::word_type word, K key,
+                                                     V& value_out) {
+  const K k = Layout::key_of(word);
+  const unsigned hit = g.ballot(k == key);
+  if (hit) {
+    value_out = Layout::value_of(g.shfl(word, __ffs(hit) - 1));
+    return WindowVerdict::found;
+  }
+  return g.any(k == KeySentinels<K>::empty) ? WindowVerdict::absent : WindowVerdict::read_on;
+}
+
 template <class Layout, class Probing, class Hasher, int GroupSize>
 struct OpenAddressingRef {
   static_assert(GroupSize == 1 || GroupSize == 2 || GroupSize == 4 || GroupSize == 8 ||
@@ -134,14 +151,9 @@ struct OpenAddressingRef {
       Probing seq(hasher(key), num_windows);
       for (std::uint32_t probe = 0; probe < max_probes; ++probe, seq.advance()) {
         const std::uint64_t base = std::uint64_t(seq.window()) * GroupSize;
-        const auto word = layout.load_word(base + lane);
-        const key_type k = Layout::key_of(word);
-        const unsigned hit = g.ballot(k == key);
-        if (hit) {
-          value_out = Layout::value_of(g.shfl(word, __ffs(hit) - 1));
-          return true;
-        }
-        if (g.any(k == sentinels::empty)) return false;
+        const WindowVerdict verdict =
+            probe_words<Layout>(g, layout.load_word(base + lane), key, value_out);
+        if (verdict != WindowVerdict::read_on) return verdict == WindowVerdict::found;
       }
       return false;
     } else {
