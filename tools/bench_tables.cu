@@ -23,6 +23,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "metawarp/cuda/device_buffer.hpp"
@@ -368,153 +369,31 @@ void bench_csr(const Options& o, const Ceilings& c, mwt::CsrBuildMethod method, 
 
 // -------------------------------------------------------------------- bloom
 
+// BlockWords 4: one 32-byte sector per key (the default); 1: one 64-bit
+// word, so an add is one atomicOr (label: expected false-positive rate).
+template <int BlockWords>
 void bench_bloom(uint64_t bytes, const Options& o, const Ceilings& c) {
   const uint64_t n = o.n;
   mwc::device_buffer<uint32_t> keys(n);
   make_unique_keys<<<4096, 256>>>(keys.data(), n, 0);
   mwc::device_buffer<bool> out(n);
-  mwt::BloomFilter<uint32_t> filter(bytes * 8, 8, 0, bench_stream);
-  const std::string label = "bloom " + std::to_string(bytes >> 20) + " MiB k=8";
+  mwt::BloomFilter<uint32_t, mwt::MurmurHasher, BlockWords> filter(bytes * 8, 8, 0, bench_stream);
+  char fp[64];
+  std::snprintf(fp, sizeof fp, " (fp %.1e)", filter.expected_false_positive_rate(n));
+  const std::string label = "bloom " + std::to_string(bytes >> 20) + " MiB k=8" +
+                            (BlockWords == 1 ? " word" : "") + fp;
   const double t_add = time_best([&] { filter.insert(keys.data(), n, bench_stream); }, [&] { filter.clear(bench_stream); });
   report(label + "  add", n, t_add, c.cas, "CAS");
   const double t_query = time_best([&] { filter.contains(keys.data(), n, out.data(), bench_stream); });
   report(label + "  contains", n, t_query, c.sector_reads, "sector reads");
 }
 
-// ------------------------------------------------- candidate variants (tuning)
-namespace cg = cooperative_groups;
+// ------------------------------------------------- variants (tuning)
 //
-// Each variant times one candidate against the library's own path on the same
-// workload and table, so one run shows which wins. Selected with --variant
-// (default: all) inside the `variants` section.
-
-// The library's launch shape (one group per item, 256 threads, up to 2^20
-// blocks) or a persistent grid of `blocks` blocks looping grid-stride.
-template <int G, class Op>
-__global__ void variant_group_kernel(uint64_t n, Op op) {
-  const auto group = cg::tiled_partition<G>(cg::this_thread_block());
-  const uint64_t first = (uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / G;
-  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x / G;
-  for (uint64_t i = first; i < n; i += stride) op(group, i);
-}
-
-struct Geometry {
-  unsigned blocks = 0;  // 0: the library's (as many as items, capped at 2^20)
-  unsigned threads = 256;
-};
-
-template <int G, class Op>
-void launch_variant(uint64_t n, Geometry geo, Op op) {
-  const unsigned blocks = geo.blocks != 0 ? geo.blocks : mwc::blocks_for(n, geo.threads / G);
-  variant_group_kernel<G><<<blocks, geo.threads, 0, bench_stream>>>(n, op);
-  mwc::check_launch("bench variant");
-}
-
-// The packed layout as it was before this round: try_claim reads the slot
-// again before its CAS (the variant "reload").
-template <class K, class V>
-struct ReloadingPackedLayout : mwt::PackedLayout<K, V> {
-  using base = mwt::PackedLayout<K, V>;
-  using typename base::word_type;
-  __device__ __forceinline__ bool try_claim(uint64_t i, K expected, K key, V value,
-                                            bool store_value = true) const {
-    if (!store_value) value = V{};
-    const word_type seen = mwt::detail::volatile_load(this->words + i);
-    if (base::key_of(seen) != expected) return false;
-    return mwt::detail::atomic_cas(this->words + i, seen, base::pack(key, value)) == seen;
-  }
-  class Storage {
-   public:
-    explicit Storage(uint64_t capacity) : words_(capacity) {}
-    ReloadingPackedLayout view() const { return ReloadingPackedLayout{{words_.data()}}; }
-    uint64_t bytes() const { return words_.size_bytes(); }
-
-   private:
-    mwc::device_buffer<word_type> words_;
-  };
-};
-
-// 16-byte loads of two packed slots: volatile (as the library), L2-only
-// (ld.global.cg) or through the read-only path (ld.global.nc; valid only
-// while nothing writes the table, as in a bulk find).
-enum class Load { volatile_, cg, nc };
-
-template <Load L>
-__device__ __forceinline__ ulonglong2 load_two_slots(const uint64_t* p) {
-  ulonglong2 r;
-  if constexpr (L == Load::volatile_) {
-    asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(r.x), "=l"(r.y) : "l"(p));
-  } else if constexpr (L == Load::cg) {
-    r = __ldcg(reinterpret_cast<const ulonglong2*>(p));
-  } else {
-    r = __ldg(reinterpret_cast<const ulonglong2*>(p));
-  }
-  return r;
-}
-
-// BCHT B=8 find with a tile of T threads (T = 4: one 16-byte load per lane;
-// T = 1: one thread reads the 64-byte bucket with four 16-byte loads). Same
-// walk as the library's: h0, h1, h2, stop at a bucket with an empty slot.
-template <int T, Load L, class Ref>
-__device__ bool bcht8_find(const cg::thread_block_tile<T>& g, const Ref& r, uint32_t key,
-                           uint32_t& value_out) {
-  using Layout = mwt::PackedLayout<uint32_t, uint32_t>;
-  using S = mwt::KeySentinels<uint32_t>;
-  constexpr int per_lane = 8 / T;  // slots per lane
-  if (!S::is_valid(key)) return false;
-  const int lane = g.thread_rank();
-  for (int which = 0; which < 3; ++which) {
-    const uint64_t* bucket = r.layout.words + uint64_t(r.hashes.bucket(which, key)) * 8;
-    uint64_t w[per_lane];
-#pragma unroll
-    for (int j = 0; j < per_lane; j += 2) {
-      const ulonglong2 two = load_two_slots<L>(bucket + lane * per_lane + j);
-      w[j] = two.x;
-      w[j + 1] = two.y;
-    }
-    int hit = -1;
-    bool empty = false;
-#pragma unroll
-    for (int j = per_lane - 1; j >= 0; --j) {
-      const uint32_t k = Layout::key_of(w[j]);
-      if (k == key) hit = j;
-      empty |= k == S::empty;
-    }
-    if constexpr (T == 1) {
-      if (hit >= 0) {
-#pragma unroll
-        for (int j = 0; j < per_lane; ++j) {
-          if (j == hit) value_out = Layout::value_of(w[j]);
-        }
-        return true;
-      }
-      if (empty) return false;
-    } else {
-      const unsigned lanes = g.ballot(hit >= 0);
-      if (lanes) {
-        const int owner = __ffs(lanes) - 1;
-        uint64_t mine = 0;
-#pragma unroll
-        for (int j = 0; j < per_lane; ++j) {
-          if (j == hit) mine = w[j];
-        }
-        value_out = Layout::value_of(g.shfl(mine, owner));
-        return true;
-      }
-      if (g.any(empty)) return false;
-    }
-  }
-  return false;
-}
-
-template <int T, Load L, class Ref>
-void launch_bcht8_find(const Ref& r, const uint32_t* keys, uint64_t n, uint32_t* out) {
-  launch_variant<T>(n, Geometry{}, [=] __device__(const cg::thread_block_tile<T>& g, uint64_t i) {
-    uint32_t v = 0;
-    bcht8_find<T, L>(g, r, keys[i], v);
-    if (g.thread_rank() == 0) out[i] = v;
-  });
-}
+// Measurements that pick a library default or state a bound: every find and
+// insert tile of the bucketed cuckoo table (default_bucket_tile) and the atomics bound of a
+// Bloom add. Selected with --variant (default: all) inside the `variants`
+// section. (Round 1's losing candidates are gone: docs/benchmarks.md.)
 
 void report_variant(const std::string& what, uint64_t ops, double seconds, double ceiling,
                     const char* ceiling_name) {
@@ -537,159 +416,76 @@ void expect_same(const mwc::device_buffer<uint32_t>& a, const mwc::device_buffer
   }
 }
 
-unsigned persistent_blocks(unsigned threads) {
-  int device = 0, sms = 0;
-  mwc::check(cudaGetDevice(&device), "cudaGetDevice");
-  mwc::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
-  return unsigned(sms) * (2048 / threads);
-}
-
-// Single value, packed, double hashing, g4: the library path against
-// the pre-round path (reload before the CAS, second read of a hit's value)
-// and against a persistent grid.
-void variants_single(const Options& o, const Ceilings& c) {
-  using P = mwt::DoubleHashing;
-  using H = mwt::MurmurHasher;
-  using Table = mwt::SingleValueHashTable<uint32_t, uint32_t, mwt::PackedLayout<uint32_t, uint32_t>,
-                                          P, H, 4>;
-  using Old = mwt::SingleValueHashTable<uint32_t, uint32_t, ReloadingPackedLayout<uint32_t, uint32_t>,
-                                        P, H, 4>;
-  const uint64_t n = o.n;
-  const UniqueWorkload<uint32_t, uint32_t> w(n);
-  mwc::device_buffer<uint32_t> check(n);
-  const uint32_t *hits = w.hits.data(), *misses = w.misses.data(), *values = w.values.data();
-  uint32_t* out = w.out.data();
-  uint32_t* checked = check.data();
-  for (double load : o.loads) {
-    Table table(uint64_t(double(n) / load), {}, bench_stream);
-    Old old(uint64_t(double(n) / load), {}, bench_stream);
-    char label[160];
-    std::snprintf(label, sizeof label, "single packed DH g4 load %.2f", double(n) / table.capacity());
-    const std::string at = label;
-    const auto r = table.ref();
-    const auto ro = old.ref();
-    for (unsigned threads : {128u, 256u, 512u}) {
-      if (!o.wants_variant("sv-persistent")) break;
-      const Geometry geo{persistent_blocks(threads), threads};
-      const std::string name = "sv-persistent" + std::to_string(threads);
-      double t = time_best([&] {
-        launch_variant<4>(n, geo, [=] __device__(const cg::thread_block_tile<4>& g, uint64_t i) {
-          r.insert(g, hits[i], values[i]);
-        });
-      }, [&] { table.clear(bench_stream); });
-      report_variant(name + " " + at + " insert", n, t, c.cas, "CAS");
-      for (const bool hit : {true, false}) {
-        const uint32_t* keys = hit ? hits : misses;
-        t = time_best([&] {
-          launch_variant<4>(n, geo, [=] __device__(const cg::thread_block_tile<4>& g, uint64_t i) {
-            uint32_t v = 0;
-            r.find(g, keys[i], v);
-            if (g.thread_rank() == 0) out[i] = v;
-          });
-        });
-        report_variant(name + " " + at + (hit ? " find hit" : " find miss"), n, t, c.sector_reads,
-                       "sector reads");
-      }
-    }
-    // The library path (insert with the new claim, find with the value from the window).
-    double t = time_best([&] { table.insert(w.hits.data(), w.values.data(), n, bench_stream); },
-                         [&] { table.clear(bench_stream); });
-    report_variant("sv-lib " + at + " insert", n, t, c.cas, "CAS");
-    t = time_best([&] { table.find(w.hits.data(), n, out, 0u, bench_stream); });
-    report_variant("sv-lib " + at + " find hit", n, t, c.sector_reads, "sector reads");
-    if (o.wants_variant("sv-reload")) {
-      t = time_best([&] { old.insert(w.hits.data(), w.values.data(), n, bench_stream); },
-                    [&] { old.clear(bench_stream); });
-      report_variant("sv-reload " + at + " insert", n, t, c.cas, "CAS");
-      t = time_best([&] {
-        launch_variant<4>(n, Geometry{}, [=] __device__(const cg::thread_block_tile<4>& g,
-                                                        uint64_t i) {
-          const uint64_t slot = ro.core.find_slot(g, hits[i]);
-          const uint32_t v = slot == mwt::no_slot ? 0u : ro.core.layout.load_value(slot);
-          if (g.thread_rank() == 0) checked[i] = v;
-        });
-      });
-      report_variant("sv-reload " + at + " find hit", n, t, c.sector_reads, "sector reads");
-      expect_same(w.out, check, n, "sv-reload");
+// Bucketed cuckoo find with every tile size T (lanes per bucket, B/T slots
+// each) on one table filled by the library's insert: picks
+// default_bucket_tile<B>. Each tile's output is checked against the default's.
+template <int B, int T>
+void bcht_find_tile(const Options& o, const Ceilings& c, double load,
+                    const UniqueWorkload<uint32_t, uint32_t>& w, mwc::device_buffer<uint32_t>& check) {
+  using Table = mwt::BucketedCuckooTable<uint32_t, uint32_t, B, mwt::MurmurHasher, T>;
+  using Default = mwt::BucketedCuckooTable<uint32_t, uint32_t, B>;
+  mwt::CuckooOptions options;
+  options.unique_keys_checked = false;
+  Table table(uint64_t(double(o.n) / load), options, bench_stream);
+  const uint64_t pairs = std::min<uint64_t>(o.n, uint64_t(load * double(table.capacity())));
+  table.insert(w.hits.data(), w.values.data(), pairs, bench_stream);
+  if (table.pop_status(bench_stream).has_error()) std::printf("  (insert reported errors)\n");
+  char label[160];
+  std::snprintf(label, sizeof label, "bcht-tile B=%d T=%d load %.2f", B, T,
+                double(pairs) / table.capacity());
+  for (const bool hit : {true, false}) {
+    const uint32_t* keys = hit ? w.hits.data() : w.misses.data();
+    const double t = time_best([&] { table.find(keys, pairs, check.data(), 0u, bench_stream); });
+    report_variant(std::string(label) + (hit ? " find hit" : " find miss"), pairs, t,
+                   c.sector_reads, "sector reads");
+    if (hit && T != Default::Ref::find_group_size) {
+      // The default tile on the same table (same seed and insert order).
+      const typename Default::Ref d{{}, table.ref().layout, table.ref().hashes, 0, false, nullptr};
+      mwc::device_buffer<uint32_t> reference(pairs);
+      mwt::bulk::find(d, keys, pairs, reference.data(), 0u, bench_stream, nullptr, "bench check");
+      expect_same(reference, check, pairs, label);
     }
   }
 }
 
-// Bucketed cuckoo B = 8 (unique input): library path against the pre-round
-// find (second read of the value), smaller tiles with 16-byte loads, load
-// flavours, and a persistent grid.
-void variants_cuckoo(const Options& o, const Ceilings& c) {
-  using Table = mwt::BucketedCuckooTable<uint32_t, uint32_t, 8>;
-  const uint64_t n = o.n;
-  const UniqueWorkload<uint32_t, uint32_t> w(n);
-  mwc::device_buffer<uint32_t> check(n);
-  const uint32_t *hits = w.hits.data(), *misses = w.misses.data(), *values = w.values.data();
-  uint32_t* out = check.data();
+// The same for the insert's tile: time the bulk insert (resident grid), then
+// check that every pair is found with its value.
+template <int B, int T>
+void bcht_insert_tile(const Options& o, const Ceilings& c, double load,
+                      const UniqueWorkload<uint32_t, uint32_t>& w,
+                      mwc::device_buffer<uint32_t>& check) {
+  using Table = mwt::BucketedCuckooTable<uint32_t, uint32_t, B, mwt::MurmurHasher,
+                                         mwt::default_bucket_tile<B>, T>;
   mwt::CuckooOptions options;
   options.unique_keys_checked = false;
-  for (double load : o.loads) {
-    Table table(uint64_t(double(n) / load), options, bench_stream);
-    const uint64_t pairs = std::min<uint64_t>(n, uint64_t(load * double(table.capacity())));
-    char label[160];
-    std::snprintf(label, sizeof label, "bcht B=8 load %.2f", double(pairs) / table.capacity());
-    const std::string at = label;
-    const auto r = table.ref();
-    double t = time_best([&] { table.insert(w.hits.data(), w.values.data(), pairs, bench_stream); },
-                         [&] { table.clear(bench_stream); });
-    report_variant("bcht-lib " + at + " insert", pairs, t, c.cas, "CAS");
-    if (table.pop_status(bench_stream).has_error()) std::printf("  (insert reported errors)\n");
-    t = time_best([&] { table.find(w.hits.data(), pairs, w.out.data(), 0u, bench_stream); });
-    report_variant("bcht-lib " + at + " find hit", pairs, t, c.sector_reads, "sector reads");
-    t = time_best([&] { table.find(w.misses.data(), pairs, check.data(), 0u, bench_stream); });
-    report_variant("bcht-lib " + at + " find miss", pairs, t, c.sector_reads, "sector reads");
+  Table table(uint64_t(double(o.n) / load), options, bench_stream);
+  const uint64_t pairs = std::min<uint64_t>(o.n, uint64_t(load * double(table.capacity())));
+  char label[160];
+  std::snprintf(label, sizeof label, "bcht-tile B=%d T=%d load %.2f", B, T,
+                double(pairs) / table.capacity());
+  const double t = time_best([&] { table.insert(w.hits.data(), w.values.data(), pairs, bench_stream); },
+                             [&] { table.clear(bench_stream); });
+  if (table.pop_status(bench_stream).has_error()) std::printf("  (insert reported errors)\n");
+  report_variant(std::string(label) + " insert", pairs, t, c.cas, "CAS");
+  table.find(w.hits.data(), pairs, check.data(), 0u, bench_stream);
+  expect_same(w.values, check, pairs, label);
+}
 
-    const auto both = [&](const std::string& name, auto&& launch) {
-      if (!o.wants_variant(name)) return;
-      double th = time_best([&] { launch(hits); });
-      expect_same(w.out, check, pairs, name);
-      report_variant(name + " " + at + " find hit", pairs, th, c.sector_reads, "sector reads");
-      th = time_best([&] { launch(misses); });
-      report_variant(name + " " + at + " find miss", pairs, th, c.sector_reads, "sector reads");
-    };
-    both("bcht-reload", [&](const uint32_t* keys) {
-      launch_variant<8>(pairs, Geometry{}, [=] __device__(const cg::thread_block_tile<8>& g,
-                                                          uint64_t i) {
-        const uint64_t slot = r.find_slot(g, keys[i]);
-        const uint32_t v = slot == mwt::no_slot ? 0u : r.layout.load_value(slot);
-        if (g.thread_rank() == 0) out[i] = v;
-      });
-    });
-    both("bcht-t4", [&](const uint32_t* k) { launch_bcht8_find<4, Load::volatile_>(r, k, pairs, out); });
-    both("bcht-t4cg", [&](const uint32_t* k) { launch_bcht8_find<4, Load::cg>(r, k, pairs, out); });
-    both("bcht-t4nc", [&](const uint32_t* k) { launch_bcht8_find<4, Load::nc>(r, k, pairs, out); });
-    both("bcht-t2", [&](const uint32_t* k) { launch_bcht8_find<2, Load::volatile_>(r, k, pairs, out); });
-    both("bcht-t1", [&](const uint32_t* k) { launch_bcht8_find<1, Load::volatile_>(r, k, pairs, out); });
-    both("bcht-t1nc", [&](const uint32_t* k) { launch_bcht8_find<1, Load::nc>(r, k, pairs, out); });
-    if (o.wants_variant("bcht-persistent")) {
-      const Geometry geo{persistent_blocks(256), 256};
-      t = time_best([&] {
-        launch_variant<8>(pairs, geo, [=] __device__(const cg::thread_block_tile<8>& g, uint64_t i) {
-          r.insert(g, hits[i], values[i]);
-        });
-      }, [&] { table.clear(bench_stream); });
-      report_variant("bcht-persistent " + at + " insert", pairs, t, c.cas, "CAS");
-      t = time_best([&] {
-        launch_variant<8>(pairs, geo, [=] __device__(const cg::thread_block_tile<8>& g, uint64_t i) {
-          uint32_t v = 0;
-          r.find(g, hits[i], v);
-          if (g.thread_rank() == 0) out[i] = v;
-        });
-      });
-      expect_same(w.out, check, pairs, "bcht-persistent");
-      report_variant("bcht-persistent " + at + " find hit", pairs, t, c.sector_reads, "sector reads");
-    }
+template <int B, int... T>
+void bcht_tiles(const Options& o, const Ceilings& c, std::integer_sequence<int, T...>) {
+  const UniqueWorkload<uint32_t, uint32_t> w(o.n);
+  mwc::device_buffer<uint32_t> check(o.n);
+  for (double load : o.loads) {
+    (bcht_insert_tile<B, T>(o, c, load, w, check), ...);
+    (bcht_find_tile<B, T>(o, c, load, w, check), ...);
   }
 }
 
 // What bounds a Bloom add on a large filter: the same hashing and random
-// sector, with exactly A 64-bit atomicOr per key (A = 1, 2, 4). The filter
-// (k = 8) issues about 3.6 per key (4 * (1 - (3/4)^8) words hold a bit).
-template <int A>
+// sector, with exactly A 64-bit atomicOr per key (A = 1, 2, 4), and with a
+// read of each word first (the filter skips words holding their bits). The
+// filter (k = 8) issues about 3.6 per key (4 * (1 - (3/4)^8) words hold a bit).
+template <int A, bool ReadFirst>
 __global__ void bloom_atomics(unsigned long long* blocks, uint64_t num_blocks, const uint32_t* keys,
                               uint64_t n, mwt::MurmurHasher hasher) {
   for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
@@ -697,7 +493,10 @@ __global__ void bloom_atomics(unsigned long long* blocks, uint64_t num_blocks, c
     const uint64_t h = hasher(keys[i]);
     unsigned long long* block = blocks + 4 * (((h >> 32) * num_blocks) >> 32);
 #pragma unroll
-    for (int a = 0; a < A; ++a) atomicOr(block + a, 1ull << ((h >> (6 * a)) & 63));
+    for (int a = 0; a < A; ++a) {
+      const unsigned long long bit = 1ull << ((h >> (6 * a)) & 63);
+      if (!ReadFirst || (block[a] & bit) == 0) atomicOr(block + a, bit);
+    }
   }
 }
 
@@ -710,23 +509,30 @@ void variants_bloom(const Options& o, const Ceilings& c) {
   mwc::device_buffer<unsigned long long> words(bytes / 8);
   const uint64_t blocks = bytes / 32;
   const unsigned grid = mwc::blocks_for(n, 256);
-  const auto run = [&](auto a) {
+  const auto run = [&](auto a, auto read_first) {
     constexpr int A = decltype(a)::value;
+    constexpr bool R = decltype(read_first)::value;
     const double t = time_best([&] {
-      bloom_atomics<A><<<grid, 256, 0, bench_stream>>>(words.data(), blocks, keys.data(), n,
-                                                      mwt::MurmurHasher(0));
+      bloom_atomics<A, R><<<grid, 256, 0, bench_stream>>>(words.data(), blocks, keys.data(), n,
+                                                         mwt::MurmurHasher(0));
     }, [&] { words.fill_bytes(0, bench_stream); });
-    report_variant("bloom-atomics 2048 MiB " + std::to_string(A) + " atomicOr/key", n, t, c.cas,
-                   "CAS");
+    report_variant("bloom-atomics 2048 MiB " + std::to_string(A) + " atomicOr/key" +
+                       (R ? " read first" : ""),
+                   n, t, c.cas, "CAS");
   };
-  run(std::integral_constant<int, 1>{});
-  run(std::integral_constant<int, 2>{});
-  run(std::integral_constant<int, 4>{});
+  run(std::integral_constant<int, 1>{}, std::false_type{});
+  run(std::integral_constant<int, 2>{}, std::false_type{});
+  run(std::integral_constant<int, 4>{}, std::false_type{});
+  run(std::integral_constant<int, 1>{}, std::true_type{});
+  run(std::integral_constant<int, 4>{}, std::true_type{});
 }
 
 void bench_variants(const Options& o, const Ceilings& c) {
-  variants_single(o, c);
-  variants_cuckoo(o, c);
+  if (o.wants_variant("bcht-tile")) {
+    bcht_tiles<8>(o, c, std::integer_sequence<int, 1, 2, 4, 8>{});
+    bcht_tiles<16>(o, c, std::integer_sequence<int, 2, 4, 8, 16>{});
+    bcht_tiles<32>(o, c, std::integer_sequence<int, 4, 8, 16, 32>{});
+  }
   variants_bloom(o, c);
 }
 
@@ -762,9 +568,7 @@ Options parse(int argc, char** argv) {
       std::printf("bench_tables [--n N | --log2 L] [--loads a,b] [--values-per-key a,b]\n"
                   "             [--only ceilings,single,single64,multi,bloom,cuckoo,iceberg,portable,csr,\n"
                   "                     variants]\n"
-                  "             [--variant sv-persistent,sv-reload,bcht-reload,bcht-t4,bcht-t4cg,\n"
-                  "                        bcht-t4nc,bcht-t2,bcht-t1,bcht-t1nc,bcht-persistent,\n"
-                  "                        bloom-atomics]   (candidates of the variants section)\n"
+                  "             [--variant bcht-tile,bloom-atomics]   (of the variants section)\n"
                   "             [--quick]\n");
       std::exit(0);
     } else throw std::invalid_argument("unknown option " + arg);
@@ -855,8 +659,10 @@ int main(int argc, char** argv) try {
     if (!o.quick) bench_csr(o, c, mwt::CsrBuildMethod::binned, 4.0);
   }
   if (o.wants("bloom")) {
-    bench_bloom(uint64_t(2) << 30, o, c);
-    bench_bloom(uint64_t(8) << 20, o, c);
+    bench_bloom<4>(uint64_t(2) << 30, o, c);
+    bench_bloom<1>(uint64_t(2) << 30, o, c);
+    bench_bloom<4>(uint64_t(8) << 20, o, c);
+    bench_bloom<1>(uint64_t(8) << 20, o, c);
   }
   if (o.wants("variants")) bench_variants(o, c);
   return 0;

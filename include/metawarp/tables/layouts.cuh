@@ -86,6 +86,22 @@ struct PackedLayout {
     return detail::volatile_load(words + i);
   }
   __device__ __forceinline__ static V value_of(word_type w) { return V(w & value_mask); }
+  // N consecutive slots from slot i in 16-byte loads (N even: i must be even,
+  // as in a bucket read by lanes of N slots each; N = 1: one load).
+  template <int N>
+  __device__ __forceinline__ void load_words(std::uint64_t i, word_type (&out)[N]) const {
+    static_assert(N == 1 || N % 2 == 0, "slots per load: 1 or pairs");
+    if constexpr (N == 1) {
+      out[0] = load_word(i);
+    } else {
+#pragma unroll
+      for (int j = 0; j < N; j += 2) {
+        asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+                     : "=l"(out[j]), "=l"(out[j + 1])
+                     : "l"(words + i + j));
+      }
+    }
+  }
   // A free slot (empty or tombstone) always holds V{} (init_slot, try_erase),
   // so the expected word is known without reading the slot first: one CAS,
   // no dependent load. A slot that changed since the caller saw `expected`

@@ -36,23 +36,6 @@ struct InsertResult {
   bool inserted = false;         // a new slot was claimed
 };
 
-// One probed window or bucket of packed words (one per lane), looking for
-// `key`: found (value_out = the hit's value, from this load), absent (the
-// window has an empty slot, so the key never went further) or read on.
-enum class WindowVerdict { absent = 0, found = 1, read_on = -1 };
-template <class Layout, class Group, class K, class V>
-__device__ __forceinline__ WindowVerdict probe_words(const Group& g,
-                                                     typename Layout::word_type word, K key,
-                                                     V& value_out) {
-  const K k = Layout::key_of(word);
-  const unsigned hit = g.ballot(k == key);
-  if (hit) {
-    value_out = Layout::value_of(g.shfl(word, __ffs(hit) - 1));
-    return WindowVerdict::found;
-  }
-  return g.any(k == KeySentinels<K>::empty) ? WindowVerdict::absent : WindowVerdict::read_on;
-}
-
 template <class Layout, class Probing, class Hasher, int GroupSize>
 struct OpenAddressingRef {
   static_assert(GroupSize == 1 || GroupSize == 2 || GroupSize == 4 || GroupSize == 8 ||
@@ -139,29 +122,6 @@ struct OpenAddressingRef {
       if (g.any(k == sentinels::empty)) return no_slot;
     }
     return no_slot;
-  }
-
-  // True and value_out set when `key` is present. A packed layout gives the
-  // value from the load that found the key (the hit lane broadcasts it); the
-  // others read the value of the slot found.
-  __device__ bool find_value(const group_type& g, key_type key, value_type& value_out) const {
-    if constexpr (has_word_loads<Layout>) {
-      if (!sentinels::is_valid(key)) return false;
-      const int lane = g.thread_rank();
-      Probing seq(hasher(key), num_windows);
-      for (std::uint32_t probe = 0; probe < max_probes; ++probe, seq.advance()) {
-        const std::uint64_t base = std::uint64_t(seq.window()) * GroupSize;
-        const WindowVerdict verdict =
-            probe_words<Layout>(g, layout.load_word(base + lane), key, value_out);
-        if (verdict != WindowVerdict::read_on) return verdict == WindowVerdict::found;
-      }
-      return false;
-    } else {
-      const std::uint64_t slot = find_slot(g, key);
-      if (slot == no_slot) return false;
-      value_out = layout.load_value(slot);
-      return true;
-    }
   }
 
   // Calls f(slot) on every lane that holds a copy of `key` (multi-value
