@@ -5,7 +5,7 @@
 // taken from it.
 //
 // A key lives in one of its buckets h0(k), h1(k), h2(k). An insert reads
-// bucket h0 with a tile of B threads (one coalesced load) and CASes the first
+// bucket h0 with a tile of threads (B/T slots each, default_bucket_tile) and CASes the first
 // free slot; if the bucket is full it exchanges the pair with a pseudo-random
 // slot there and carries the evicted pair on to the next of *its* buckets
 // (h_i -> h_{i+1 mod 3}), at most max_evictions times. A pair only ever enters
@@ -73,7 +73,7 @@ class BucketedCuckooTable
                     BucketSize % InsertTile == 0,
                 "the find and insert tiles are powers of two up to the bucket size");
 
-  // find / contains / erase / insert come from BucketedRefOps.
+  // erase and insert (status recording around place) come from BucketedRefOps.
   struct Ref : BucketedRefOps<Ref, K, V, BucketSize> {
     using group_type = cg::thread_block_tile<BucketSize>;
     layout_type layout;
@@ -99,8 +99,8 @@ class BucketedCuckooTable
       typename layout_type::word_type word = 0;
       bool has_empty = false;
     };
-    template <unsigned T>  // (unsigned: deduced from thread_block_tile<Size>)
-    __device__ BucketProbe probe_bucket(const cg::thread_block_tile<T>& g, std::uint32_t bucket,
+    template <unsigned T, class Parent>  // (deduced from tiled_partition<T>(...) or thread_block_tile<T>)
+    __device__ BucketProbe probe_bucket(const cg::thread_block_tile<T, Parent>& g, std::uint32_t bucket,
                                         K key) const {
       static_assert(BucketSize % T == 0, "a lookup tile divides the bucket");
       constexpr int per_lane = BucketSize / int(T);
@@ -135,8 +135,8 @@ class BucketedCuckooTable
     // holding the key or with an empty slot (the key never went further).
     // Slot of `key` (first copy in lookup order), or no_slot; *word_out gets
     // the slot's word from the bucket load.
-    template <unsigned T>
-    __device__ std::uint64_t find_slot(const cg::thread_block_tile<T>& g, K key,
+    template <unsigned T, class Parent>
+    __device__ std::uint64_t find_slot(const cg::thread_block_tile<T, Parent>& g, K key,
                                        typename layout_type::word_type* word_out = nullptr) const {
       if (!sentinels::is_valid(key)) return no_slot;
       for (int which = 0; which < 3; ++which) {
@@ -152,15 +152,15 @@ class BucketedCuckooTable
     }
     // The value comes from the bucket load that found the key (hides
     // BucketedRefOps::find and contains, which take a tile of B).
-    template <unsigned T>
-    __device__ bool find(const cg::thread_block_tile<T>& g, K key, V& value_out) const {
+    template <unsigned T, class Parent>
+    __device__ bool find(const cg::thread_block_tile<T, Parent>& g, K key, V& value_out) const {
       typename layout_type::word_type word = 0;
       if (find_slot(g, key, &word) == no_slot) return false;
       value_out = layout_type::value_of(word);
       return true;
     }
-    template <unsigned T>
-    __device__ bool contains(const cg::thread_block_tile<T>& g, K key) const {
+    template <unsigned T, class Parent>
+    __device__ bool contains(const cg::thread_block_tile<T, Parent>& g, K key) const {
       return find_slot(g, key) != no_slot;
     }
 
@@ -169,8 +169,8 @@ class BucketedCuckooTable
     // bucket it reads (the bulk insert uses InsertTile, insert_group_size).
     // The slot claimed is the bucket's first free one and the victim of a
     // full bucket the same whatever T.
-    template <unsigned T>
-    __device__ Status place(const cg::thread_block_tile<T>& g, K key, V value) const {
+    template <unsigned T, class Parent>
+    __device__ Status place(const cg::thread_block_tile<T, Parent>& g, K key, V value) const {
       using word_type = typename layout_type::word_type;
       constexpr int per_lane = BucketSize / int(T);
       if (!sentinels::is_valid(key)) return Status(Status::invalid_key);

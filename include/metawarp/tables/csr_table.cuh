@@ -85,25 +85,30 @@ void counting_scatter(const K* in_keys, const V* in_values, std::uint64_t n, std
   cuda::check(cudaStreamSynchronize(stream), "CSR scatter");  // `cursors` dies here
 }
 
-// Insertion sort of each vertex's list by key: cheap because a list holds
-// few distinct keys (equal keys never move past each other).
+// One thread's stable insertion sort of the pairs [begin, end) by key
+// (equal keys never move past each other).
+template <class K, class V>
+__device__ void insertion_sort_by_key(K* keys, V* values, std::uint64_t begin, std::uint64_t end) {
+  for (std::uint64_t i = begin + 1; i < end; ++i) {
+    const K k = keys[i];
+    const V val = values[i];
+    std::uint64_t j = i;
+    for (; j > begin && keys[j - 1] > k; --j) {
+      keys[j] = keys[j - 1];
+      values[j] = values[j - 1];
+    }
+    keys[j] = k;
+    values[j] = val;
+  }
+}
+
+// Each vertex's list sorted by key in one thread: cheap because a list holds
+// few distinct keys.
 template <class K, class V>
 void sort_csr_lists(const std::uint64_t* offsets, std::uint64_t vertices, K* keys, V* values,
                     cudaStream_t stream) {
   launch_thread_per_item(vertices, stream, [=] __device__(std::uint64_t v, bool valid) {
-    if (!valid) return;
-    const std::uint64_t begin = offsets[v], end = offsets[v + 1];
-    for (std::uint64_t i = begin + 1; i < end; ++i) {
-      const K k = keys[i];
-      const V val = values[i];
-      std::uint64_t j = i;
-      for (; j > begin && keys[j - 1] > k; --j) {
-        keys[j] = keys[j - 1];
-        values[j] = values[j - 1];
-      }
-      keys[j] = k;
-      values[j] = val;
-    }
+    if (valid) insertion_sort_by_key(keys, values, offsets[v], offsets[v + 1]);
   }, "CSR list sort");
 }
 
@@ -186,18 +191,7 @@ void sorted_build(const K* in_keys, const V* in_values, std::uint64_t n, std::ui
     const std::uint64_t first = flagged ? offsets[v] : 0, last = flagged ? offsets[v + 1] : 0;
     const bool long_list = flagged && last - first > csr_short_list;
     warp_reserve(long_count, long_list);
-    if (!flagged || long_list) return;
-    for (std::uint64_t i = first + 1; i < last; ++i) {  // insertion sort: stable
-      const K k = out_keys[i];
-      const V val = out_values[i];
-      std::uint64_t j = i;
-      for (; j > first && out_keys[j - 1] > k; --j) {
-        out_keys[j] = out_keys[j - 1];
-        out_values[j] = out_values[j - 1];
-      }
-      out_keys[j] = k;
-      out_values[j] = val;
-    }
+    if (flagged && !long_list) insertion_sort_by_key(out_keys, out_values, first, last);
   }, "CSR sorted build: short lists");
   std::uint64_t long_lists = 0;
   counter.copy_to_host(&long_lists, 1, stream);
