@@ -18,6 +18,20 @@
 //                         own threads read and scan), each with 1 to 16
 //                         threads: GB/s of one mate file, what one cutting
 //                         thread of the query reaches
+//   bench_parse --parse-rates [--batch N] [--threads T] [--strings|--reader] FILE [FILE2]
+//                         the workers' record parse alone: the reads cut
+//                         into batches of N (65536) in memory first, then
+//                         parsed by 1..T threads (default 1 and 2), each
+//                         with its own reused scratch as a query worker
+//                         has: ns of CPU per read (pair; thread CPU time,
+//                         so other work on the machine counts little) and
+//                         M reads/s per thread, beside a bare line-end scan
+//                         of the same bytes, for the first pass (fresh scratch: the
+//                         first sample's cost) and the best later pass;
+//                         --strings: records copied into strings
+//                         (parse_read_blocks) instead of views; --reader:
+//                         SequenceReader block by block (the parse before
+//                         the views, no pair checks)
 // Each file is parsed three times (the first run may include disk reads).
 // Prints bytes (uncompressed and on disk), records, bases, seconds and MB/s
 // (uncompressed bytes per second; 1 MB = 1e6 bytes).
@@ -30,6 +44,7 @@
 #include <memory>
 
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -39,6 +54,7 @@
 
 #include "io/byte_buffer.hpp"
 #include "io/cut_source.hpp"
+#include "io/newline_scanner.hpp"
 #include "io/read_blocks.hpp"
 #include "io/record_blocks.hpp"
 #include "metawarp/host/parallel_for.hpp"
@@ -120,6 +136,14 @@ int run_cut(int argc, char** argv, bool parse) {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// CPU time of the calling thread: on a shared machine, wall time would count
+// the time others' work held the core.
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + double(t.tv_nsec) * 1e-9;
 }
 
 int open_or_fail(const std::string& path) {
@@ -255,6 +279,147 @@ int run_cut_rates(int argc, char** argv) {
   return 0;
 }
 
+// Every batch of the reads, cut once and kept in memory.
+std::vector<metawarp::io::ReadBlocks> cut_all(const std::vector<std::string>& paths,
+                                              std::size_t batch) {
+  metawarp::io::ReadBlockCutter cutter(paths, false);
+  std::vector<metawarp::io::ReadBlocks> all(1);
+  while (cutter.next(all.back(), batch, std::size_t(64) << 20)) all.emplace_back();
+  all.pop_back();
+  return all;
+}
+
+// How a batch is parsed: into views (the query's parse), into strings
+// (parse_read_blocks), or by SequenceReader into strings block by block
+// (the query's parse before the views: the reference).
+enum class ParseInto { views, strings, reader };
+
+// A worker's parse scratch, kept from batch to batch.
+struct ParseScratch {
+  ParseInto into = ParseInto::views;
+  metawarp::io::ReadViewBatch views;
+  std::vector<SequenceRecord> mates1, mates2;
+};
+
+// Parses `batches` (every `threads`-th from `first`) into `scratch`; returns reads.
+std::uint64_t parse_share(metawarp::io::ReadLayout layout,
+                          const std::vector<metawarp::io::ReadBlocks>& batches,
+                          std::size_t first, std::size_t threads, ParseScratch& scratch) {
+  std::uint64_t reads = 0;
+  for (std::size_t b = first; b < batches.size(); b += threads) {
+    if (scratch.into == ParseInto::reader) {
+      const metawarp::io::ReadBlocks& blocks = batches[b];
+      std::size_t count = 0;
+      for (auto [block, records] : {std::pair{&blocks.first, &scratch.mates1},
+                                    std::pair{&blocks.second, &scratch.mates2}}) {
+        if (records->size() < block->records + 1) records->resize(block->records + 1);
+        SequenceReader reader(*block);
+        count = 0;
+        while (reader.next((*records)[count])) ++count;
+        if (layout == metawarp::io::ReadLayout::single) break;
+      }
+      reads += count;
+      continue;
+    }
+    const auto parsed =
+        scratch.into == ParseInto::strings
+            ? metawarp::io::parse_read_blocks(layout, batches[b], scratch.mates1, scratch.mates2)
+            : metawarp::io::parse_read_views(layout, batches[b], scratch.views);
+    if (parsed.error) std::rethrow_exception(parsed.error);
+    reads += parsed.count;
+  }
+  return reads;
+}
+
+// The floor under any parse: every line end of the batches found (the
+// NewlineScanner alone), one pass; returns line ends (so nothing is optimised away).
+std::uint64_t count_line_ends(const std::vector<metawarp::io::ReadBlocks>& batches,
+                              std::size_t first, std::size_t threads) {
+  std::uint64_t lines = 0;
+  for (std::size_t b = first; b < batches.size(); b += threads)
+    for (const auto* block : {&batches[b].first, &batches[b].second}) {
+      metawarp::io::NewlineScanner scanner(block->bytes.data(), block->bytes.size());
+      for (std::size_t at = scanner.find(0); at != metawarp::io::NewlineScanner::npos;
+           at = scanner.find(at + 1))
+        ++lines;
+    }
+  return lines;
+}
+
+int run_parse_rates(int argc, char** argv) {
+  std::size_t batch = 65536;
+  unsigned max_threads = 2;
+  ParseInto into = ParseInto::views;
+  std::vector<std::string> paths;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--strings")
+      into = ParseInto::strings;
+    else if (arg == "--reader")
+      into = ParseInto::reader;
+    else if (arg == "--batch" && i + 1 < argc)
+      batch = std::stoul(argv[++i]);
+    else if (arg == "--threads" && i + 1 < argc)
+      max_threads = unsigned(std::stoul(argv[++i]));
+    else
+      paths.push_back(arg);
+  }
+  if (paths.empty() || paths.size() > 2) {
+    std::fprintf(stderr, "bench_parse --parse-rates: one reads file, or two for pairs\n");
+    return 2;
+  }
+  const auto layout =
+      paths.size() == 2 ? metawarp::io::ReadLayout::two_files : metawarp::io::ReadLayout::single;
+  const std::vector<metawarp::io::ReadBlocks> batches = cut_all(paths, batch);
+  for (unsigned threads = 1; threads <= max_threads; ++threads) {
+    std::vector<ParseScratch> scratch(threads);
+    for (ParseScratch& s : scratch) s.into = into;
+    double first_pass = 0, best = 0;
+    std::uint64_t reads = 0;
+    for (int pass = 0; pass < 2 + runs_per_file; ++pass) {
+      std::vector<std::uint64_t> counts(threads);
+      std::vector<double> cpu(threads);
+      metawarp::host::parallel_for(threads, threads, [&](std::size_t t) {
+        const double start = thread_cpu_seconds();
+        counts[t] = parse_share(layout, batches, t, threads, scratch[t]);
+        cpu[t] = thread_cpu_seconds() - start;
+      });
+      double seconds = 0;  // CPU seconds of all threads
+      for (const double c : cpu) seconds += c;
+      reads = 0;
+      for (const std::uint64_t c : counts) reads += c;
+      if (pass == 0) first_pass = seconds;
+      else if (best == 0 || seconds < best) best = seconds;
+    }
+    double scan = 0;
+    for (int pass = 0; pass < runs_per_file; ++pass) {
+      std::vector<double> cpu(threads);
+      std::vector<std::uint64_t> lines(threads);
+      metawarp::host::parallel_for(threads, threads, [&](std::size_t t) {
+        const double start = thread_cpu_seconds();
+        lines[t] = count_line_ends(batches, t, threads);
+        cpu[t] = thread_cpu_seconds() - start;
+      });
+      double seconds = 0;
+      for (const double c : cpu) seconds += c;
+      if (scan == 0 || seconds < scan) scan = seconds;
+    }
+    const auto per_read_ns = [&](double s) { return s / double(reads) * 1e9; };
+    std::printf("line ends alone (NewlineScanner), %u threads: %.0f ns per %s\n", threads,
+                per_read_ns(scan), paths.size() == 2 ? "pair" : "read");
+    std::printf("parse into %s, batch %zu, %u threads, %llu %s: first pass %.0f ns per %s (%.2f M/s per "
+                "thread), later %.0f ns (%.2f M/s per thread)\n",
+                into == ParseInto::views     ? "views"
+                : into == ParseInto::strings ? "strings"
+                                             : "strings by SequenceReader",
+                batch, threads, static_cast<unsigned long long>(reads),
+                paths.size() == 2 ? "pairs" : "reads", per_read_ns(first_pass),
+                paths.size() == 2 ? "pair" : "read", 1e3 / per_read_ns(first_pass),
+                per_read_ns(best), 1e3 / per_read_ns(best));
+  }
+  return 0;
+}
+
 // Genome-like records of random bases in 80-column lines, a few hundred kbp
 // to a few Mbp each.
 std::string synthetic_fasta(std::size_t total_bases) {
@@ -302,6 +467,7 @@ int main(int argc, char** argv) {
     if (std::string(argv[1]) == "--cut") return run_cut(argc, argv, false);
     if (std::string(argv[1]) == "--cut-parse") return run_cut(argc, argv, true);
     if (std::string(argv[1]) == "--cut-rates") return run_cut_rates(argc, argv);
+    if (std::string(argv[1]) == "--parse-rates") return run_parse_rates(argc, argv);
     for (int i = 1; i < argc; ++i) {
       for (int run = 0; run < runs_per_file; ++run) time_parse(argv[i]);
     }

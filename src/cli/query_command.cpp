@@ -17,12 +17,14 @@
 #include "cli/thread_limit.hpp"
 #include "db/database.hpp"
 #include "metawarp/host/clock.hpp"
+#include "metawarp/host/thread_group.hpp"
 #include "pipeline/classifier.hpp"
 #include "pipeline/gpu_available.hpp"
 #include "pipeline/gpu_query.hpp"
 #include "pipeline/partitioned_query.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/query.hpp"
+#include "pipeline/query_buffers.hpp"
 #include "pipeline/query_progress.hpp"
 #include "pipeline/samples.hpp"
 
@@ -293,6 +295,15 @@ void run_query(QueryCommand& cmd) {
   std::unique_ptr<pipeline::QueryEngine> engine;
   std::unique_ptr<pipeline::GpuQueryEngine> gpu_engine;
   if (gpu && !cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;
+  // The batches' and workers' memory, made and touched while the database
+  // loads, and kept for every sample (pipeline/query_buffers.hpp).
+  pipeline::QueryBuffers buffers;
+  host::ThreadGroup warm_up;
+  warm_up.spawn([&] {
+    buffers.prepare(cmd.many_samples()
+                        ? pipeline::sample_query_options(opt, cmd.samples[0], cmd.output_dir)
+                        : opt);
+  });
   pipeline::ProgressStep loading(
       cmd.quiet, "query: loading database " + cmd.database +
                      (gpu ? " onto " + pipeline::describe(cmd.gpu.layout) : std::string()));
@@ -314,11 +325,12 @@ void run_query(QueryCommand& cmd) {
   if (!gpu) engine = pipeline::make_cpu_query_engine(*database, pipeline::engine_options(opt));
   const pipeline::QueryEngine* chosen = gpu ? gpu_engine.get() : engine.get();
   const pipeline::ProgressStyle progress = pipeline::progress_style(cmd.quiet);
+  warm_up.join();
 
   if (cmd.many_samples()) {
     SampleSummaries summaries(cmd);
     const auto results = pipeline::run_samples(*database, opt, cmd.samples, cmd.output_dir,
-                                               chosen, progress, &summaries);
+                                               chosen, progress, &summaries, &buffers);
     if (cmd.quiet) return;
     double seconds = 0;
     for (const auto& r : results) seconds += r.seconds;
@@ -329,7 +341,7 @@ void run_query(QueryCommand& cmd) {
     std::optional<pipeline::QuerySummary> summary;
     {
       pipeline::QueryProgress line(progress, "query", opt);
-      summary = pipeline::run_query(*database, opt, chosen, &line.counters());
+      summary = pipeline::run_query(*database, opt, chosen, &line.counters(), &buffers);
     }
     if (cmd.quiet) return;
     print_counts("query", *summary, opt.reads.size() == 2 || opt.interleaved);

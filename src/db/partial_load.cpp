@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -25,6 +26,7 @@ namespace {
 
 namespace ff = file_format;
 constexpr std::size_t chunk_bytes = ff::checksum_chunk_bytes;
+static_assert(chunk_bytes % sizeof(feature_t) == 0, "a feature never straddles two chunks");
 // The index sections stream through a buffer of this many bytes (a multiple
 // of the checksum chunk and of 32, for Checksum64::add on version 1 files).
 constexpr std::size_t stream_window_bytes = 64 * chunk_bytes;
@@ -169,6 +171,30 @@ void PartialDatabase::stream_section(Section& section, unsigned threads, Check c
     if (padding[i] != 0) throw std::runtime_error("corrupted: non-zero padding after " + what);
 }
 
+bool PartialDatabase::read_chunk(const Section& section, std::uint64_t c, char* into,
+                                 bool& matches) const {
+  const std::uint64_t chunk_begin = c * chunk_bytes;
+  const std::size_t size = std::size_t(
+      std::min<std::uint64_t>(chunk_begin + chunk_bytes, section.info.bytes) - chunk_begin);
+  if (!pread_all(file_.get(), into, size, section.info.offset + chunk_begin)) return false;
+  matches = checksum64(into, size) == section.chunk_sums[c];
+  return true;
+}
+
+void PartialDatabase::throw_unreadable(const Section& section) const {
+  throw std::runtime_error("database '" + path_.string() +
+                           "': truncated or unreadable while reading section '" +
+                           std::string(section.name) + "'");
+}
+
+void PartialDatabase::throw_mismatch(const Section& section, std::uint64_t c) const {
+  throw std::runtime_error(
+      "database '" + path_.string() + "': checksum mismatch in section '" +
+      std::string(section.name) + "', bytes " + std::to_string(c * chunk_bytes) + " to " +
+      std::to_string(std::min<std::uint64_t>((c + 1) * chunk_bytes, section.info.bytes)) +
+      " (the file is corrupted, or changed since the query opened it)");
+}
+
 void PartialDatabase::read_verified(const Section& section, std::uint64_t begin,
                                     std::uint64_t end, void* to, unsigned threads) const {
   if (begin >= end) return;
@@ -178,20 +204,22 @@ void PartialDatabase::read_verified(const Section& section, std::uint64_t begin,
   std::atomic<bool> unreadable{false};
   std::atomic<std::uint64_t> bad{last};
   host::parallel_ranges(chunks, parts_of(chunks, threads), [&](std::size_t a, std::size_t b) {
-    std::vector<char> edge;  // a chunk the range covers in part: read whole, to check it
+    // A chunk the range covers in part is read whole into `edge`, to check
+    // it; allocated (uninitialised) only when needed.
+    std::unique_ptr<char[]> edge;
     for (std::uint64_t c = first + a; c < first + b; ++c) {
       const std::uint64_t chunk_begin = c * chunk_bytes;
       const std::uint64_t chunk_end =
           std::min<std::uint64_t>(chunk_begin + chunk_bytes, section.info.bytes);
       const bool whole = chunk_begin >= begin && chunk_end <= end;
-      if (!whole) edge.resize(chunk_bytes);
-      char* into = whole ? dst + (chunk_begin - begin) : edge.data();
-      const std::size_t size = std::size_t(chunk_end - chunk_begin);
-      if (!pread_all(file_.get(), into, size, section.info.offset + chunk_begin)) {
+      if (!whole && !edge) edge.reset(new char[chunk_bytes]);
+      char* into = whole ? dst + (chunk_begin - begin) : edge.get();
+      bool matches = false;
+      if (!read_chunk(section, c, into, matches)) {
         unreadable = true;
         return;
       }
-      if (checksum64(into, size) != section.chunk_sums[c]) {
+      if (!matches) {
         for (std::uint64_t seen = bad.load(); c < seen && !bad.compare_exchange_weak(seen, c);) {
         }
         continue;
@@ -201,16 +229,8 @@ void PartialDatabase::read_verified(const Section& section, std::uint64_t begin,
       std::memcpy(dst + (from - begin), into + (from - chunk_begin), std::size_t(to_end - from));
     }
   });
-  const std::string what = "section '" + std::string(section.name) + "'";
-  if (unreadable)
-    throw std::runtime_error("database '" + path_.string() +
-                             "': truncated or unreadable while reading " + what);
-  if (const std::uint64_t c = bad.load(); c < last)
-    throw std::runtime_error("database '" + path_.string() + "': checksum mismatch in " + what +
-                             ", bytes " + std::to_string(c * chunk_bytes) + " to " +
-                             std::to_string(std::min<std::uint64_t>((c + 1) * chunk_bytes,
-                                                                    section.info.bytes)) +
-                             " (the file is corrupted, or changed since the query opened it)");
+  if (unreadable) throw_unreadable(section);
+  if (const std::uint64_t c = bad.load(); c < last) throw_mismatch(section, c);
 }
 
 template <class F>
@@ -234,6 +254,11 @@ std::vector<IndexPart> PartialDatabase::parts_at(
     const std::vector<std::uint64_t>& cut_features,
     const std::vector<std::uint64_t>& cut_locations) const {
   std::vector<IndexPart> parts(cut_features.size());
+  // The cuts ascend: each chunk of the features that holds a part's first
+  // feature is read and checked once, however many parts begin in it (a plan
+  // of many small parts would otherwise re-read the same chunk per part).
+  std::unique_ptr<char[]> chunk;
+  std::uint64_t held = ~std::uint64_t(0);
   for (std::size_t p = 0; p < parts.size(); ++p) {
     IndexPart& part = parts[p];
     part.first_feature = p == 0 ? 0 : cut_features[p - 1];
@@ -243,9 +268,17 @@ std::vector<IndexPart> PartialDatabase::parts_at(
     // Ranges tile the feature space: a part starts at its first feature
     // (the first part at 0) and ends where the next one starts.
     if (p > 0) {
+      const std::uint64_t byte = part.first_feature * sizeof(feature_t);
+      if (const std::uint64_t c = byte / chunk_bytes; c != held) {
+        if (!chunk) chunk.reset(new char[chunk_bytes]);
+        bool matches = false;
+        if (!read_chunk(features_, c, chunk.get(), matches)) throw_unreadable(features_);
+        if (!matches) throw_mismatch(features_, c);
+        held = c;
+      }
+      // chunk_bytes is a multiple of a feature's size: no feature straddles two.
       feature_t first = 0;
-      read_verified(features_, part.first_feature * sizeof(feature_t),
-                    (part.first_feature + 1) * sizeof(feature_t), &first, 1);
+      std::memcpy(&first, chunk.get() + (byte - held * chunk_bytes), sizeof first);
       part.range.begin = first;
       parts[p - 1].range.end = first;
     }

@@ -80,6 +80,12 @@ class PartialDatabase {
   // Bytes [begin, end) of a section into dst, each chunk verified.
   void read_verified(const Section& section, std::uint64_t begin, std::uint64_t end, void* dst,
                      unsigned threads) const;
+  // Chunk c of a section, whole, into `into`: false where it cannot be read;
+  // `matches` says whether its checksum is the recorded one.
+  bool read_chunk(const Section& section, std::uint64_t c, char* into, bool& matches) const;
+  // The error for an unreadable section, or for a checksum mismatch in chunk c.
+  [[noreturn]] void throw_unreadable(const Section& section) const;
+  [[noreturn]] void throw_mismatch(const Section& section, std::uint64_t c) const;
   // f(feature, locations of it) for every feature, in order, streaming the offsets.
   template <class F>
   void for_each_list_length(F f) const;

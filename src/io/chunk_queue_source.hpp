@@ -11,13 +11,14 @@
 #include <memory>
 #include <vector>
 
+#include "io/byte_buffer.hpp"
 #include "io/byte_source.hpp"
 #include "metawarp/host/channel.hpp"
 
 namespace metawarp::io {
 
 struct DecodedChunk {
-  std::vector<char> bytes;
+  ByteBuffer bytes;  // grows uninitialised: the decoders overwrite it
   std::unique_ptr<ByteSource> rest;  // the last chunk: the decoder of the rest of the file
 };
 
@@ -65,13 +66,13 @@ class ChunkQueueSource : public ByteSource {
   // rethrowing what stopped them.
   virtual void join_threads() = 0;
   // A buffer the reader is done with, for the threads to reuse.
-  virtual void recycle(std::vector<char>&& buffer) { (void)buffer; }
+  virtual void recycle(ByteBuffer&& buffer) { (void)buffer; }
 
   host::Channel<DecodedChunk> chunks_;
   std::atomic<std::uint64_t> raw_bytes_;
 
  private:
-  std::vector<char> current_;
+  ByteBuffer current_;
   std::size_t used_ = 0;
   std::unique_ptr<ByteSource> rest_;
 };

@@ -30,14 +30,25 @@ struct ChunkedGzipStats {
   std::atomic<std::uint64_t> members{0};         // members that took the chunked path
   std::atomic<std::uint64_t> parallel_bytes{0};  // bytes it decoded
   std::atomic<std::uint64_t> fallbacks{0};       // members handed to a serial decoder before their end
+  // Thread CPU nanoseconds per stage (tools/bench_inflate): the block
+  // boundary search, decoding, the serial link (window bytes resolved
+  // there), the CRC-32, delivery.
+  std::atomic<std::uint64_t> search_ns{0}, decode_ns{0}, link_ns{0}, check_ns{0}, deliver_ns{0};
+  // Matches replayed once the window was known, and the bytes they wrote.
+  std::atomic<std::uint64_t> window_copies{0}, window_copy_bytes{0};
 };
 struct ChunkedGzipSettings {
   bool chunked = true;                           // false: never (serial or BGZF only)
   // Fewer threads: the serial decoder. Measured on the H100 host (16 cores,
-  // docs/benchmarks.md): a gzip -6 FASTQ member decodes at 455 MB/s on 2
-  // threads, 990 on 4, 1,752 on 8, where one ISA-L core does 686.
+  // docs/benchmarks.md, before the byte-output decoder): a gzip -6 FASTQ
+  // member decodes at 455 MB/s on 2 threads, 990 on 4, 1,752 on 8, where one
+  // ISA-L core does 686; the pieces still cost about 3x ISA-L's CPU per byte
+  // (docs/decompression.md), so 2 threads stay below one ISA-L core.
   unsigned min_threads = 4;
-  std::size_t chunk = std::size_t{1} << 20;      // compressed bytes per piece
+  // Compressed bytes per piece: the block search and the window copies
+  // replayed in the serial link cost per piece, so 2 MiB pieces cost about
+  // 10 % less CPU per byte than 1 MiB ones (docs/decompression.md).
+  std::size_t chunk = std::size_t{2} << 20;
   std::size_t overlap = std::size_t{512} << 10;  // bytes of the next piece a piece may finish a block in
   unsigned members_left = 64;                    // later members that may take the path too
   ChunkedGzipStats* stats = nullptr;

@@ -7,16 +7,18 @@
 // (OrderedPipeline, every stage bounded):
 //  - decode (parallel): piece 0 from the member's first block; piece i > 0
 //    from the first bit in its range where a dynamic-Huffman block header is
-//    valid and decoding on succeeds (deflate_chunk_decoder.hpp), into 16-bit
-//    symbols whose back-references into the unknown preceding 32 KiB are
-//    markers. Each piece decodes on to the first dynamic block header at or
-//    after its range's end (or the end of the stream).
+//    valid and decoding on succeeds (deflate_chunk_decoder.hpp), into bytes
+//    where those copied from the unknown preceding 32 KiB are marked, with
+//    the list of the matches that copied them. Each piece decodes on to the
+//    first dynamic block header at or after its range's end (or the end of
+//    the stream).
 //  - link (serial, in order): piece i is taken only where it started exactly
 //    where piece i-1 stopped: both then stand at the same true block
 //    boundary (the first dynamic block at or after the range's start), and
-//    piece i's decode is the one zlib makes. The link carries the 32 KiB
-//    window from piece to piece.
-//  - resolve (parallel): markers to bytes from the piece's window; CRC-32.
+//    piece i's decode is the one zlib makes. The link replays the piece's
+//    window copies with the 32 KiB before it (a few per FASTQ record, and
+//    its last 32 KiB needs them all) and carries the window on.
+//  - check (parallel): the piece's CRC-32.
 //  - deliver (in order): bytes to the reader; CRC-32 and length combined.
 // At the first piece not taken (no boundary found, a non-text byte, a
 // decoding error, a mismatch of the boundaries) or at the end of the stream,
@@ -37,6 +39,7 @@
 #include "io/chunk_queue_source.hpp"
 #include "io/decoders.hpp"
 #include "io/deflate_chunk_decoder.hpp"
+#include "io/deflate_stage_clock.hpp"
 #include "io/gzip_header.hpp"
 #include "io/member_inflater.hpp"
 #include "metawarp/host/channel.hpp"
@@ -47,18 +50,18 @@ namespace metawarp::io {
 namespace {
 
 struct Piece {
-  std::vector<unsigned char> compressed;  // `size` bytes of data, then padding
+  ByteBuffer compressed;  // `size` bytes of data, then padding (grown uninitialised)
+  const unsigned char* data() const { return reinterpret_cast<const unsigned char*>(compressed.data()); }
   std::size_t size = 0;
   std::size_t nominal = 0;  // the piece's own range: [offset, offset + nominal)
   std::uint64_t offset = 0;  // in the file
   std::size_t index = 0;     // in the member
-  SymbolBuffer symbols;
+  DecodedBytes out;  // out.bytes: the piece's bytes, then delivered to the reader
   ChunkDecode decoded;
   enum class Link { good, cut, after } link = Link::after;  // cut: the first not taken
   std::uint64_t cut_bit = 0;           // cut: the file bit where the last good piece ended
   std::vector<unsigned char> window;   // good and cut: the 32 KiB before the piece
   std::uint64_t before = 0;            // good and cut: member bytes before the piece
-  std::vector<char> output;
   std::uint32_t crc = 0;
 };
 
@@ -93,18 +96,21 @@ class ChunkedGzipSource final : public ChunkQueueSource {
 
  private:
   void join_threads() override { group_.join(); }
-  // Fresh memory costs a page fault per page, more than decoding into it:
-  // the resolving threads reuse the reader's buffers.
-  void recycle(std::vector<char>&& buffer) override { spare_.push(std::move(buffer)); }
+  // The reader's buffers, for the decoding threads to reuse.
+  void recycle(ByteBuffer&& buffer) override { spare_.push(std::move(buffer)); }
 
   void run() {
     host::OrderedPipeline<Piece> pipeline(slots_);
     pipeline.source([this](Piece& piece) { return cut_piece(piece); });
-    pipeline.parallel(threads_, [this](Piece& piece, unsigned) { decode(piece); });
-    pipeline.serial([this](Piece& piece) { link(piece); });
-    pipeline.parallel(threads_, [this](Piece& piece, unsigned) { resolve(piece); });
+    pipeline.parallel(threads_, [this](Piece& piece, unsigned) {
+      timed(&ChunkedGzipStats::decode_ns, [&] { decode(piece); });
+    });
+    pipeline.serial([this](Piece& piece) { timed(&ChunkedGzipStats::link_ns, [&] { link(piece); }); });
+    pipeline.parallel(threads_, [this](Piece& piece, unsigned) {
+      timed(&ChunkedGzipStats::check_ns, [&] { check(piece); });
+    });
     try {
-      pipeline.run([this](Piece& piece) { deliver(piece); });
+      pipeline.run([this](Piece& piece) { timed(&ChunkedGzipStats::deliver_ns, [&] { deliver(piece); }); });
     } catch (const Stopped&) {
       return;
     }
@@ -141,6 +147,15 @@ class ChunkedGzipSource final : public ChunkQueueSource {
     chunks_.close();
   }
 
+  // Runs `stage`, adding its thread CPU time to the stats' counter (when counted).
+  template <class Stage>
+  void timed(std::atomic<std::uint64_t> ChunkedGzipStats::*counter, Stage&& stage) {
+    if (settings_.stats == nullptr) return stage();
+    const std::uint64_t started = thread_cpu_ns();
+    stage();
+    (settings_.stats->*counter).fetch_add(thread_cpu_ns() - started, std::memory_order_relaxed);
+  }
+
   // The pipeline's source: the next piece of compressed bytes.
   bool cut_piece(Piece& piece) {
     if (handing_back_.load(std::memory_order_relaxed)) return false;
@@ -155,7 +170,7 @@ class ChunkedGzipSource final : public ChunkQueueSource {
     piece.nominal = std::min(input_.available(), settings_.chunk);
     piece.compressed.resize(piece.size + deflate_input_padding);
     std::memcpy(piece.compressed.data(), input_.data(), piece.size);
-    std::fill(piece.compressed.begin() + piece.size, piece.compressed.end(), 0);
+    std::memset(piece.compressed.data() + piece.size, 0, deflate_input_padding);
     piece.offset = input_.offset();
     piece.index = pieces_++;
     piece.link = Piece::Link::after;
@@ -164,19 +179,31 @@ class ChunkedGzipSource final : public ChunkQueueSource {
     return true;
   }
 
-  // Decode (parallel): symbols with markers, from the piece's first block boundary.
+  // Decode (parallel): bytes with unknown window bytes marked, from the
+  // piece's first block boundary.
   void decode(Piece& piece) {
     piece.decoded = {};
     if (handing_back_.load(std::memory_order_relaxed)) return;
     const std::uint64_t stop = std::uint64_t{piece.nominal} * 8;
-    // Room for a typical piece of FASTQ at once (growing copies, and here
-    // fresh pages cost more than decoding into them).
-    piece.symbols.reserve(4 * settings_.chunk + (std::size_t{1} << 20));
+    // Fresh memory costs a page fault per page, more than decoding into it:
+    // the decoding threads reuse the buffers the reader is done with. Room
+    // for a typical piece of FASTQ at once (growing copies it).
+    ByteBuffer spare;
+    if (piece.out.bytes.capacity() == 0 &&
+        spare_.pop_for(spare, std::chrono::seconds(0)) == host::Channel<ByteBuffer>::Got::item)
+      piece.out.bytes = std::move(spare);
+    piece.out.size = 0;
+    piece.out.reserve(4 * settings_.chunk + (std::size_t{1} << 20));
     if (piece.index == 0) {
-      piece.decoded = decode_deflate_chunk(piece.compressed.data(), piece.size, 0, stop, true, piece.symbols);
+      piece.decoded = decode_deflate_chunk(piece.data(), piece.size, 0, stop, true, piece.out);
     } else {
       piece.decoded =
-          find_and_decode_deflate_chunk(piece.compressed.data(), piece.size, 0, stop, stop, piece.symbols);
+          find_and_decode_deflate_chunk(piece.data(), piece.size, 0, stop, stop, piece.out);
+      if (settings_.stats) {
+        // Counted as the search's, not the decode's.
+        settings_.stats->search_ns.fetch_add(piece.decoded.search_ns, std::memory_order_relaxed);
+        settings_.stats->decode_ns.fetch_sub(piece.decoded.search_ns, std::memory_order_relaxed);
+      }
     }
   }
 
@@ -199,26 +226,28 @@ class ChunkedGzipSource final : public ChunkQueueSource {
       return;
     }
     piece.link = Piece::Link::good;
+    resolve_window_copies(piece.out, piece.window.data());
+    if (settings_.stats) {
+      std::uint64_t bytes = 0;
+      for (std::size_t i = 0; i < piece.out.copy_count; ++i) bytes += piece.out.copies[i].length;
+      settings_.stats->window_copies.fetch_add(piece.out.copy_count, std::memory_order_relaxed);
+      settings_.stats->window_copy_bytes.fetch_add(bytes, std::memory_order_relaxed);
+    }
+    piece.out.bytes.resize(piece.out.size);
     // The window after this piece: the old one's tail, then the piece's last bytes.
-    const std::size_t n = piece.symbols.size();
+    const std::size_t n = piece.out.size;
     const std::size_t take = std::min(n, deflate_window_size);
     std::memmove(link_window_.data(), link_window_.data() + take, deflate_window_size - take);
-    resolve_symbols(piece.symbols.data() + (n - take), take, piece.window.data(),
-                    reinterpret_cast<char*>(link_window_.data() + (deflate_window_size - take)));
+    std::memcpy(link_window_.data() + (deflate_window_size - take), piece.out.bytes.data() + (n - take), take);
     link_total_ += n;
     link_end_bit_ = piece.offset * 8 + piece.decoded.end_bit;
     if (piece.decoded.end == ChunkDecode::End::final_block) link_open_ = false;
   }
 
-  // Resolve (parallel): bytes and their CRC-32.
-  void resolve(Piece& piece) {
+  // Check (parallel): the bytes' CRC-32.
+  void check(Piece& piece) {
     if (piece.link != Piece::Link::good) return;
-    std::vector<char> spare;
-    if (piece.output.capacity() == 0 && spare_.pop_for(spare, std::chrono::seconds(0)) == host::Channel<std::vector<char>>::Got::item)
-      piece.output = std::move(spare);
-    piece.output.resize(piece.symbols.size());
-    resolve_symbols(piece.symbols.data(), piece.symbols.size(), piece.window.data(), piece.output.data());
-    piece.crc = gzip_crc32(piece.output.data(), piece.output.size());
+    piece.crc = gzip_crc32(piece.out.bytes.data(), piece.out.bytes.size());
   }
 
   // Deliver (in order): bytes to the reader until the first piece not taken
@@ -227,14 +256,14 @@ class ChunkedGzipSource final : public ChunkQueueSource {
   void deliver(Piece& piece) {
     if (!handing_back_.load(std::memory_order_relaxed)) {
       if (piece.link == Piece::Link::good) {
-        crc_ = static_cast<std::uint32_t>(crc32_combine(crc_, piece.crc, static_cast<z_off_t>(piece.output.size())));
-        length_ += piece.output.size();
-        if (settings_.stats)
-          settings_.stats->parallel_bytes.fetch_add(piece.output.size(), std::memory_order_relaxed);
-        if (!piece.output.empty()) {
+        ByteBuffer& bytes = piece.out.bytes;
+        crc_ = static_cast<std::uint32_t>(crc32_combine(crc_, piece.crc, static_cast<z_off_t>(bytes.size())));
+        length_ += bytes.size();
+        if (settings_.stats) settings_.stats->parallel_bytes.fetch_add(bytes.size(), std::memory_order_relaxed);
+        if (!bytes.empty()) {
           DecodedChunk chunk;
-          chunk.bytes = std::move(piece.output);
-          piece.output = {};
+          chunk.bytes = std::move(bytes);
+          bytes = {};
           if (!chunks_.push(std::move(chunk))) throw Stopped{};
         }
         if (piece.decoded.end == ChunkDecode::End::final_block) {
@@ -260,9 +289,9 @@ class ChunkedGzipSource final : public ChunkQueueSource {
     const std::uint64_t from = std::max(hand_back_offset_, piece.offset);
     const std::uint64_t to = piece.offset + piece.nominal;
     if (whole_member_ && piece.index == 0) {
-      handed_back_.append(reinterpret_cast<const char*>(piece.compressed.data()), piece.nominal);
+      handed_back_.append(piece.compressed.data(), piece.nominal);
     } else if (from < to) {
-      handed_back_.append(reinterpret_cast<const char*>(piece.compressed.data() + (from - piece.offset)),
+      handed_back_.append(piece.compressed.data() + (from - piece.offset),
                           static_cast<std::size_t>(to - from));
     }
   }
@@ -302,7 +331,7 @@ class ChunkedGzipSource final : public ChunkQueueSource {
   std::uint64_t hand_back_offset_ = 0;
   std::string handed_back_;
   ResumePoint resume_;
-  host::Channel<std::vector<char>> spare_;  // output buffers the reader is done with
+  host::Channel<ByteBuffer> spare_;  // output buffers the reader is done with
   host::ThreadGroup group_;  // last: stopped and joined before the rest goes
 };
 

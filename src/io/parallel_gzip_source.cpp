@@ -48,7 +48,7 @@ struct Member {
   std::vector<unsigned char> compressed;  // header to trailer
   std::size_t header_length = 0;
   std::uint64_t offset = 0;  // in the file
-  std::vector<char> output;
+  ByteBuffer output;
   bool decoded = false;  // false: the serial decoder's from here on
 };
 

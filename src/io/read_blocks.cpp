@@ -45,7 +45,7 @@ InputError count_mismatch(const RecordBlock& block1, const RecordBlock& block2, 
 }
 
 InputError mate_ids_differ(const RecordBlock& block1, const RecordBlock& block2,
-                           const SequenceRecord& mate1, const SequenceRecord& mate2) {
+                           const RecordView& mate1, const RecordView& mate2) {
   const std::string& file1 = block1.display_name;
   const std::string& file2 = block2.display_name;
   return InputError(file1 + " / " + file2, mate1.number,
@@ -53,26 +53,28 @@ InputError mate_ids_differ(const RecordBlock& block1, const RecordBlock& block2,
                         quoted(mate2.id()) + " in " + file2);
 }
 
-InputError odd_record_count(const RecordBlock& block, const SequenceRecord& mate1) {
+InputError odd_record_count(const RecordBlock& block, const RecordView& mate1) {
   return InputError(block.display_name, mate1.number + 1,
                     "interleaved file has an odd number of records: mate of " +
                         quoted(mate1.id()) + " missing");
 }
 
-InputError interleaved_mates_differ(const RecordBlock& block, const SequenceRecord& mate1,
-                                    const SequenceRecord& mate2) {
+InputError interleaved_mates_differ(const RecordBlock& block, const RecordView& mate1,
+                                    const RecordView& mate2) {
   return InputError(block.display_name, mate2.number,
                     "interleaved mates differ: " + quoted(mate1.id()) + " (record " +
                         std::to_string(mate1.number) + ") and " + quoted(mate2.id()));
 }
 
-void grow_to(std::vector<SequenceRecord>& records, std::size_t size) {
+// Sized once for the most records a batch may hold, never shrunk: views
+// are plain values, so a batch of the same size allocates nothing.
+void grow_to(std::vector<RecordView>& records, std::size_t size) {
   if (records.size() < size) records.resize(size);
 }
 
 // The block's next record into `record`: false at its end, an error stored
 // in `error` (then also false).
-bool next_record(SequenceReader& reader, SequenceRecord& record, std::exception_ptr& error) {
+bool next_record(BlockRecordReader& reader, RecordView& record, std::exception_ptr& error) {
   try {
     return reader.next(record);
   } catch (const InputError&) {
@@ -85,25 +87,24 @@ bool next_record(SequenceReader& reader, SequenceRecord& record, std::exception_
 // mate 2, counts, ids), so the first problem it meets is the serial one; pair
 // by pair, so each pair's ids are still in cache when they are compared.
 
-ParsedReads parse_single(const ReadBlocks& blocks, std::vector<SequenceRecord>& reads) {
-  grow_to(reads, blocks.first.records + 1);  // + 1: the call that finds the end
-  SequenceReader reader(blocks.first);
+ParsedReads parse_single(const ReadBlocks& blocks, ReadViewBatch& batch) {
+  grow_to(batch.mates1, blocks.first.records + 1);  // + 1: the call that finds the end
+  BlockRecordReader reader(blocks.first, batch.storage1);
   ParsedReads parsed;
-  while (next_record(reader, reads[parsed.count], parsed.error)) ++parsed.count;
+  while (next_record(reader, batch.mates1[parsed.count], parsed.error)) ++parsed.count;
   return parsed;
 }
 
-ParsedReads parse_two_files(const ReadBlocks& blocks, std::vector<SequenceRecord>& mates1,
-                            std::vector<SequenceRecord>& mates2) {
+ParsedReads parse_two_files(const ReadBlocks& blocks, ReadViewBatch& batch) {
   const std::size_t most = std::max(blocks.first.records, blocks.second.records);
-  grow_to(mates1, most + 1);
-  grow_to(mates2, most + 1);
-  SequenceReader reader1(blocks.first);
-  SequenceReader reader2(blocks.second);
+  grow_to(batch.mates1, most + 1);
+  grow_to(batch.mates2, most + 1);
+  BlockRecordReader reader1(blocks.first, batch.storage1);
+  BlockRecordReader reader2(blocks.second, batch.storage2);
   ParsedReads parsed;
   for (std::size_t& pair = parsed.count;; ++pair) {
-    SequenceRecord& mate1 = mates1[pair];
-    SequenceRecord& mate2 = mates2[pair];
+    RecordView& mate1 = batch.mates1[pair];
+    RecordView& mate2 = batch.mates2[pair];
     const bool has1 = next_record(reader1, mate1, parsed.error);
     if (parsed.error) return parsed;
     const bool has2 = next_record(reader2, mate2, parsed.error);
@@ -121,16 +122,15 @@ ParsedReads parse_two_files(const ReadBlocks& blocks, std::vector<SequenceRecord
   }
 }
 
-ParsedReads parse_interleaved(const ReadBlocks& blocks, std::vector<SequenceRecord>& mates1,
-                              std::vector<SequenceRecord>& mates2) {
+ParsedReads parse_interleaved(const ReadBlocks& blocks, ReadViewBatch& batch) {
   const std::size_t pairs = blocks.first.records / 2 + 1;
-  grow_to(mates1, pairs);
-  grow_to(mates2, pairs);
-  SequenceReader reader(blocks.first);
+  grow_to(batch.mates1, pairs);
+  grow_to(batch.mates2, pairs);
+  BlockRecordReader reader(blocks.first, batch.storage1);
   ParsedReads parsed;
   for (std::size_t& pair = parsed.count;; ++pair) {
-    SequenceRecord& mate1 = mates1[pair];
-    SequenceRecord& mate2 = mates2[pair];
+    RecordView& mate1 = batch.mates1[pair];
+    RecordView& mate2 = batch.mates2[pair];
     if (!next_record(reader, mate1, parsed.error)) return parsed;
     if (!next_record(reader, mate2, parsed.error)) {
       if (!parsed.error) parsed.error = std::make_exception_ptr(odd_record_count(blocks.first, mate1));
@@ -140,6 +140,17 @@ ParsedReads parse_interleaved(const ReadBlocks& blocks, std::vector<SequenceReco
       parsed.error = std::make_exception_ptr(interleaved_mates_differ(blocks.first, mate1, mate2));
       return parsed;
     }
+  }
+}
+
+void copy_records(const std::vector<RecordView>& views, std::size_t count,
+                  std::vector<SequenceRecord>& records) {
+  if (records.size() < count + 1) records.resize(count + 1);
+  for (std::size_t i = 0; i < count; ++i) {
+    records[i].header.assign(views[i].header);
+    records[i].sequence.assign(views[i].sequence);
+    records[i].quality.assign(views[i].quality);
+    records[i].number = views[i].number;
   }
 }
 
@@ -213,15 +224,23 @@ bool ReadBlockCutter::next(ReadBlocks& blocks, std::size_t max_reads, std::size_
   return true;
 }
 
+ParsedReads parse_read_views(ReadLayout layout, const ReadBlocks& blocks, ReadViewBatch& batch) {
+  switch (layout) {
+    case ReadLayout::single: return parse_single(blocks, batch);
+    case ReadLayout::two_files: return parse_two_files(blocks, batch);
+    case ReadLayout::interleaved: return parse_interleaved(blocks, batch);
+  }
+  return {};
+}
+
 ParsedReads parse_read_blocks(ReadLayout layout, const ReadBlocks& blocks,
                               std::vector<SequenceRecord>& mates1,
                               std::vector<SequenceRecord>& mates2) {
-  switch (layout) {
-    case ReadLayout::single: return parse_single(blocks, mates1);
-    case ReadLayout::two_files: return parse_two_files(blocks, mates1, mates2);
-    case ReadLayout::interleaved: return parse_interleaved(blocks, mates1, mates2);
-  }
-  return {};
+  ReadViewBatch views;
+  const ParsedReads parsed = parse_read_views(layout, blocks, views);
+  copy_records(views.mates1, parsed.count, mates1);
+  if (layout != ReadLayout::single) copy_records(views.mates2, parsed.count, mates2);
+  return parsed;
 }
 
 }  // namespace metawarp::io

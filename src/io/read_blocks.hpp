@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "io/record_blocks.hpp"
+#include "io/record_views.hpp"
 #include "io/sequence_reader.hpp"
 
 namespace metawarp::io {
@@ -74,9 +75,25 @@ struct ParsedReads {
   std::exception_ptr error;
 };
 
-// Parses a batch cut by ReadBlockCutter. The vectors are grown as needed and
-// never shrunk, so their records' strings keep their capacity from batch to
-// batch; entries past `count` are spare. mates2 is untouched for single reads.
+// A batch's records as views (io/record_views.hpp) into its blocks: what a
+// query worker keeps from batch to batch. The vectors are grown as needed
+// and never shrunk; entries past the parse's `count` are spare; mates2 is
+// untouched for single reads. The views are valid while the blocks are,
+// until the next parse into this.
+struct ReadViewBatch {
+  std::vector<RecordView> mates1;
+  std::vector<RecordView> mates2;
+  RecordViewStorage storage1;  // of blocks.first
+  RecordViewStorage storage2;  // of blocks.second
+};
+
+// Parses a batch cut by ReadBlockCutter into views: no base is copied.
+ParsedReads parse_read_views(ReadLayout layout, const ReadBlocks& blocks, ReadViewBatch& batch);
+
+// The same records copied into strings (for callers that keep them past the
+// blocks). The vectors are grown as needed and never shrunk, so their
+// records' strings keep their capacity from batch to batch; entries past
+// `count` are spare. mates2 is untouched for single reads.
 ParsedReads parse_read_blocks(ReadLayout layout, const ReadBlocks& blocks,
                               std::vector<SequenceRecord>& mates1,
                               std::vector<SequenceRecord>& mates2);

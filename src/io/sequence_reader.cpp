@@ -29,8 +29,7 @@ InputError::InputError(std::string file, std::uint64_t record, const std::string
 std::string input_display_name(const std::string& path) { return path == "-" ? "<stdin>" : path; }
 
 std::string_view SequenceRecord::id() const {
-  const std::string_view text = header;
-  return text.substr(0, text.find_first_of(" \t"));
+  return header_id(header);
 }
 
 struct SequenceReader::Impl {

@@ -27,6 +27,24 @@ inline std::size_t first_byte_outside(std::string_view text, unsigned char low,
   return text.size();
 }
 
+// A record's id: its header up to the first space or tab. A plain loop:
+// find_first_of(" \t") calls memchr once per byte of the header.
+inline std::string_view header_id(std::string_view header) {
+  std::size_t i = 0;
+  while (i < header.size() && header[i] != ' ' && header[i] != '\t') ++i;
+  return header.substr(0, i);
+}
+
+// Header text: no control byte but the tab (non-ASCII UTF-8 text is fine).
+inline bool all_header_chars(std::string_view text) {
+  unsigned char bad = 0;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    bad |= static_cast<unsigned char>((u < 0x20) & (u != '\t'));
+  }
+  return bad == 0;
+}
+
 // Sequence characters: IUPAC letters in either case (other letters too, as
 // tools write them), and the gap/stop symbols '-', '*', '.'.
 inline bool is_sequence_char(char c) {

@@ -12,6 +12,7 @@
 #include "metawarp/host/ordered_pipeline.hpp"
 #include "output/output_check.hpp"
 #include "pipeline/query_batch.hpp"
+#include "pipeline/query_buffers.hpp"
 #include "pipeline/read_outputs.hpp"
 
 namespace metawarp::pipeline {
@@ -43,39 +44,36 @@ class CpuQueryEngine final : public QueryEngine {
   Classifier classifier_;
 };
 
-// A small input is cut into at least this many batches per worker: with one
-// batch each and a short last round (1.37 M pairs are 21 GPU batches of
-// 65,536 for 16 workers), most workers would idle for much of the run.
-constexpr std::uintmax_t batches_per_worker = 4;
-// ... but no batch is made smaller than this by that rule (a GPU batch costs
-// a few fixed steps; a CPU batch of 4,096 pairs is about 1.4 MB anyway).
-constexpr std::uintmax_t min_balanced_batch_bytes = std::uintmax_t(4) << 20;
-
-// The most text of mates 1 (or single reads) in one batch: max_batch_bytes,
-// less for a plain reads file small enough to give each worker only a few
-// batches. Batch boundaries do not change any result.
+// The batch byte limit for this query's first reads file (its size when it
+// is a regular file: a pipe's says nothing).
 std::size_t batch_byte_limit(const QueryOptions& o, const io::ReadBlockCutter& reads,
                              unsigned threads) {
-  if (o.reads.empty() || o.reads[0] == "-" || reads.first_compressed()) return max_batch_bytes;
   std::error_code error;
-  const std::uintmax_t size = std::filesystem::file_size(o.reads[0], error);
-  if (error) return max_batch_bytes;  // not a regular file: its size says nothing
-  return std::size_t(std::clamp<std::uintmax_t>(size / (batches_per_worker * threads),
-                                                min_balanced_batch_bytes, max_batch_bytes));
+  const std::uintmax_t size =
+      o.reads.empty() || o.reads[0] == "-" ? 0 : std::filesystem::file_size(o.reads[0], error);
+  return batch_byte_limit(o, error ? 0 : size, reads.first_compressed(), threads);
 }
 
 // What each worker keeps from batch to batch.
 struct Worker {
   std::unique_ptr<BatchClassifier> classifier;  // made on the worker's thread
-  ParsedBatch parsed;
+  ParsedBatch* parsed = nullptr;                // in the run's QueryBuffers
   double parse = 0, classify = 0, format = 0;
+};
+
+// A place in the pipeline: a batch of the run's QueryBuffers, taken when the
+// place is first filled (the pipeline makes its items, the buffers outlive it).
+struct BatchSlot {
+  Batch* batch = nullptr;
 };
 
 class QueryRun {
  public:
   QueryRun(const db::Database& db, const QueryOptions& o, const QueryEngine* engine,
-           QueryCounters* counters)
+           QueryCounters* counters, QueryBuffers* buffers)
       : options_(o),
+        own_buffers_(buffers ? nullptr : std::make_unique<QueryBuffers>()),
+        buffers_(buffers ? *buffers : *own_buffers_),
         own_engine_(engine ? nullptr : make_cpu_query_engine(db, engine_options(o))),
         engine_(engine ? *engine : *own_engine_),
         reads_(open_reads(o)),
@@ -86,6 +84,11 @@ class QueryRun {
     const unsigned threads = options_.threads == 0 ? 1 : options_.threads;
     const std::size_t batch_bytes = batch_byte_limit(options_, reads_, threads);
     std::vector<Worker> workers(threads);
+    std::vector<ParsedBatch>& parsed = buffers_.parsed(threads);
+    for (unsigned w = 0; w < threads; ++w) workers[w].parsed = &parsed[w];
+    const std::size_t slots = batches_in_flight(threads);
+    std::vector<Batch>& batches = buffers_.batches(slots);
+    std::size_t batches_taken = 0;
     QuerySummary::Stages& stages = summary_.stages;
     stages.workers = threads;
 
@@ -94,8 +97,10 @@ class QueryRun {
     // by two threads at once, and a plain file is read by several threads
     // (io/cut_source.hpp, docs/architecture.md "Cutting reads"). Batches in
     // flight: enough to keep every worker busy.
-    host::OrderedPipeline<Batch> pipeline(2 * std::size_t(threads) + 2);
-    pipeline.source([&](Batch& batch) {
+    host::OrderedPipeline<BatchSlot> pipeline(slots);
+    pipeline.source([&](BatchSlot& slot) {
+      if (!slot.batch) slot.batch = &batches[batches_taken++];
+      Batch& batch = *slot.batch;
       host::Stopwatch clock;
       const bool more = reads_.cut_first(batch.blocks, options_.batch_size, batch_bytes);
       batch.empty = false;
@@ -104,19 +109,19 @@ class QueryRun {
       return more;
     });
     if (reads_.layout() == io::ReadLayout::two_files)
-      pipeline.serial([&](Batch& batch) {
+      pipeline.serial([&](BatchSlot& slot) {
         host::Stopwatch clock;
-        batch.empty = !reads_.cut_second(batch.blocks);
+        slot.batch->empty = !reads_.cut_second(slot.batch->blocks);
         stages.cut_mates2 += clock.lap();
       });
-    pipeline.parallel(threads, [&](Batch& batch, unsigned w) {
+    pipeline.parallel(threads, [&](BatchSlot& slot, unsigned w) {
       Worker& worker = workers[w];
       if (!worker.classifier) worker.classifier = engine_.make_classifier();
-      parse_and_classify(batch, worker);
+      parse_and_classify(*slot.batch, worker);
     });
-    pipeline.run([&](Batch& batch) {
+    pipeline.run([&](BatchSlot& slot) {
       host::Stopwatch clock;
-      writer_.write(batch, summary_);
+      writer_.write(*slot.batch, summary_);
       stages.write += clock.lap();
     });
     const std::vector<double>& waits = pipeline.wait_seconds();
@@ -136,15 +141,19 @@ class QueryRun {
  private:
   void parse_and_classify(Batch& batch, Worker& worker) const {
     host::Stopwatch clock;
-    if (!parse_batch(reads_.layout(), batch, worker.parsed)) return;
+    ParsedBatch& parsed = *worker.parsed;
+    if (!parse_batch(reads_.layout(), batch, parsed)) return;
     worker.parse += clock.lap();
-    worker.classifier->classify(worker.parsed.reads, worker.parsed.results);
+    const std::span<ReadResult> results(parsed.results.data(), parsed.reads.size());
+    worker.classifier->classify(parsed.reads, results);
     worker.classify += clock.lap();
-    writer_.format(batch, worker.parsed, reads_.paired());
+    writer_.format(batch, parsed, reads_.paired());
     worker.format += clock.lap();
   }
 
   const QueryOptions& options_;
+  std::unique_ptr<QueryBuffers> own_buffers_;  // when the caller keeps none
+  QueryBuffers& buffers_;
   // The CPU engine when none was given (its Classifier validates the options;
   // a given engine validated them when it was made).
   std::unique_ptr<QueryEngine> own_engine_;
@@ -198,9 +207,10 @@ std::unique_ptr<QueryEngine> make_cpu_query_engine(const db::Database& db,
 }
 
 QuerySummary run_query(const db::Database& db, const QueryOptions& options,
-                       const QueryEngine* engine, QueryCounters* counters) {
-  return run_with_safe_outputs(options,
-                               [&] { return QueryRun(db, options, engine, counters).run(); });
+                       const QueryEngine* engine, QueryCounters* counters,
+                       QueryBuffers* buffers) {
+  return run_with_safe_outputs(
+      options, [&] { return QueryRun(db, options, engine, counters, buffers).run(); });
 }
 
 }  // namespace metawarp::pipeline

@@ -24,6 +24,8 @@
 
 namespace metawarp::pipeline {
 
+class QueryBuffers;
+
 struct QueryOptions {
   // One file: single-end reads (or interleaved pairs with `interleaved`);
   // two files: mates 1 and 2. "-" reads stdin.
@@ -129,7 +131,10 @@ std::vector<output::NamedPath> query_outputs(const QueryOptions& options);
 // `engine` classifies the batches (nullptr: the CPU engine); it must have been
 // made for the same database and classifier options. `counters`, when given,
 // follow the query's progress (pipeline/query_progress.hpp prints them).
+// `buffers`, when given, are the batches' and workers' memory, kept from one
+// query to the next (pipeline/query_buffers.hpp); one query at a time.
 QuerySummary run_query(const db::Database& db, const QueryOptions& options,
-                       const QueryEngine* engine = nullptr, QueryCounters* counters = nullptr);
+                       const QueryEngine* engine = nullptr, QueryCounters* counters = nullptr,
+                       QueryBuffers* buffers = nullptr);
 
 }  // namespace metawarp::pipeline

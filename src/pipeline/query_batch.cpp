@@ -1,5 +1,6 @@
 #include "pipeline/query_batch.hpp"
 
+#include <algorithm>
 #include <span>
 #include <stdexcept>
 
@@ -14,7 +15,7 @@ namespace metawarp::pipeline {
 namespace {
 
 // The fragment's id: mate 1's id without a trailing "/1".
-std::string_view read_id(const io::SequenceRecord& mate1, bool paired) {
+std::string_view read_id(const io::RecordView& mate1, bool paired) {
   std::string_view id = mate1.id();
   if (paired && id.size() > 2 && id[id.size() - 2] == '/' && id.back() == '1')
     id.remove_suffix(2);
@@ -22,6 +23,21 @@ std::string_view read_id(const io::SequenceRecord& mate1, bool paired) {
 }
 
 }  // namespace
+
+// A small input is cut into at least this many batches per worker: with one
+// batch each and a short last round (1.37 M pairs are 21 GPU batches of
+// 65,536 for 16 workers), most workers would idle for much of the run.
+constexpr std::uintmax_t batches_per_worker = 4;
+// ... but no batch is made smaller than this by that rule (a GPU batch costs
+// a few fixed steps; a CPU batch of 4,096 pairs is about 1.4 MB anyway).
+constexpr std::uintmax_t min_balanced_batch_bytes = std::uintmax_t(4) << 20;
+
+std::size_t batch_byte_limit(const QueryOptions& o, std::uintmax_t file_size, bool compressed,
+                             unsigned threads) {
+  if (o.reads.empty() || o.reads[0] == "-" || compressed || file_size == 0) return max_batch_bytes;
+  return std::size_t(std::clamp<std::uintmax_t>(file_size / (batches_per_worker * threads),
+                                                min_balanced_batch_bytes, max_batch_bytes));
+}
 
 io::ReadBlockCutter open_reads(const QueryOptions& o) {
   if (o.reads.empty() || o.reads.size() > 2)
@@ -44,20 +60,21 @@ bool parse_batch(io::ReadLayout layout, Batch& batch, ParsedBatch& parsed) {
   out.bases = 0;
   out.error = nullptr;
   parsed.reads.clear();
-  parsed.results.clear();
   if (batch.empty) return false;
-  const io::ParsedReads result =
-      io::parse_read_blocks(layout, batch.blocks, parsed.mates1, parsed.mates2);
+  const io::ParsedReads result = io::parse_read_views(layout, batch.blocks, parsed.records);
   if (result.error) {
     out.error = result.error;
     return false;
   }
   const bool paired = layout != io::ReadLayout::single;
+  const io::ReadViewBatch& records = parsed.records;
+  parsed.reads.resize(result.count);
   for (std::size_t i = 0; i < result.count; ++i)
-    parsed.reads.push_back(ReadView{parsed.mates1[i].sequence,
-                                    paired ? std::string_view(parsed.mates2[i].sequence)
-                                           : std::string_view()});
-  parsed.results.resize(result.count);
+    parsed.reads[i] = ReadView{records.mates1[i].sequence,
+                               paired ? records.mates2[i].sequence : std::string_view()};
+  // Not cleared first: clearing would free every result's evidence lists
+  // and then write each result again (hundreds of bytes a read).
+  if (parsed.results.size() < result.count) parsed.results.resize(result.count);
   return true;
 }
 
@@ -102,7 +119,7 @@ void QueryWriter::format(Batch& batch, const ParsedBatch& parsed, bool paired) c
   for (std::size_t i = 0; i < parsed.reads.size(); ++i) {
     const ReadResult& result = parsed.results[i];
     report::ReadCall call;
-    call.id = read_id(parsed.mates1[i], paired);
+    call.id = read_id(parsed.records.mates1[i], paired);
     call.length1 = parsed.reads[i].mate1.size();
     call.length2 = parsed.reads[i].mate2.size();
     call.paired = paired;

@@ -30,6 +30,13 @@ namespace metawarp::pipeline {
 // (FASTQ text is twice its bases; mates 2 are about as long as mates 1).
 inline constexpr std::size_t max_batch_bytes = std::size_t(64) << 20;
 
+// The most text of mates 1 (or single reads) in one batch: max_batch_bytes,
+// less for a plain reads file (of `file_size` bytes; 0: not a regular file)
+// small enough to give each of `threads` workers only a few batches. Batch
+// boundaries do not change any result.
+std::size_t batch_byte_limit(const QueryOptions& options, std::uintmax_t file_size,
+                             bool compressed, unsigned threads);
+
 // The reads of a query (throws std::invalid_argument for a wrong file count,
 // io::InputError when a file cannot be opened).
 io::ReadBlockCutter open_reads(const QueryOptions& options);
@@ -63,13 +70,16 @@ struct Batch {
   BatchOutput out;
 };
 
-// A batch parsed: its records (entries past the batch's count are spare),
-// views of their sequences and a result per read.
+// A batch parsed: its records as views into the batch's blocks (entries
+// past the batch's count are spare; valid while the batch is), views of
+// their sequences and a result per read. A worker keeps one from batch to
+// batch, so after the first batches parsing allocates nothing.
 struct ParsedBatch {
-  std::vector<io::SequenceRecord> mates1;
-  std::vector<io::SequenceRecord> mates2;  // unused for single-end reads
+  io::ReadViewBatch records;  // mates 2 unused for single-end reads
   std::vector<ReadView> reads;
-  std::vector<ReadResult> results;  // sized as reads, to be filled
+  // Sized as reads; every engine assigns each result whole, so a result
+  // left from an earlier batch is never read.
+  std::vector<ReadResult> results;
 };
 
 // Clears batch.out, then parses the batch into `parsed`. False when there is

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "output/output_check.hpp"
+#include "pipeline/query_buffers.hpp"
 #include "pipeline/query_progress.hpp"
 
 namespace metawarp::pipeline {
@@ -158,11 +159,13 @@ std::vector<QuerySummary> run_samples(const db::Database& db, const QueryOptions
                                       const std::vector<Sample>& samples,
                                       const std::filesystem::path& output_dir,
                                       const QueryEngine* engine, ProgressStyle progress,
-                                      SampleObserver* observer) {
+                                      SampleObserver* observer, QueryBuffers* buffers) {
+  QueryBuffers own;
+  QueryBuffers& shared = buffers ? *buffers : own;
   return run_samples(
       options, samples, output_dir,
       [&](const QueryOptions& o, QueryCounters* counters) {
-        return run_query(db, o, engine, counters);
+        return run_query(db, o, engine, counters, &shared);
       },
       progress, observer);
 }

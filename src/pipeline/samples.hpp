@@ -79,12 +79,15 @@ class SampleObserver {
 // progress line ("query: sample 2/5 gut_A: ...") in `progress` style. Throws,
 // for the first sample that fails, std::runtime_error with its message,
 // naming the sample, the samples completed (outputs kept) and those not run.
+// The samples share one QueryBuffers (`buffers`, or one of its own), so a
+// sample after the first allocates and faults in nothing.
 std::vector<QuerySummary> run_samples(const db::Database& db, const QueryOptions& options,
                                       const std::vector<Sample>& samples,
                                       const std::filesystem::path& output_dir,
                                       const QueryEngine* engine,
                                       ProgressStyle progress = ProgressStyle::off,
-                                      SampleObserver* observer = nullptr);
+                                      SampleObserver* observer = nullptr,
+                                      QueryBuffers* buffers = nullptr);
 
 // The same with any query per sample (the partitioned query: run_partitioned_query).
 using SampleQuery = std::function<QuerySummary(const QueryOptions&, QueryCounters*)>;

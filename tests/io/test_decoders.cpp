@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "test_effort.hpp"
 #include "io/byte_source.hpp"
 #include "gzip_writers.hpp"
 #include "test_sources.hpp"
@@ -102,10 +103,10 @@ TEST_CASE("gzip decoders give zlib's error after zlib's bytes on broken files") 
     check_all_agree(file + std::string(10, '\0') + "x");  // padding, then data
     check_all_agree(file + "\x1f");                // half a magic number
     // Truncated at many offsets, header and trailer included.
-    for (std::size_t cut = 0; cut < file.size(); cut += 1 + cut / 8) check_all_agree(file.substr(0, cut));
+    for (std::size_t cut = 0; cut < file.size(); cut += metawarp::test::effort_divisor + cut / 8) check_all_agree(file.substr(0, cut));
     for (std::size_t cut = file.size() - 12; cut < file.size(); ++cut) check_all_agree(file.substr(0, cut));
     // Corrupt bytes anywhere.
-    for (int trial = 0; trial < 80; ++trial) {
+    for (int trial = 0; trial < metawarp::test::rounds(80); ++trial) {
       std::string broken = file;
       const std::size_t at = random() % broken.size();
       broken[at] = static_cast<char>(broken[at] ^ (1 + random() % 255));
@@ -213,11 +214,11 @@ TEST_CASE("BGZF decoded on several threads gives zlib's error after zlib's bytes
   const std::string text = fastq_text(random, 800);
   const std::string file = bgzf(text, 6, 3000);  // about 80 members
   SECTION("truncated at many offsets") {
-    for (std::size_t cut = 0; cut < file.size(); cut += 1 + cut / 16) check_parallel_agrees(file.substr(0, cut));
+    for (std::size_t cut = 0; cut < file.size(); cut += metawarp::test::effort_divisor + cut / 16) check_parallel_agrees(file.substr(0, cut));
     for (std::size_t cut = file.size() - 40; cut < file.size(); ++cut) check_parallel_agrees(file.substr(0, cut));
   }
   SECTION("a corrupt byte in a middle member") {
-    for (int trial = 0; trial < 60; ++trial) {
+    for (int trial = 0; trial < metawarp::test::rounds(60); ++trial) {
       std::string broken = file;
       const std::size_t at = file.size() / 4 + random() % (file.size() / 2);
       broken[at] = static_cast<char>(broken[at] ^ (1 + random() % 255));

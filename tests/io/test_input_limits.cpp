@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "catch.hpp"
+#include "test_effort.hpp"
 #include "io/line_limits.hpp"
 #include "io/read_blocks.hpp"
 #include "io/record_blocks.hpp"
@@ -176,7 +177,7 @@ TEST_CASE("random input around the limits: blocks parse like a serial read") {
   // garbage at random places in lines longer than the readers' buffers, read
   // in pieces of random size and cut into blocks of random size.
   std::mt19937_64 random(61);
-  for (int round = 0; round < 24; ++round) {
+  for (int round = 0; round < metawarp::test::rounds(24); ++round) {
     const bool fastq = round % 2 == 1;
     const std::string end = round % 3 == 0 ? "\r\n" : "\n";
     std::string text;

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "catch.hpp"
+#include "test_effort.hpp"
 #include "io/paired_reader.hpp"
 #include "io/read_blocks.hpp"
 #include "io_test_support.hpp"
@@ -122,7 +123,7 @@ std::string join(const std::vector<std::string>& records) {
 TEST_CASE("two-file batches give the serial pairs and the serial first error") {
   TempDir dir;
   std::mt19937_64 random(50);
-  for (int round = 0; round < 150; ++round) {
+  for (int round = 0; round < metawarp::test::rounds(150); ++round) {
     const std::size_t pairs = random() % 120;
     std::vector<std::string> r1, r2;
     for (std::size_t i = 0; i < pairs; ++i) {

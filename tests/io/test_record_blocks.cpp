@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "catch.hpp"
+#include "test_effort.hpp"
 #include "io/record_blocks.hpp"
 #include "io_test_support.hpp"
 
@@ -159,7 +160,7 @@ void check_same_as_serial(const std::string& path, const std::string& text, std:
 TEST_CASE("blocks of random FASTQ and FASTA cover the input and parse like the whole file") {
   TempDir dir;
   std::mt19937_64 random(40);
-  for (int round = 0; round < 24; ++round) {
+  for (int round = 0; round < metawarp::test::rounds(24); ++round) {
     const bool fastq = round % 2 == 0;
     const bool crlf = round % 4 >= 2;
     const std::size_t count = 1 + random() % 400;
@@ -356,7 +357,7 @@ TEST_CASE("a damaged gzip input gives the serial error wherever the blocks are c
   write_gzip(path, {text.substr(0, text.size() / 2), text.substr(text.size() / 2)});
   const std::string good = read_file(path);
 
-  for (int round = 0; round < 12; ++round) {
+  for (int round = 0; round < metawarp::test::rounds(12); ++round) {
     std::string bad = good;
     const std::size_t at = good.size() / 8 + random() % (good.size() * 3 / 4);
     switch (round % 4) {

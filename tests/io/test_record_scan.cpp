@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "test_effort.hpp"
 #include "io/read_blocks.hpp"
 #include "io/record_blocks.hpp"
 #include "io/record_scan.hpp"
@@ -135,7 +136,7 @@ bool same_blocks(const RecordBlock& a, const RecordBlock& b) {
 
 TEST_CASE("the record scan finds on any threads what a walk over the lines finds", "[io][cut]") {
   std::mt19937_64 random(31);
-  for (int round = 0; round < 160; ++round) {
+  for (int round = 0; round < metawarp::test::rounds(160); ++round) {
     const bool fastq = round % 3 != 0;
     const std::string text = fastq ? tricky_fastq(random, 1 + random() % 120, round % 4 == 1)
                                    : tricky_fasta(random, 1 + random() % 120);

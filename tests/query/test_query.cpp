@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "catch.hpp"
@@ -13,6 +15,7 @@
 #include "io/sequence_reader.hpp"
 #include "query_test_data.hpp"
 #include "pipeline/query.hpp"
+#include "pipeline/query_buffers.hpp"
 
 using namespace metawarp;
 namespace fs = std::filesystem;
@@ -45,12 +48,12 @@ struct Outputs {
   std::string tsv, kraken, report, abundance;
 };
 
-Outputs run(const TempDir& dir, pipeline::QueryOptions o) {
+Outputs run(const TempDir& dir, pipeline::QueryOptions o, pipeline::QueryBuffers* buffers = nullptr) {
   o.output = dir / "out.tsv";
   o.kraken_output = dir / "out.kraken";
   o.report = dir / "out.report";
   o.abundance = dir / "out.abundance";
-  pipeline::run_query(test_database(), o);
+  pipeline::run_query(test_database(), o, nullptr, nullptr, buffers);
   return {slurp(o.output), slurp(o.kraken_output), slurp(o.report), slurp(o.abundance)};
 }
 
@@ -139,6 +142,85 @@ TEST_CASE("query: output does not depend on threads or batch size") {
   single.threads = 4;
   single.batch_size = 7;
   CHECK(run(dir, single).tsv == single_reference.tsv);
+}
+
+TEST_CASE("query: buffers kept from query to query change no output") {
+  TempDir dir;
+  // Queries of every shape, in turn, through one QueryBuffers (as the
+  // samples of a run share one), each against a query with its own.
+  std::ifstream r1(data_dir / "reads_R1.fq"), r2(data_dir / "reads_R2.fq");
+  std::string interleaved, line;
+  while (std::getline(r1, line)) {
+    interleaved += line + '\n';
+    for (int i = 0; i < 3 && std::getline(r1, line); ++i) interleaved += line + '\n';
+    for (int i = 0; i < 4 && std::getline(r2, line); ++i) interleaved += line + '\n';
+  }
+  write_file(dir / "interleaved.fq", interleaved);
+  std::vector<pipeline::QueryOptions> queries;
+  auto paired = paired_options();
+  paired.batch_size = 300;
+  queries.push_back(paired);
+  pipeline::QueryOptions single;
+  single.reads = {(data_dir / "reads_R1.fq").string()};
+  single.threads = 3;
+  single.batch_size = 1000;
+  queries.push_back(single);
+  pipeline::QueryOptions pairs_in_one;
+  pairs_in_one.reads = {(dir / "interleaved.fq").string()};
+  pairs_in_one.interleaved = true;
+  pairs_in_one.threads = 2;
+  pairs_in_one.batch_size = 77;
+  queries.push_back(pairs_in_one);
+  paired.batch_size = 4096;
+  queries.push_back(paired);
+
+  pipeline::QueryBuffers shared;
+  shared.prepare(queries.front());
+  for (std::size_t q = 0; q < queries.size(); ++q) {
+    const Outputs alone = run(dir, queries[q]);
+    const Outputs kept = run(dir, queries[q], &shared);
+    INFO("query " << q);
+    CHECK(kept.tsv == alone.tsv);
+    CHECK(kept.kraken == alone.kraken);
+    CHECK(kept.report == alone.report);
+    CHECK(kept.abundance == alone.abundance);
+  }
+  // A query that fails on bad input leaves buffers that the next one reuses.
+  write_file(dir / "bad.fq", "@a\nACGT\n+\nIII\n");
+  pipeline::QueryOptions bad;
+  bad.reads = {(dir / "bad.fq").string()};
+  CHECK_THROWS_AS(run(dir, bad, &shared), io::InputError);
+  CHECK(run(dir, queries[0], &shared).tsv == run(dir, queries[0]).tsv);
+}
+
+TEST_CASE("query: buffers prepared for reads from pipes take none of their bytes") {
+  TempDir dir;
+  // More than the warm-up's look at a file (1 MiB): had it read the pipe, the
+  // query would find the reads cut in the middle (or the writer a closed pipe).
+  std::string reads;
+  for (int copy = 0; copy < 4; ++copy) reads += slurp(data_dir / "reads_R1.fq");
+  REQUIRE(reads.size() > (std::size_t(3) << 20) / 2);
+  write_file(dir / "reads.fq", reads);
+  pipeline::QueryOptions from_file;
+  from_file.reads = {(dir / "reads.fq").string()};
+  const Outputs expected = run(dir, from_file);
+  // The same reads through a FIFO, as `<(zcat reads.fq.gz)` gives them.
+  const fs::path fifo = dir / "reads.fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  pipeline::QueryOptions from_pipe;
+  from_pipe.reads = {fifo.string()};
+  std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << reads; });
+  pipeline::QueryBuffers buffers;
+  Outputs got;
+  try {
+    buffers.prepare(from_pipe);
+    got = run(dir, from_pipe, &buffers);
+  } catch (...) {
+    writer.join();
+    throw;
+  }
+  writer.join();
+  CHECK(got.tsv == expected.tsv);
 }
 
 TEST_CASE("query: interleaved pairs equal two files; single-end reads") {

@@ -1,6 +1,7 @@
-// CsrTable (HashGraph) against std::unordered_multimap: key/value types x
-// group sizes x both builds, load factors above 1, every key value valid,
-// and the intersection probe against std::set_intersection.
+// CsrTable (HashGraph): the shared multi-value lookups (table_checks.cuh,
+// against std::unordered_multimap) over key/value types x group sizes x both
+// builds x load factors above 1, every key value valid; the CSR arrays; the
+// intersection probe against std::set_intersection.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,7 +14,7 @@
 #include "gpu_test_support.cuh"
 #include "metawarp/tables/csr_intersection.cuh"
 #include "metawarp/tables/csr_table.cuh"
-#include "single_value_checks.cuh"
+#include "table_checks.cuh"
 
 namespace mwc = metawarp::cuda;
 using namespace metawarp::tables;
@@ -93,32 +94,8 @@ TEMPLATE_TEST_CASE("CSR table matches std::multimap", "[gpu][csr]",
     CHECK(grouped(csr_keys, csr_values) == reference);
   }
 
-  SECTION("count / retrieve of hits and misses") {
-    std::vector<K> queries;
-    for (const auto& [k, vs] : reference) queries.push_back(k);
-    const auto misses = distinct_keys<K>(2000, 999);
-    for (K k : misses) {
-      if (!reference.count(k)) queries.push_back(k);
-    }
-    auto d_queries = to_device(queries);
-    mwc::device_buffer<std::uint64_t> d_offsets(queries.size() + 1);
-    const std::uint64_t total =
-        table.retrieve_offsets(d_queries.data(), queries.size(), d_offsets.data(), stream);
-    REQUIRE(total == n);
-    mwc::device_buffer<V> d_out(total);
-    table.retrieve(d_queries.data(), queries.size(), d_offsets.data(), d_out.data(), stream);
-    const auto offsets = to_host(d_offsets, queries.size() + 1);
-    const auto out = to_host(d_out, total);
-    for (std::size_t i = 0; i < queries.size(); ++i) {
-      std::vector<V> got(out.begin() + offsets[i], out.begin() + offsets[i + 1]);
-      std::sort(got.begin(), got.end());
-      const auto it = reference.find(queries[i]);
-      REQUIRE(got == (it == reference.end() ? std::vector<V>{} : it->second));
-    }
-    mwc::device_buffer<bool> d_found(queries.size());
-    table.contains(d_queries.data(), queries.size(), d_found.data(), stream);
-    const auto found = to_host(d_found, queries.size());
-    for (std::size_t i = 0; i < queries.size(); ++i) REQUIRE(found[i] == (reference.count(queries[i]) == 1));
+  SECTION("count / retrieve / contains of hits and misses") {
+    check_multi_value_lookups(table, keys, values, stream);
   }
 
   SECTION("intersection probe equals std::set_intersection; join size") {

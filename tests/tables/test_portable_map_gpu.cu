@@ -1,6 +1,7 @@
-// DevicePortableMap against std::unordered_map: key/value types x window
-// sizes; growth from a tiny table, tombstone cleanup, host <-> device round
-// trips (same slots on both sides) and the device API from a user kernel.
+// DevicePortableMap: the shared checks (table_checks.cuh; growth from a
+// small table among them) over key/value types x window sizes; tombstone
+// cleanup, host <-> device round trips (same slots on both sides) and the
+// device API from a user kernel.
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -8,7 +9,7 @@
 #include "catch_templates.hpp"
 #include "gpu_test_support.cuh"
 #include "metawarp/tables/portable_map.cuh"
-#include "single_value_checks.cuh"
+#include "table_checks.cuh"
 
 namespace mwc = metawarp::cuda;
 using namespace metawarp::tables;
@@ -41,10 +42,10 @@ TEMPLATE_TEST_CASE("device portable map matches std::unordered_map", "[gpu][port
   using K = typename Map::key_type;
   using V = typename Map::value_type;
 
-  SECTION("single-value semantics") {
-    check_single_value_semantics<Map>([](std::uint64_t capacity, cudaStream_t s) {
-      return Map(capacity, PortableMapOptions{}, s);
-    });
+  SECTION("shared checks") {
+    check_single_value_table<Map>(
+        made_with<Map>(PortableMapOptions{}),
+        {.when_full = WhenFull::grows, .exact_duplicate_status = false});
   }
 
   BlockingStream stream;

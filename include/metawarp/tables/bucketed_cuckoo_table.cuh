@@ -25,6 +25,7 @@
 
 #include <cstdint>
 
+#include "metawarp/tables/bucketed_container.cuh"
 #include "metawarp/tables/bucketed_storage.cuh"
 #include "metawarp/tables/hashers.hpp"
 #include "metawarp/tables/layouts.cuh"
@@ -59,8 +60,11 @@ inline constexpr int default_bucket_tile = BucketSize / 4;
 template <class K, class V, int BucketSize = 16, class Hasher = MurmurHasher,
           int FindTile = default_bucket_tile<BucketSize>, int InsertTile = default_bucket_tile<BucketSize>>
 class BucketedCuckooTable
-    : public BucketedHostApi<BucketedCuckooTable<K, V, BucketSize, Hasher, FindTile, InsertTile>,
-                             K, V> {
+    : public BucketedContainer<
+          BucketedCuckooTable<K, V, BucketSize, Hasher, FindTile, InsertTile>, PackedLayout<K, V>,
+          BucketSize, CuckooOptions> {
+  using Base = BucketedContainer<BucketedCuckooTable, PackedLayout<K, V>, BucketSize, CuckooOptions>;
+
  public:
   using key_type = K;
   using value_type = V;
@@ -72,6 +76,9 @@ class BucketedCuckooTable
   static_assert(FindTile >= 1 && BucketSize % FindTile == 0 && InsertTile >= 1 &&
                     BucketSize % InsertTile == 0,
                 "the find and insert tiles are powers of two up to the bucket size");
+  // Two groups inserting one key at once may both place it (each in its own
+  // bucket): a checked bulk insert ends with the racing-copy pass.
+  static constexpr bool leaves_racing_copies = true;
 
   // erase and insert (status recording around place) come from BucketedRefOps.
   struct Ref : BucketedRefOps<Ref, K, V, BucketSize> {
@@ -232,7 +239,7 @@ class BucketedCuckooTable
   };
 
   BucketedCuckooTable(std::uint64_t min_capacity, CuckooOptions options, cudaStream_t stream)
-      : options_(options), storage_(min_capacity, stream) {}
+      : Base(min_capacity, options, stream) {}
 
   Ref ref() const {
     return Ref{{},
@@ -244,7 +251,7 @@ class BucketedCuckooTable
   }
   std::uint64_t seed() const { return options_.seed; }
 
-  // insert (BucketedHostApi) adds pairs; on table_full (see peek_status) the
+  // insert (BucketedContainer) adds pairs; on table_full (see peek_status) the
   // table lost a pair: rebuild it with build().
 
   // Empties the table and inserts the pairs; on table_full retries from
@@ -269,13 +276,8 @@ class BucketedCuckooTable
   }
 
  private:
-  friend class BucketedHostApi<BucketedCuckooTable, K, V>;
-  const CuckooOptions& options() const { return options_; }
-  const BucketedStorage<layout_type, BucketSize>& storage() const { return storage_; }
-  BucketedStorage<layout_type, BucketSize>& storage() { return storage_; }
-
-  CuckooOptions options_;
-  BucketedStorage<layout_type, BucketSize> storage_;
+  using Base::options_;
+  using Base::storage_;
 };
 
 }  // namespace metawarp::tables

@@ -1,8 +1,10 @@
 #pragma once
 // What the bucketed tables (bucketed cuckoo, iceberg) share: buckets of B
 // slots read by a tile of B threads, three seeded hash functions mapped to
-// buckets, the owning slot storage with its status word, and the pass that
-// removes copies of a key left by racing inserts of the same key.
+// buckets, the owning slot storage with its status word, the device
+// operations over a ref's find_slot/place, and the pass that removes copies
+// of a key left by racing inserts of the same key (cuckoo only: the iceberg
+// insert never leaves copies). The host API is bucketed_container.cuh.
 //
 // Buckets are never emptied except by clear(): erase writes a tombstone, and
 // a tombstone counts as occupied for a bucket's load (it may be claimed
@@ -18,7 +20,6 @@
 
 #include "metawarp/cuda/device_buffer.hpp"
 #include "metawarp/cuda/error.hpp"
-#include "metawarp/tables/bulk.cuh"
 #include "metawarp/tables/launch.cuh"
 #include "metawarp/tables/layouts.cuh"
 #include "metawarp/tables/open_addressing.cuh"
@@ -41,6 +42,12 @@ struct BucketedOptions {
 template <int BucketSize>
 inline constexpr bool valid_bucket_size = BucketSize == 8 || BucketSize == 16 || BucketSize == 32;
 
+// Multiply-shift range reduction of a hash's high 32 bits to [0, buckets) (no division).
+__host__ __device__ inline std::uint32_t reduce_to_buckets(std::uint64_t hash,
+                                                           std::uint32_t buckets) {
+  return std::uint32_t(((hash >> 32) * std::uint64_t(buckets)) >> 32);
+}
+
 // Three independent hash functions of one family, each reduced to a bucket.
 template <class Hasher>
 struct ThreeBucketHashes {
@@ -51,10 +58,11 @@ struct ThreeBucketHashes {
   ThreeBucketHashes(std::uint64_t seed, std::uint32_t buckets)
       : h0(3 * seed), h1(3 * seed + 1), h2(3 * seed + 2), num_buckets(buckets) {}
 
-  // Multiply-shift range reduction of the hash's high 32 bits (no division).
+  __host__ __device__ std::uint64_t hash(int which, std::uint64_t key) const {
+    return which == 0 ? h0(key) : which == 1 ? h1(key) : h2(key);
+  }
   __host__ __device__ std::uint32_t bucket(int which, std::uint64_t key) const {
-    const std::uint64_t hash = which == 0 ? h0(key) : which == 1 ? h1(key) : h2(key);
-    return std::uint32_t(((hash >> 32) * std::uint64_t(num_buckets)) >> 32);
+    return reduce_to_buckets(hash(which, key), num_buckets);
   }
 };
 
@@ -197,49 +205,6 @@ struct BucketedRefOps {
 
  private:
   __device__ const Derived& self() const { return static_cast<const Derived&>(*this); }
-};
-
-// The host API both bucketed tables share, over the Derived table's ref(),
-// storage() and options() (CRTP; Derived::name labels the kernels).
-template <class Derived, class K, class V>
-class BucketedHostApi {
- public:
-  std::uint64_t capacity() const { return self().storage().capacity(); }
-  std::uint64_t bytes() const { return self().storage().bytes(); }
-
-  // status_out (optional, n entries): each pair's status. With unique keys
-  // checked, ends with the pass removing copies of racing inserts.
-  void insert(const K* keys, const V* values, std::uint64_t n, cudaStream_t stream,
-              Status* status_out = nullptr) {
-    bulk::insert(self().ref(), keys, values, n, stream, status_out, Derived::name);
-    if (self().options().unique_keys_checked) {
-      self().storage().remove_racing_copies(self().ref(), stream);
-    }
-  }
-  void find(const K* keys, std::uint64_t n, V* values_out, V not_found_value, cudaStream_t stream,
-            Status* status_out = nullptr) const {
-    bulk::find(self().ref(), keys, n, values_out, not_found_value, stream, status_out,
-               Derived::name);
-  }
-  void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream) const {
-    bulk::contains(self().ref(), keys, n, out, stream, Derived::name);
-  }
-  void erase(const K* keys, std::uint64_t n, cudaStream_t stream, Status* status_out = nullptr) {
-    bulk::erase(self().ref(), keys, n, stream, status_out, Derived::name);
-  }
-  // Every stored pair (unspecified order); returns how many (synchronises).
-  std::uint64_t retrieve_all(K* keys_out, V* values_out, cudaStream_t stream) const {
-    return self().storage().retrieve_all(keys_out, values_out, stream);
-  }
-  std::uint64_t size(cudaStream_t stream) const { return self().storage().count_occupied(stream); }
-  double load_factor(cudaStream_t stream) const { return double(size(stream)) / double(capacity()); }
-  void clear(cudaStream_t stream) { self().storage().clear(stream); }
-  Status peek_status(cudaStream_t stream) const { return self().storage().peek_status(stream); }
-  Status pop_status(cudaStream_t stream) { return self().storage().pop_status(stream); }
-
- private:
-  const Derived& self() const { return static_cast<const Derived&>(*this); }
-  Derived& self() { return static_cast<Derived&>(*this); }
 };
 
 }  // namespace metawarp::tables

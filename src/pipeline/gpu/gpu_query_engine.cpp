@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -343,11 +344,18 @@ void GpuLane::finish(std::span<const ReadView> reads, std::span<ReadResult> resu
   const Classifier& classifier = engine_->classifier();
   const std::uint32_t max_candidates = engine_->options().max_candidates;
   for (std::size_t r = 0; r < reads.size(); ++r) {
-    ReadResult result;
+    // Filled in place, every field as a new ReadResult would hold it: a
+    // result made and moved per read wrote it three times, and freed and
+    // allocated its evidence lists.
+    ReadResult& result = results[r];
     result.windows = read_windows_[r];
     result.hits = host_hit_counts_[r];
     result.candidate_count = host_top_counts_[r];
     std::copy_n(host_top_.data() + r * max_candidates, result.candidate_count, result.top);
+    std::fill(result.top + result.candidate_count, std::end(result.top), classify::Candidate{});
+    result.evidence.clear();
+    result.mate1_runs = 0;
+    result.found.clear();
     result.assignment =
         classify::assign(result.top, result.candidate_count, classifier.lineages().data(),
                          classifier.params(/*paired=*/!reads[r].mate2.empty()));
@@ -360,7 +368,6 @@ void GpuLane::finish(std::span<const ReadView> reads, std::span<ReadResult> resu
                                  evidence_stage_.shape.mate1_features,
                                  evidence_stage_.shape.paired, result);
     }
-    results[r] = std::move(result);
   }
   stats_.assign_seconds += clock.lap();
 }

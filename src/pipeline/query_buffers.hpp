@@ -1,0 +1,46 @@
+#pragma once
+// What the query's threads fill batch by batch (the batches' raw blocks and
+// outputs, each worker's parsed records and results), kept from sample to
+// sample of a run and, before the first, made and touched while the
+// database loads: memory a thread first touches costs page faults (the
+// kernel zeroes each page), which made the first sample of a process run at
+// a third of the speed of the next ones (docs/benchmarks.md, issue 13).
+// Nothing here changes a result: the buffers only keep their capacity.
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "pipeline/query.hpp"
+#include "pipeline/query_batch.hpp"
+
+namespace metawarp::pipeline {
+
+class QueryBuffers {
+ public:
+  QueryBuffers();
+  ~QueryBuffers();
+  QueryBuffers(const QueryBuffers&) = delete;
+  QueryBuffers& operator=(const QueryBuffers&) = delete;
+
+  // Makes and touches what a query with these options will use: the
+  // workers' records, read views and results for a whole batch, and, for a
+  // plain reads file, each batch's blocks at the size its first records
+  // suggest. Any thread, before the query; a failure (say, an unreadable
+  // file) is left for the query to report, so this never throws but for
+  // memory.
+  void prepare(const QueryOptions& options);
+
+  // The batches in flight (at least `count`) and the workers' parses (at
+  // least `workers`), for run_query.
+  std::vector<Batch>& batches(std::size_t count);
+  std::vector<ParsedBatch>& parsed(std::size_t workers);
+
+ private:
+  std::vector<Batch> batches_;
+  std::vector<ParsedBatch> parsed_;
+};
+
+// Batches in flight for `threads` workers: enough to keep every worker busy.
+std::size_t batches_in_flight(unsigned threads);
+
+}  // namespace metawarp::pipeline
