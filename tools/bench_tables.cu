@@ -12,6 +12,7 @@
 // finds/retrievals vs random 32-byte sector reads/s).
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +22,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "metawarp/cuda/device_buffer.hpp"
@@ -45,9 +48,13 @@ struct Options {
   uint64_t n = uint64_t(1) << 28;
   std::vector<double> loads = {0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.97};
   std::vector<uint32_t> values_per_key = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
-  std::set<std::string> only;  // empty = all sections
-  bool quick = false;          // fewer configurations
+  std::set<std::string> only;      // empty = all sections
+  std::set<std::string> variants;  // section `variants`: empty = all candidates
+  bool quick = false;              // fewer configurations
   bool wants(const std::string& section) const { return only.empty() || only.count(section); }
+  bool wants_variant(const std::string& name) const {
+    return variants.empty() || variants.count(name);
+  }
 };
 
 // --------------------------------------------------------------- single value
@@ -149,6 +156,12 @@ void bench_multi(const std::string& name, const Options& o, const Ceilings& c, M
                                 (unsigned long long)n);
     report(std::string(label) + "  retrieve (values)", n, t_retrieve, c.sector_reads,
            "sector reads");
+    // Where a retrieval's time goes: the dry run (count + scan) alone.
+    const double t_count = time_best([&] {
+      table.retrieve_offsets(queries.data(), distinct, offsets.data(), bench_stream);
+    }, {}, 1);
+    report(std::string(label) + "  of which count + scan (keys)", distinct, t_count, c.sector_reads,
+           "sector reads");
   }
 }
 
@@ -231,7 +244,9 @@ void bench_csr(const Options& o, const Ceilings& c, mwt::CsrBuildMethod method, 
   using Csr = mwt::CsrTable<uint32_t, uint32_t>;
   const uint64_t n = o.n;
   mwc::device_buffer<uint32_t> keys(n), values(n);
-  const char* method_name = method == mwt::CsrBuildMethod::binned ? "binned" : "scatter";
+  const char* method_name = method == mwt::CsrBuildMethod::binned    ? "binned"
+                            : method == mwt::CsrBuildMethod::sorted ? "sorted"
+                                                                    : "scatter";
   for (uint32_t v : o.values_per_key) {
     make_multi_pairs<<<4096, 256>>>(keys.data(), values.data(), n, v);
     const uint64_t distinct = (n + v - 1) / v;
@@ -274,17 +289,171 @@ void bench_csr(const Options& o, const Ceilings& c, mwt::CsrBuildMethod method, 
 
 // -------------------------------------------------------------------- bloom
 
+// BlockWords 4: one 32-byte sector per key (the default); 1: one 64-bit
+// word, so an add is one atomicOr (label: expected false-positive rate).
+template <int BlockWords>
 void bench_bloom(uint64_t bytes, const Options& o, const Ceilings& c) {
   const uint64_t n = o.n;
   mwc::device_buffer<uint32_t> keys(n);
   make_unique_keys<<<4096, 256>>>(keys.data(), n, 0);
   mwc::device_buffer<bool> out(n);
-  mwt::BloomFilter<uint32_t> filter(bytes * 8, 8, 0, bench_stream);
-  const std::string label = "bloom " + std::to_string(bytes >> 20) + " MiB k=8";
+  mwt::BloomFilter<uint32_t, mwt::MurmurHasher, BlockWords> filter(bytes * 8, 8, 0, bench_stream);
+  char fp[64];
+  std::snprintf(fp, sizeof fp, " (fp %.1e)", filter.expected_false_positive_rate(n));
+  const std::string label = "bloom " + std::to_string(bytes >> 20) + " MiB k=8" +
+                            (BlockWords == 1 ? " word" : "") + fp;
   const double t_add = time_best([&] { filter.insert(keys.data(), n, bench_stream); }, [&] { filter.clear(bench_stream); });
   report(label + "  add", n, t_add, c.cas, "CAS");
   const double t_query = time_best([&] { filter.contains(keys.data(), n, out.data(), bench_stream); });
   report(label + "  contains", n, t_query, c.sector_reads, "sector reads");
+}
+
+// ------------------------------------------------- variants (tuning)
+//
+// Measurements that pick a library default or state a bound: every find and
+// insert tile of the bucketed cuckoo table (default_bucket_tile) and the atomics bound of a
+// Bloom add. Selected with --variant (default: all) inside the `variants`
+// section. (Round 1's losing candidates are gone: docs/benchmarks.md.)
+
+void report_variant(const std::string& what, uint64_t ops, double seconds, double ceiling,
+                    const char* ceiling_name) {
+  report("variant " + what, ops, seconds, ceiling, ceiling_name);
+}
+
+// Checks a variant's find output against the library's (the bench checks its results).
+void expect_same(const mwc::device_buffer<uint32_t>& a, const mwc::device_buffer<uint32_t>& b,
+                 uint64_t n, const std::string& what) {
+  std::vector<uint32_t> ha(n), hb(n);
+  a.copy_to_host(ha.data(), n, bench_stream);
+  b.copy_to_host(hb.data(), n, bench_stream);
+  mwc::check(cudaStreamSynchronize(bench_stream), "variant check");
+  for (uint64_t i = 0; i < n; ++i) {
+    if (ha[i] != hb[i]) {
+      std::printf("  (variant %s differs from the library at item %llu: %u vs %u)\n", what.c_str(),
+                  (unsigned long long)i, ha[i], hb[i]);
+      return;
+    }
+  }
+}
+
+// Bucketed cuckoo find with every tile size T (lanes per bucket, B/T slots
+// each) on one table filled by the library's insert: picks
+// default_bucket_tile<B>. Each tile's output is checked against the default's.
+template <int B, int T>
+void bcht_find_tile(const Options& o, const Ceilings& c, double load,
+                    const UniqueWorkload<uint32_t, uint32_t>& w, mwc::device_buffer<uint32_t>& check) {
+  using Table = mwt::BucketedCuckooTable<uint32_t, uint32_t, B, mwt::MurmurHasher, T>;
+  using Default = mwt::BucketedCuckooTable<uint32_t, uint32_t, B>;
+  mwt::CuckooOptions options;
+  options.unique_keys_checked = false;
+  Table table(uint64_t(double(o.n) / load), options, bench_stream);
+  const uint64_t pairs = std::min<uint64_t>(o.n, uint64_t(load * double(table.capacity())));
+  table.insert(w.hits.data(), w.values.data(), pairs, bench_stream);
+  if (table.pop_status(bench_stream).has_error()) std::printf("  (insert reported errors)\n");
+  char label[160];
+  std::snprintf(label, sizeof label, "bcht-tile B=%d T=%d load %.2f", B, T,
+                double(pairs) / table.capacity());
+  for (const bool hit : {true, false}) {
+    const uint32_t* keys = hit ? w.hits.data() : w.misses.data();
+    const double t = time_best([&] { table.find(keys, pairs, check.data(), 0u, bench_stream); });
+    report_variant(std::string(label) + (hit ? " find hit" : " find miss"), pairs, t,
+                   c.sector_reads, "sector reads");
+    if (hit && T != Default::Ref::find_group_size) {
+      // The default tile on the same table (same seed and insert order).
+      const typename Default::Ref d{{}, table.ref().layout, table.ref().hashes, 0, false, nullptr};
+      mwc::device_buffer<uint32_t> reference(pairs);
+      mwt::bulk::find(d, keys, pairs, reference.data(), 0u, bench_stream, nullptr, "bench check");
+      expect_same(reference, check, pairs, label);
+    }
+  }
+}
+
+// The same for the insert's tile: time the bulk insert (resident grid), then
+// check that every pair is found with its value.
+template <int B, int T>
+void bcht_insert_tile(const Options& o, const Ceilings& c, double load,
+                      const UniqueWorkload<uint32_t, uint32_t>& w,
+                      mwc::device_buffer<uint32_t>& check) {
+  using Table = mwt::BucketedCuckooTable<uint32_t, uint32_t, B, mwt::MurmurHasher,
+                                         mwt::default_bucket_tile<B>, T>;
+  mwt::CuckooOptions options;
+  options.unique_keys_checked = false;
+  Table table(uint64_t(double(o.n) / load), options, bench_stream);
+  const uint64_t pairs = std::min<uint64_t>(o.n, uint64_t(load * double(table.capacity())));
+  char label[160];
+  std::snprintf(label, sizeof label, "bcht-tile B=%d T=%d load %.2f", B, T,
+                double(pairs) / table.capacity());
+  const double t = time_best([&] { table.insert(w.hits.data(), w.values.data(), pairs, bench_stream); },
+                             [&] { table.clear(bench_stream); });
+  if (table.pop_status(bench_stream).has_error()) std::printf("  (insert reported errors)\n");
+  report_variant(std::string(label) + " insert", pairs, t, c.cas, "CAS");
+  table.find(w.hits.data(), pairs, check.data(), 0u, bench_stream);
+  expect_same(w.values, check, pairs, label);
+}
+
+template <int B, int... T>
+void bcht_tiles(const Options& o, const Ceilings& c, std::integer_sequence<int, T...>) {
+  const UniqueWorkload<uint32_t, uint32_t> w(o.n);
+  mwc::device_buffer<uint32_t> check(o.n);
+  for (double load : o.loads) {
+    (bcht_insert_tile<B, T>(o, c, load, w, check), ...);
+    (bcht_find_tile<B, T>(o, c, load, w, check), ...);
+  }
+}
+
+// What bounds a Bloom add on a large filter: the same hashing and random
+// sector, with exactly A 64-bit atomicOr per key (A = 1, 2, 4), and with a
+// read of each word first (the filter skips words holding their bits). The
+// filter (k = 8) issues about 3.6 per key (4 * (1 - (3/4)^8) words hold a bit).
+template <int A, bool ReadFirst>
+__global__ void bloom_atomics(unsigned long long* blocks, uint64_t num_blocks, const uint32_t* keys,
+                              uint64_t n, mwt::MurmurHasher hasher) {
+  for (uint64_t i = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += uint64_t(gridDim.x) * blockDim.x) {
+    const uint64_t h = hasher(keys[i]);
+    unsigned long long* block = blocks + 4 * (((h >> 32) * num_blocks) >> 32);
+#pragma unroll
+    for (int a = 0; a < A; ++a) {
+      const unsigned long long bit = 1ull << ((h >> (6 * a)) & 63);
+      if (!ReadFirst || (block[a] & bit) == 0) atomicOr(block + a, bit);
+    }
+  }
+}
+
+void variants_bloom(const Options& o, const Ceilings& c) {
+  if (!o.wants_variant("bloom-atomics")) return;
+  const uint64_t n = o.n;
+  const uint64_t bytes = uint64_t(2) << 30;
+  mwc::device_buffer<uint32_t> keys(n);
+  make_unique_keys<<<4096, 256>>>(keys.data(), n, 0);
+  mwc::device_buffer<unsigned long long> words(bytes / 8);
+  const uint64_t blocks = bytes / 32;
+  const unsigned grid = mwc::blocks_for(n, 256);
+  const auto run = [&](auto a, auto read_first) {
+    constexpr int A = decltype(a)::value;
+    constexpr bool R = decltype(read_first)::value;
+    const double t = time_best([&] {
+      bloom_atomics<A, R><<<grid, 256, 0, bench_stream>>>(words.data(), blocks, keys.data(), n,
+                                                         mwt::MurmurHasher(0));
+    }, [&] { words.fill_bytes(0, bench_stream); });
+    report_variant("bloom-atomics 2048 MiB " + std::to_string(A) + " atomicOr/key" +
+                       (R ? " read first" : ""),
+                   n, t, c.cas, "CAS");
+  };
+  run(std::integral_constant<int, 1>{}, std::false_type{});
+  run(std::integral_constant<int, 2>{}, std::false_type{});
+  run(std::integral_constant<int, 4>{}, std::false_type{});
+  run(std::integral_constant<int, 1>{}, std::true_type{});
+  run(std::integral_constant<int, 4>{}, std::true_type{});
+}
+
+void bench_variants(const Options& o, const Ceilings& c) {
+  if (o.wants_variant("bcht-tile")) {
+    bcht_tiles<8>(o, c, std::integer_sequence<int, 1, 2, 4, 8>{});
+    bcht_tiles<16>(o, c, std::integer_sequence<int, 2, 4, 8, 16>{});
+    bcht_tiles<32>(o, c, std::integer_sequence<int, 4, 8, 16, 32>{});
+  }
+  variants_bloom(o, c);
 }
 
 std::vector<std::string> split(const std::string& s) {
@@ -312,10 +481,14 @@ Options parse(int argc, char** argv) {
       for (const auto& p : split(next())) o.values_per_key.push_back(std::stoul(p));
     } else if (arg == "--only") {
       for (const auto& p : split(next())) o.only.insert(p);
+    } else if (arg == "--variant") {
+      for (const auto& p : split(next())) o.variants.insert(p);
     } else if (arg == "--quick") o.quick = true;
     else if (arg == "--help" || arg == "-h") {
       std::printf("bench_tables [--n N | --log2 L] [--loads a,b] [--values-per-key a,b]\n"
-                  "             [--only ceilings,single,single64,multi,bloom,cuckoo,iceberg,portable,csr]\n"
+                  "             [--only ceilings,single,single64,multi,bloom,cuckoo,iceberg,portable,csr,\n"
+                  "                     variants]\n"
+                  "             [--variant bcht-tile,bloom-atomics]   (of the variants section)\n"
                   "             [--quick]\n");
       std::exit(0);
     } else throw std::invalid_argument("unknown option " + arg);
@@ -399,14 +572,19 @@ int main(int argc, char** argv) try {
     if (!o.quick) bench_portable<16>(o, c);
   }
   if (o.wants("csr")) {
+    bench_csr(o, c, mwt::CsrBuildMethod::sorted, 1.0);
+    bench_csr(o, c, mwt::CsrBuildMethod::sorted, 4.0);
     bench_csr(o, c, mwt::CsrBuildMethod::binned, 1.0);
     bench_csr(o, c, mwt::CsrBuildMethod::scatter, 1.0);
     if (!o.quick) bench_csr(o, c, mwt::CsrBuildMethod::binned, 4.0);
   }
   if (o.wants("bloom")) {
-    bench_bloom(uint64_t(2) << 30, o, c);
-    bench_bloom(uint64_t(8) << 20, o, c);
+    bench_bloom<4>(uint64_t(2) << 30, o, c);
+    bench_bloom<1>(uint64_t(2) << 30, o, c);
+    bench_bloom<4>(uint64_t(8) << 20, o, c);
+    bench_bloom<1>(uint64_t(8) << 20, o, c);
   }
+  if (o.wants("variants")) bench_variants(o, c);
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "bench_tables: %s\n", e.what());

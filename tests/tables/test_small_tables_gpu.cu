@@ -7,7 +7,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "catch.hpp"
+#include "catch_templates.hpp"
 #include "gpu_test_support.cuh"
 #include "metawarp/tables/bloom_filter.cuh"
 #include "metawarp/tables/counting_table.cuh"
@@ -151,12 +151,14 @@ TEST_CASE("HashSet behaves like unordered_set") {
   CHECK(small.size(test_stream) == small.capacity());
 }
 
-TEST_CASE("BloomFilter has no false negatives and about the expected false-positive rate") {
+TEMPLATE_TEST_CASE("BloomFilter has no false negatives and about the expected false-positive rate",
+                   "[gpu][bloom]", BloomFilter<std::uint32_t>,
+                   (BloomFilter<std::uint32_t, MurmurHasher, 1>)) {
   const std::size_t n = 100000;
   const auto keys = distinct_keys<std::uint32_t>(2 * n, 17);
   auto d_keys = to_device(keys);
-  BloomFilter<std::uint32_t> filter(n * 10, 6, 0, test_stream);
-  CHECK(filter.num_bits() % 256 == 0);
+  TestType filter(n * 10, 6, 0, test_stream);
+  CHECK(filter.num_bits() % TestType::block_bits == 0);
   CHECK(filter.num_bits() >= n * 10);
   filter.insert(d_keys.data(), 0, test_stream);
   filter.insert(d_keys.data(), n, test_stream);
@@ -172,5 +174,5 @@ TEST_CASE("BloomFilter has no false negatives and about the expected false-posit
   filter.contains(d_keys.data(), n, d_found.data(), test_stream);
   const auto after_clear = to_host(d_found, n);
   CHECK(std::count(after_clear.begin(), after_clear.end(), true) == 0);
-  CHECK_THROWS_AS(BloomFilter<std::uint32_t>(1000, 0, 0, test_stream), std::invalid_argument);
+  CHECK_THROWS_AS(TestType(1000, 0, 0, test_stream), std::invalid_argument);
 }

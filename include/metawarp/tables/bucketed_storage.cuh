@@ -193,7 +193,9 @@ struct BucketedRefOps {
     return g.shfl(erased, 0);
   }
   // Inserts if absent; the status also goes to the table's status word.
-  __device__ Status insert(const group_type& g, K key, V value) const {
+  // (Any group Derived::place takes: the cuckoo table's smaller tiles.)
+  template <class Group>
+  __device__ Status insert(const Group& g, K key, V value) const {
     const Status s = self().place(g, key, value);
     if (!s.ok() && g.thread_rank() == 0 && self().table_status != nullptr) {
       atomicOr(self().table_status, s.bits());

@@ -19,15 +19,47 @@ namespace metawarp::tables::bulk {
 template <class Ref>
 using group_of = cg::thread_block_tile<Ref::group_size>;
 
+// A Ref may look keys up and insert with groups other than its group_size
+// (Ref::find_group_size, Ref::insert_group_size: the bucketed cuckoo table's
+// tiles) and may ask for a resident grid for its inserts (Ref::insert_grid).
+template <class Ref>
+inline constexpr int lookup_group_size = [] {
+  if constexpr (requires { Ref::find_group_size; }) {
+    return int(Ref::find_group_size);
+  } else {
+    return int(Ref::group_size);
+  }
+}();
+template <class Ref>
+using lookup_group_of = cg::thread_block_tile<lookup_group_size<Ref>>;
+template <class Ref>
+inline constexpr int insert_group_size = [] {
+  if constexpr (requires { Ref::insert_group_size; }) {
+    return int(Ref::insert_group_size);
+  } else {
+    return int(Ref::group_size);
+  }
+}();
+template <class Ref>
+using insert_group_of = cg::thread_block_tile<insert_group_size<Ref>>;
+template <class Ref>
+inline constexpr GridShape insert_grid = [] {
+  if constexpr (requires { Ref::insert_grid; }) {
+    return GridShape(Ref::insert_grid);
+  } else {
+    return GridShape::per_item;
+  }
+}();
+
 // r.insert(keys[i], values[i]); status_out (optional, n entries) gets each status.
 template <class Ref, class K, class V>
 void insert(const Ref& r, const K* keys, const V* values, std::uint64_t n, cudaStream_t stream,
             Status* status_out, const char* what) {
-  launch_group_per_item<Ref::group_size>(n, stream,
-                                         [=] __device__(const group_of<Ref>& g, std::uint64_t i) {
+  launch_group_per_item<insert_group_size<Ref>>(
+      n, stream, [=] __device__(const insert_group_of<Ref>& g, std::uint64_t i) {
     const Status s = r.insert(g, keys[i], values[i]);
     if (status_out != nullptr && g.thread_rank() == 0) status_out[i] = s;
-  }, what);
+  }, what, insert_grid<Ref>);
 }
 
 // r.insert(keys[i]) for tables of keys only (sets, counters).
@@ -46,8 +78,8 @@ void insert_keys(const Ref& r, const K* keys, std::uint64_t n, cudaStream_t stre
 template <class Ref, class K, class V>
 void find(const Ref& r, const K* keys, std::uint64_t n, V* values_out, V not_found_value,
           cudaStream_t stream, Status* status_out, const char* what) {
-  launch_group_per_item<Ref::group_size>(n, stream,
-                                         [=] __device__(const group_of<Ref>& g, std::uint64_t i) {
+  launch_group_per_item<lookup_group_size<Ref>>(
+      n, stream, [=] __device__(const lookup_group_of<Ref>& g, std::uint64_t i) {
     V value = not_found_value;
     const K key = keys[i];
     const bool found = r.find(g, key, value);
@@ -65,8 +97,8 @@ void find(const Ref& r, const K* keys, std::uint64_t n, V* values_out, V not_fou
 template <class Ref, class K>
 void contains(const Ref& r, const K* keys, std::uint64_t n, bool* out, cudaStream_t stream,
               const char* what) {
-  launch_group_per_item<Ref::group_size>(n, stream,
-                                         [=] __device__(const group_of<Ref>& g, std::uint64_t i) {
+  launch_group_per_item<lookup_group_size<Ref>>(
+      n, stream, [=] __device__(const lookup_group_of<Ref>& g, std::uint64_t i) {
     const bool found = r.contains(g, keys[i]);
     if (g.thread_rank() == 0) out[i] = found;
   }, what);

@@ -11,12 +11,21 @@
 //   binned:  the same first into bins of consecutive vertices, then per vertex
 //            within the binned copy, so the counters and the scatter targets
 //            of nearby items share cache lines (HashGraph-V2).
+//   sorted (default, the fastest measured): a stable radix sort of the pairs
+//            by vertex (CUB, coalesced passes and no random atomics), then one
+//            pass that copies the pairs and writes the offsets, then the lists
+//            holding keys out of order sorted by key (long ones by CUB's
+//            segmented sort). Values of one key keep their input order, so the
+//            table is the same whatever the thread timing.
 // Then each vertex's list is sorted by key (values of one key keep the
-// unspecified scatter order), so all values of a key are one contiguous run
-// and two tables with the same vertices intersect by merging lists.
+// unspecified scatter order, or the input order of the sorted build), so all
+// values of a key are one contiguous run and two tables with the same
+// vertices intersect by merging lists.
 // Multi-value by construction; no sentinel keys (every key value is valid);
 // the load factor (keys per vertex) may exceed 1.
 #include <cooperative_groups.h>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_segmented_sort.cuh>
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -34,13 +43,13 @@ namespace metawarp::tables {
 
 namespace cg = cooperative_groups;
 
-enum class CsrBuildMethod { scatter, binned };
+enum class CsrBuildMethod { scatter, binned, sorted };
 
 struct CsrOptions {
   double load_factor = 1.0;        // keys per vertex (above 1 allowed)
   std::uint64_t num_vertices = 0;  // 0: ceil(n / load_factor); set it to intersect tables of different n
   std::uint64_t seed = 0;          // hash seed
-  CsrBuildMethod method = CsrBuildMethod::binned;
+  CsrBuildMethod method = CsrBuildMethod::sorted;
   std::uint32_t bins = 1u << 14;   // binned build: number of vertex ranges
 };
 
@@ -76,26 +85,152 @@ void counting_scatter(const K* in_keys, const V* in_values, std::uint64_t n, std
   cuda::check(cudaStreamSynchronize(stream), "CSR scatter");  // `cursors` dies here
 }
 
-// Insertion sort of each vertex's list by key: cheap because a list holds
-// few distinct keys (equal keys never move past each other).
+// One thread's stable insertion sort of the pairs [begin, end) by key
+// (equal keys never move past each other).
+template <class K, class V>
+__device__ void insertion_sort_by_key(K* keys, V* values, std::uint64_t begin, std::uint64_t end) {
+  for (std::uint64_t i = begin + 1; i < end; ++i) {
+    const K k = keys[i];
+    const V val = values[i];
+    std::uint64_t j = i;
+    for (; j > begin && keys[j - 1] > k; --j) {
+      keys[j] = keys[j - 1];
+      values[j] = values[j - 1];
+    }
+    keys[j] = k;
+    values[j] = val;
+  }
+}
+
+// Each vertex's list sorted by key in one thread: cheap because a list holds
+// few distinct keys.
 template <class K, class V>
 void sort_csr_lists(const std::uint64_t* offsets, std::uint64_t vertices, K* keys, V* values,
                     cudaStream_t stream) {
   launch_thread_per_item(vertices, stream, [=] __device__(std::uint64_t v, bool valid) {
-    if (!valid) return;
-    const std::uint64_t begin = offsets[v], end = offsets[v + 1];
-    for (std::uint64_t i = begin + 1; i < end; ++i) {
-      const K k = keys[i];
-      const V val = values[i];
-      std::uint64_t j = i;
-      for (; j > begin && keys[j - 1] > k; --j) {
-        keys[j] = keys[j - 1];
-        values[j] = values[j - 1];
-      }
-      keys[j] = k;
-      values[j] = val;
-    }
+    if (valid) insertion_sort_by_key(keys, values, offsets[v], offsets[v + 1]);
   }, "CSR list sort");
+}
+
+// A pair carried through the sort (namespace scope: kernels take no local types).
+template <class K, class V>
+struct CsrPair {
+  K key;
+  V value;
+};
+
+// Lists longer than this that hold several keys out of order are sorted by
+// CUB's segmented sort; shorter ones by one thread (insertion sort).
+inline constexpr std::uint64_t csr_short_list = 32;
+
+// The sorted build, in passes that each spread over all pairs:
+//  1. vertex of every pair; stable radix sort of the pairs by vertex over
+//     the bits the vertex count needs (Vertex: u32 or u64);
+//  2. thread i copies pair i to its place (coalesced) and, where a run of a
+//     vertex starts, writes the offsets of the vertices since the previous
+//     run; pairs whose key is below their predecessor's in the same vertex
+//     mark their vertex unsorted;
+//  3. unsorted vertices: short lists by one thread, long ones (the long lists
+//     of many values per key, formerly one thread's serial work) by a stable
+//     segmented sort. Values of one key keep their input order throughout.
+template <class Vertex, class K, class V, class VertexOf>
+void sorted_build(const K* in_keys, const V* in_values, std::uint64_t n, std::uint64_t vertices,
+                  VertexOf vertex_of, std::uint64_t* offsets, K* out_keys, V* out_values,
+                  cudaStream_t stream) {
+  using Pair = CsrPair<K, V>;
+  cuda::device_buffer<unsigned char> unsorted(vertices);
+  cuda::check(cudaMemsetAsync(unsorted.data(), 0, vertices, stream), "clearing CSR flags");
+  unsigned char* unsorted_flag = unsorted.data();
+  {
+    cuda::device_buffer<Vertex> vertex_a(n), vertex_b(n);
+    cuda::device_buffer<Pair> pair_a(n), pair_b(n);
+    Vertex* va = vertex_a.data();
+    Pair* pa = pair_a.data();
+    launch_thread_per_item(n, stream, [=] __device__(std::uint64_t i, bool valid) {
+      if (!valid) return;
+      const K k = in_keys[i];
+      va[i] = Vertex(vertex_of(k));
+      pa[i] = Pair{k, in_values[i]};
+    }, "CSR sorted build: vertices");
+    int end_bit = 1;
+    while (end_bit < int(8 * sizeof(Vertex)) && ((vertices - 1) >> end_bit) != 0) ++end_bit;
+    cub::DoubleBuffer<Vertex> vertex_keys(vertex_a.data(), vertex_b.data());
+    cub::DoubleBuffer<Pair> pairs(pair_a.data(), pair_b.data());
+    std::size_t temp_bytes = 0;
+    cuda::check(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, vertex_keys, pairs, n, 0,
+                                                end_bit, stream),
+                "sizing the CSR sort");
+    cuda::device_buffer<unsigned char> temp(temp_bytes);
+    cuda::check(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, vertex_keys, pairs, n, 0,
+                                                end_bit, stream),
+                "sorting CSR pairs by vertex");
+    const Vertex* sorted_vertex = vertex_keys.Current();
+    const Pair* sorted_pair = pairs.Current();
+    launch_thread_per_item(n + 1, stream, [=] __device__(std::uint64_t i, bool valid) {
+      if (!valid) return;
+      const std::uint64_t v = i < n ? std::uint64_t(sorted_vertex[i]) : vertices;
+      const std::uint64_t previous = i > 0 ? std::uint64_t(sorted_vertex[i - 1]) : ~std::uint64_t(0);
+      if (i < n) {
+        const Pair p = sorted_pair[i];
+        out_keys[i] = p.key;
+        out_values[i] = p.value;
+        if (i > 0 && v == previous && p.key < sorted_pair[i - 1].key) unsorted_flag[v] = 1;
+        if (i > 0 && v == previous) return;  // not the start of a run
+      }
+      for (std::uint64_t u = previous + 1; u <= v && u <= vertices; ++u) offsets[u] = i;
+    }, "CSR sorted build: runs");
+    cuda::check(cudaStreamSynchronize(stream), "CSR sorted build");  // the sort buffers die here
+  }
+  // Unsorted short lists sorted here; the long ones counted, then listed as
+  // segments [begin, end) (in any order: each is sorted on its own).
+  cuda::device_buffer<std::uint64_t> counter(1);
+  counter.fill_bytes(0, stream);
+  std::uint64_t* long_count = counter.data();
+  launch_thread_per_item(vertices, stream, [=] __device__(std::uint64_t v, bool valid) {
+    const bool flagged = valid && unsorted_flag[v] != 0;
+    const std::uint64_t first = flagged ? offsets[v] : 0, last = flagged ? offsets[v + 1] : 0;
+    const bool long_list = flagged && last - first > csr_short_list;
+    warp_reserve(long_count, long_list);
+    if (flagged && !long_list) insertion_sort_by_key(out_keys, out_values, first, last);
+  }, "CSR sorted build: short lists");
+  std::uint64_t long_lists = 0;
+  counter.copy_to_host(&long_lists, 1, stream);
+  cuda::check(cudaStreamSynchronize(stream), "counting long CSR lists");
+  if (long_lists == 0) return;
+  cuda::device_buffer<std::uint64_t> begins(long_lists), ends(long_lists);
+  std::uint64_t* begin = begins.data();
+  std::uint64_t* end = ends.data();
+  counter.fill_bytes(0, stream);
+  launch_thread_per_item(vertices, stream, [=] __device__(std::uint64_t v, bool valid) {
+    const bool flagged = valid && unsorted_flag[v] != 0;
+    const std::uint64_t first = flagged ? offsets[v] : 0, last = flagged ? offsets[v + 1] : 0;
+    const bool long_list = flagged && last - first > csr_short_list;
+    const std::uint64_t at = warp_reserve(long_count, long_list);
+    if (!long_list) return;
+    begin[at] = first;
+    end[at] = last;
+  }, "CSR sorted build: long lists");
+  // The segmented sort reads copies (its input and output must not overlap)
+  // and writes back only inside the segments.
+  cuda::device_buffer<K> keys_in(n);
+  cuda::device_buffer<V> values_in(n);
+  cuda::check(cudaMemcpyAsync(keys_in.data(), out_keys, n * sizeof(K), cudaMemcpyDeviceToDevice,
+                              stream),
+              "copying CSR keys");
+  cuda::check(cudaMemcpyAsync(values_in.data(), out_values, n * sizeof(V),
+                              cudaMemcpyDeviceToDevice, stream),
+              "copying CSR values");
+  std::size_t temp_bytes = 0;
+  cuda::check(cub::DeviceSegmentedSort::StableSortPairs(
+                  nullptr, temp_bytes, keys_in.data(), out_keys, values_in.data(), out_values,
+                  n, long_lists, begin, end, stream),
+              "sizing the CSR list sort");
+  cuda::device_buffer<unsigned char> temp(temp_bytes);
+  cuda::check(cub::DeviceSegmentedSort::StableSortPairs(
+                  temp.data(), temp_bytes, keys_in.data(), out_keys, values_in.data(), out_values,
+                  n, long_lists, begin, end, stream),
+              "sorting long CSR lists by key");
+  cuda::check(cudaStreamSynchronize(stream), "CSR list sort");  // temporaries die here
 }
 
 }  // namespace detail
@@ -162,6 +297,20 @@ class CsrTable {
         values_(n),
         size_(n) {
     const Ref r = ref();
+    if (options.method == CsrBuildMethod::sorted) {
+      if (n == 0) {
+        cuda::check(cudaMemsetAsync(offsets_.data(), 0, (num_vertices_ + 1) * sizeof(std::uint64_t),
+                                    stream),
+                    "clearing CSR offsets");
+      } else if (num_vertices_ <= (std::uint64_t(1) << 32)) {
+        detail::sorted_build<std::uint32_t>(keys, values, n, num_vertices_, VertexOf{r},
+                                            offsets_.data(), keys_.data(), values_.data(), stream);
+      } else {
+        detail::sorted_build<std::uint64_t>(keys, values, n, num_vertices_, VertexOf{r},
+                                            offsets_.data(), keys_.data(), values_.data(), stream);
+      }
+      return;  // the lists are sorted by key already
+    }
     if (options.method == CsrBuildMethod::scatter || num_vertices_ <= options.bins) {
       detail::counting_scatter(keys, values, n, num_vertices_, VertexOf{r}, offsets_.data(),
                        keys_.data(), values_.data(), stream);

@@ -4,7 +4,8 @@
 // offers the few slot operations the probing core needs:
 //   load_key(i)                         key of slot i (volatile: sees concurrent writers)
 //   try_claim(i, expected, key, value, store_value)
-//                                       atomically replace key `expected` by `key`
+//                                       atomically replace the free key `expected`
+//                                       (empty or tombstone) by `key`
 //                                       and store `value`; false if the slot changed.
 //                                       store_value=false keeps the free slot's value
 //                                       V{} (tables whose values are updated atomically
@@ -16,6 +17,8 @@
 // Layouts:
 //  - PackedLayout: key and value in one 64-bit word, written by one CAS, so a
 //    concurrent reader never sees a key with a stale value (key+value <= 8 bytes).
+//    It also offers load_word / key_of / value_of, so a probe gets the value of
+//    the slot it hits from the load that found the key (see has_word_loads).
 //  - AosLayout: array of {key, value}; CAS on the key, then a plain value store.
 //  - SoaLayout: separate key and value arrays; probing touches only keys.
 #include <cuda_runtime_api.h>
@@ -77,12 +80,37 @@ struct PackedLayout {
   __device__ __forceinline__ V* value_ptr(std::uint64_t i) const {
     return reinterpret_cast<V*>(words + i);
   }
+  // The whole slot (key and value) in one load, for probes that want the
+  // value of the slot they hit without reading it a second time.
+  __device__ __forceinline__ word_type load_word(std::uint64_t i) const {
+    return detail::volatile_load(words + i);
+  }
+  __device__ __forceinline__ static V value_of(word_type w) { return V(w & value_mask); }
+  // N consecutive slots from slot i in 16-byte loads (N even: i must be even,
+  // as in a bucket read by lanes of N slots each; N = 1: one load).
+  template <int N>
+  __device__ __forceinline__ void load_words(std::uint64_t i, word_type (&out)[N]) const {
+    static_assert(N == 1 || N % 2 == 0, "slots per load: 1 or pairs");
+    if constexpr (N == 1) {
+      out[0] = load_word(i);
+    } else {
+#pragma unroll
+      for (int j = 0; j < N; j += 2) {
+        asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];"
+                     : "=l"(out[j]), "=l"(out[j + 1])
+                     : "l"(words + i + j));
+      }
+    }
+  }
+  // A free slot (empty or tombstone) always holds V{} (init_slot, try_erase),
+  // so the expected word is known without reading the slot first: one CAS,
+  // no dependent load. A slot that changed since the caller saw `expected`
+  // fails the CAS as before.
   __device__ __forceinline__ bool try_claim(std::uint64_t i, K expected, K key, V value,
                                             bool store_value = true) const {
     if (!store_value) value = V{};
-    const word_type seen = detail::volatile_load(words + i);
-    if (key_of(seen) != expected) return false;
-    return detail::atomic_cas(words + i, seen, pack(key, value)) == seen;
+    const word_type free_word = pack(expected, V{});
+    return detail::atomic_cas(words + i, free_word, pack(key, value)) == free_word;
   }
   __device__ __forceinline__ bool try_erase(std::uint64_t i, K key) const {
     const word_type seen = detail::volatile_load(words + i);
@@ -220,6 +248,14 @@ struct KeyOnlyLayout {
    private:
     cuda::device_buffer<K> keys_;
   };
+};
+
+// Layouts whose slot is one word holding key and value (PackedLayout).
+template <class Layout>
+inline constexpr bool has_word_loads = requires(const Layout& l, typename Layout::word_type w) {
+  l.load_word(std::uint64_t(0));
+  Layout::key_of(w);
+  Layout::value_of(w);
 };
 
 // Packed where it fits, else struct-of-arrays.

@@ -39,11 +39,14 @@ class MultiValueHashTable : public CoreContainer<TableCore<Layout, Probing, Hash
     }
     // Calls f(value, rank) on the lane holding each value of `key`
     // (rank = 0, 1, ... in probing order); returns the number of values.
+    // With a limit it stops probing once that many values were seen (ranks
+    // >= limit of the last window read are still passed to f).
     template <class F>
-    __device__ std::uint64_t for_each_value(const group_type& g, K key, F&& f) const {
-      const auto layout = core.layout;
-      return core.for_each_slot_of(g, key, [&](std::uint64_t slot, std::uint64_t rank) {
-        f(layout.load_value(slot), rank);
+    __device__ std::uint64_t for_each_value(const group_type& g, K key, F&& f,
+                                            std::uint64_t limit = ~std::uint64_t(0)) const {
+      return core.for_each_value_of(g, key, limit,
+                                    [&](std::uint64_t, V value, std::uint64_t rank) {
+        f(value, rank);
       });
     }
     __device__ std::uint64_t count(const group_type& g, K key) const { return core.count(g, key); }
@@ -76,9 +79,20 @@ class MultiValueHashTable : public CoreContainer<TableCore<Layout, Probing, Hash
     return bulk::retrieve_offsets(ref(), keys, n, offsets, stream, "MultiValueHashTable::count");
   }
   // Writes the values of keys[i] to values_out[offsets[i] .. offsets[i+1]).
+  // Each key's probing stops once its room is filled: with one value per key
+  // that is the window of the hit, not the next window with an empty slot
+  // (the dry run's count already paid for that walk).
   void retrieve(const K* keys, std::uint64_t n, const std::uint64_t* offsets, V* values_out,
                 cudaStream_t stream) const {
-    bulk::retrieve(ref(), keys, n, offsets, values_out, stream, "MultiValueHashTable::retrieve");
+    const Ref r = ref();
+    launch_group_per_item<GroupSize>(n, stream,
+                                     [=] __device__(const group_type& g, std::uint64_t i) {
+      V* out = values_out + offsets[i];
+      const std::uint64_t room = offsets[i + 1] - offsets[i];
+      r.for_each_value(g, keys[i], [&](V value, std::uint64_t rank) {
+        if (rank < room) out[rank] = value;
+      }, room);
+    }, "MultiValueHashTable::retrieve");
   }
   void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream) const {
     bulk::contains(ref(), keys, n, out, stream, "MultiValueHashTable::contains");

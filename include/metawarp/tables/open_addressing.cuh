@@ -128,16 +128,41 @@ struct OpenAddressingRef {
   // tables), in probing order; returns how many copies were visited.
   template <class F>
   __device__ std::uint64_t for_each_slot_of(const group_type& g, key_type key, F&& f) const {
-    if (!sentinels::is_valid(key)) return 0;
+    return for_each_value_of(g, key, ~std::uint64_t(0),
+                             [&](std::uint64_t slot, value_type, std::uint64_t rank) {
+      f(slot, rank);
+    }, /*want_values=*/false);
+  }
+
+  // Calls f(slot, value, rank) on every lane that holds a copy of `key`, in
+  // probing order, and stops once `limit` copies were visited (a retrieval
+  // that knows a key's count need not probe on to the next empty slot);
+  // returns how many copies were visited (at most limit rounded up to the
+  // copies of the last window read). want_values=false passes V{} instead of
+  // reading values (layouts that keep them apart).
+  template <class F>
+  __device__ std::uint64_t for_each_value_of(const group_type& g, key_type key, std::uint64_t limit,
+                                             F&& f, bool want_values = true) const {
+    if (!sentinels::is_valid(key) || limit == 0) return 0;
     const int lane = g.thread_rank();
     std::uint64_t visited = 0;
     Probing seq(hasher(key), num_windows);
     for (std::uint32_t probe = 0; probe < max_probes; ++probe, seq.advance()) {
       const std::uint64_t base = std::uint64_t(seq.window()) * GroupSize;
-      const key_type k = layout.load_key(base + lane);
+      key_type k;
+      value_type v{};
+      if constexpr (has_word_loads<Layout>) {
+        const auto word = layout.load_word(base + lane);
+        k = Layout::key_of(word);
+        v = Layout::value_of(word);
+      } else {
+        k = layout.load_key(base + lane);
+        if (want_values && k == key) v = layout.load_value(base + lane);
+      }
       const unsigned hit = g.ballot(k == key);
-      if (k == key) f(base + lane, visited + __popc(hit & ((1u << lane) - 1u)));
+      if (k == key) f(base + lane, v, visited + __popc(hit & ((1u << lane) - 1u)));
       visited += __popc(hit);
+      if (visited >= limit) break;
       if (g.any(k == sentinels::empty)) break;
     }
     return visited;

@@ -36,6 +36,8 @@ class SingleValueHashTable
     }
     // True and *value_out set when found.
     __device__ bool find(const group_type& g, K key, V& value_out) const {
+      // A second read of the slot found: measured faster on an H100 than
+      // taking the value from the probe's word (issue 14: 18.8 vs 18.1 G/s).
       const std::uint64_t slot = core.find_slot(g, key);
       if (slot == no_slot) return false;
       value_out = core.layout.load_value(slot);
