@@ -56,14 +56,16 @@ class BloomFilter {
       }
       return ((h >> 32) * num_blocks) >> 32;
     }
-    // One thread per key: at most BlockWords 64-bit atomicOr into one block,
-    // skipped for words that already hold their bits.
+    // One thread per key: at most BlockWords 64-bit atomicOr into one block.
+    // No read first to skip words that hold their bits already: on an H100
+    // (2 GiB filter, bench_tables `bloom-atomics`) 4 atomics per key ran
+    // 10.0 G/s bare and 4.1 G/s with the read, a dependent round trip each.
     __device__ void insert(K key) const {
       unsigned long long mask[block_words];
       Block& block = blocks[mask_of(key, mask)];
 #pragma unroll
       for (int w = 0; w < block_words; ++w) {
-        if (mask[w] != 0 && (block.words[w] & mask[w]) != mask[w]) atomicOr(&block.words[w], mask[w]);
+        if (mask[w] != 0) atomicOr(&block.words[w], mask[w]);
       }
     }
     __device__ bool contains(K key) const {

@@ -49,16 +49,21 @@ struct CuckooBuildResult {
   bool ok() const { return !status.has_error(); }
 };
 
-// Lanes that read one bucket in a lookup or an insert: 32 bytes (4 slots) per
-// lane. On an H100 (issue 14, B = 8 at load 0.9) 2 lanes found 23.3 G/s hits
-// and 14.2 misses where a tile of 8 found 15.6 and 10.1 (more keys in flight
-// per warp, one 16-byte load per two slots); bench_tables' `variants` section
-// times every tile for B = 8, 16 and 32, finds and inserts.
+// Lanes that read one bucket in a lookup: 32 bytes (4 slots) per lane; in an
+// insert at least 4 lanes. Measured on an H100 (bench_tables `variants`, every
+// tile for B = 8, 16, 32, load 0.8 and 0.9): for B = 8 finds with 2 lanes ran
+// 20.2 G/s hits and 14.2 misses at 0.9 where 8 lanes ran 14.2 and 9.8 (more
+// keys in flight per warp, one 16-byte load per two slots), but inserts with
+// 2 lanes fell to 7.7 G/s where 4 lanes ran 9.5 (a claim that loses its CAS
+// re-reads the bucket: fewer slots per lane keep that short); for B = 16 and
+// 32 the best tiles were 4 and 8 for both.
 template <int BucketSize>
 inline constexpr int default_bucket_tile = BucketSize / 4;
+template <int BucketSize>
+inline constexpr int default_insert_tile = BucketSize / 4 < 4 ? 4 : BucketSize / 4;
 
 template <class K, class V, int BucketSize = 16, class Hasher = MurmurHasher,
-          int FindTile = default_bucket_tile<BucketSize>, int InsertTile = default_bucket_tile<BucketSize>>
+          int FindTile = default_bucket_tile<BucketSize>, int InsertTile = default_insert_tile<BucketSize>>
 class BucketedCuckooTable
     : public BucketedContainer<
           BucketedCuckooTable<K, V, BucketSize, Hasher, FindTile, InsertTile>, PackedLayout<K, V>,
