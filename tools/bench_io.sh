@@ -36,7 +36,7 @@ run() {
   local wall
   wall=$(since "$t0")
   echo "$label: wall $wall s (process start to exit), status $status"
-  grep -E "^(query|build): (loading|CUDA|[0-9]+ (read|files)|sample|setup|stages|GPU)" "$work/last.log" \
+  grep -E "^(query|build): (loading|[0-9]+ (read|files)|sample|setup|stages|GPU)" "$work/last.log" \
     | sed "s/^/    /" || true
   [ "$status" -eq 0 ] || { tail -3 "$work/last.log"; return 1; }
   last_wall=$wall
