@@ -322,9 +322,6 @@ void run_query(QueryCommand& cmd) {
                           " on the GPU"
                     : std::string()) +
                ", " + pipeline::format_seconds(load_seconds));
-  if (gpu && cmd.verbose)
-    std::fprintf(stderr, "query: CUDA context ready in %.2f s (overlapped with the load)\n",
-                 gpu_engine->stats().context_seconds);
   if (!gpu) engine = pipeline::make_cpu_query_engine(*database, pipeline::engine_options(opt));
   const pipeline::QueryEngine* chosen = gpu ? gpu_engine.get() : engine.get();
   const pipeline::ProgressStyle progress = pipeline::progress_style(cmd.quiet);

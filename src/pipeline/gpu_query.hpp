@@ -42,9 +42,6 @@ struct GpuQueryStats {
   std::vector<std::uint64_t> device_bytes;  // the database's bytes on each of them
   std::uint64_t shards = 0;
   double upload_seconds = 0;         // database to the GPU, lookup table built
-  // CUDA's start and the GPUs' contexts (load_for_gpu_query: on a thread of
-  // their own while the file is read; 0 when made by make_gpu_query_engine).
-  double context_seconds = 0;
   std::uint64_t lanes = 0;           // lanes made (one stream each)
   std::uint64_t chunks = 0;
   std::uint64_t reads = 0;

@@ -1,8 +1,7 @@
 // GPU query == CPU query, read by read: the same top candidates, hit and
 // window counts and assignment, whatever the batch size, chunk size, read
 // lengths (empty, shorter than k, 10 kbp+) and classifier options; and
-// `run_query` with the GPU engine writes the same files as with the CPU one;
-// load_for_gpu_query (CUDA started beside the load) keeps the GPU's errors.
+// `run_query` with the GPU engine writes the same files as with the CPU one.
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -13,7 +12,6 @@
 
 #include "catch.hpp"
 #include "db/database.hpp"
-#include "error_of.hpp"
 #include "pipeline/build.hpp"
 #include "pipeline/classifier.hpp"
 #include "pipeline/gpu_query.hpp"
@@ -346,45 +344,4 @@ TEST_CASE("run_query with the GPU engine writes the same outputs as with the CPU
     CHECK(stats.lanes >= 1);
     CHECK(stats.lanes <= lanes);
   }
-}
-
-TEST_CASE("load_for_gpu_query: CUDA started beside the load, the GPU's own errors first") {
-  const fs::path dir = scratch_dir("load_for_gpu_query");
-  const fs::path good = dir / "test.mwdb", bad = dir / "not_a_database.mwdb";
-  const db::Database built = test_data_database();
-  db::save(built, good);
-  { std::ofstream(bad) << "not a database\n"; }
-  // A GPU that does not exist: open_gpus' error, as when it ran before the
-  // load, for a good file and for one whose load fails too.
-  pipeline::GpuQueryOptions missing;
-  missing.layout.devices = {999};
-  for (const fs::path& file : {good, bad}) {
-    CAPTURE(file);
-    const std::string error =
-        test::error_of([&] { (void)pipeline::load_for_gpu_query(file, {}, missing); });
-    CHECK(error.find("GPU 999 requested") != std::string::npos);
-    CHECK(error.find("database '") == std::string::npos);
-  }
-  // A usable GPU: the load's own error, naming the file.
-  const std::string error =
-      test::error_of([&] { (void)pipeline::load_for_gpu_query(bad, {}, {}); });
-  CHECK(error.find("database '" + bad.string() + "'") != std::string::npos);
-  // Loaded: the same classifications as the engine over the loaded database.
-  const auto reads = test_data_reads(true);
-  std::vector<pipeline::ReadView> views;
-  for (const auto& r : reads) views.push_back({r.mate1, r.mate2});
-  const auto classify = [&](const pipeline::QueryEngine& engine) {
-    std::vector<pipeline::ReadResult> results(views.size());
-    engine.make_classifier()->classify(views, results);
-    return results;
-  };
-  const pipeline::GpuLoadedDatabase loaded = pipeline::load_for_gpu_query(good, {}, {});
-  const auto plain = pipeline::make_gpu_query_engine(built, {}, {});
-  const auto expected = classify(*plain), got = classify(*loaded.engine);
-  REQUIRE(got.size() == expected.size());
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    CAPTURE(i);
-    require_same(expected[i], got[i]);
-  }
-  CHECK(loaded.engine->stats().database_bytes == plain->stats().database_bytes);
 }

@@ -323,9 +323,7 @@ DeviceDatabase upload_index(const db::FeatureIndex& index,
   return writer.finish(index.features(), index.offsets());
 }
 
-StreamingIndexUpload::StreamingIndexUpload(const ShardLayout& layout,
-                                           std::function<void()> before_first_copy)
-    : layout_(layout), before_first_copy_(std::move(before_first_copy)) {}
+StreamingIndexUpload::StreamingIndexUpload(const ShardLayout& layout) : layout_(layout) {}
 
 StreamingIndexUpload::~StreamingIndexUpload() = default;
 
@@ -355,7 +353,6 @@ void StreamingIndexUpload::chunk(Array array, std::uint64_t begin, const void* d
   std::call_once(planned_, [&] {
     if (window_base_.empty() || !host_offsets_ || (features_ > 0 && !host_features_))
       throw std::logic_error("StreamingIndexUpload: locations before the targets and offsets");
-    if (before_first_copy_) before_first_copy_();
     try {
       writer_ = std::make_unique<IndexWriter>(
           layout_, window_base_, std::span(host_features_, features_),

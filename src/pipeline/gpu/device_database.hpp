@@ -5,7 +5,6 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
-#include <functional>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -93,13 +92,10 @@ DeviceDatabase upload_index(const db::FeatureIndex& index,
 //   gpu::DeviceDatabase index = upload.finish(db);
 //
 // Nothing uploaded is used unless load() returned (it checks the checksums
-// after the chunks went). `before_first_copy`, when given, runs (once, on a
-// reading thread) before the upload's first CUDA call: the query waits there
-// for its GPUs' contexts (GpuOpening), so the reading before it overlaps them.
+// after the chunks went).
 class StreamingIndexUpload final : public db::IndexReadObserver {
  public:
-  explicit StreamingIndexUpload(const ShardLayout& layout,
-                                std::function<void()> before_first_copy = {});
+  explicit StreamingIndexUpload(const ShardLayout& layout);
   ~StreamingIndexUpload() override;  // waits for copies still queued
   StreamingIndexUpload(const StreamingIndexUpload&) = delete;
   StreamingIndexUpload& operator=(const StreamingIndexUpload&) = delete;
@@ -113,7 +109,6 @@ class StreamingIndexUpload final : public db::IndexReadObserver {
 
  private:
   ShardLayout layout_;
-  std::function<void()> before_first_copy_;
   std::vector<std::uint32_t> window_base_;
   std::uint64_t features_ = 0, locations_ = 0;
   const sketch::feature_t* host_features_ = nullptr;  // load()'s arrays, seen in chunks

@@ -111,19 +111,14 @@ std::vector<std::unique_ptr<GpuLane>> make_lanes(const std::vector<gpu::Selected
   return lanes;
 }
 
-// What an upload made while the file was read took (GpuQueryStats).
-struct UploadTimes {
-  double context_seconds = 0, upload_seconds = 0;
-};
-
 class GpuEngine final : public GpuQueryEngine {
  public:
   // Uploads db's index, unless `uploaded` holds it already (uploaded while
-  // the file was read, the times in `times`); makes the lanes unless `lanes`
+  // the file was read, in `upload_seconds`); makes the lanes unless `lanes`
   // holds them (made while the file was read).
   GpuEngine(const db::Database& db, const ClassifierOptions& classifier,
             const GpuQueryOptions& gpu, std::optional<gpu::DeviceDatabase> uploaded = {},
-            UploadTimes times = {}, std::vector<std::unique_ptr<GpuLane>> lanes = {})
+            double upload_seconds = 0, std::vector<std::unique_ptr<GpuLane>> lanes = {})
       : devices_(gpu::open_gpus(gpu.layout)),
         classifier_(db, classifier),
         options_(classifier),
@@ -131,8 +126,7 @@ class GpuEngine final : public GpuQueryEngine {
         params_(db.params.sketch),
         index_(std::move(uploaded)),
         idle_(gpu.lanes) {
-    stats_.context_seconds = times.context_seconds;
-    stats_.upload_seconds = times.upload_seconds;
+    stats_.upload_seconds = upload_seconds;
     if (!index_) {
       const auto start = std::chrono::steady_clock::now();
       index_.emplace(gpu::upload_index(db, gpu.layout));
@@ -391,34 +385,24 @@ GpuLoadedDatabase load_for_gpu_query(const std::filesystem::path& path,
                                      const ClassifierOptions& classifier,
                                      const GpuQueryOptions& gpu) {
   if (gpu.lanes == 0) throw std::invalid_argument("the GPU query needs at least one lane");
+  const std::vector<gpu::SelectedGpu> devices = gpu::open_gpus(gpu.layout);  // before the buffers
   const auto start = std::chrono::steady_clock::now();
-  // The GPUs are opened and their contexts made on a thread of their own
-  // while the file is read: the upload waits for them at its first copy, the
-  // lanes before they are made (docs/architecture.md, "GPU start-up").
-  gpu::GpuOpening opening(gpu.layout);
   GpuLoadedDatabase loaded;
   std::optional<gpu::DeviceDatabase> index;
   // The lanes (streams, pinned and device buffers) are made on a thread of
   // their own while the file is read and uploaded, so that the first batches
   // find them ready (docs/benchmarks.md, issue 13: start-up).
   std::vector<std::unique_ptr<GpuLane>> lanes;
-  try {
+  {
     host::ThreadGroup lane_maker;  // joined by its destructor if the load throws
-    lane_maker.spawn([&] { lanes = make_lanes(opening.wait(), gpu); });
-    gpu::StreamingIndexUpload upload(gpu.layout, [&] { opening.wait(); });
+    lane_maker.spawn([&] { lanes = make_lanes(devices, gpu); });
+    gpu::StreamingIndexUpload upload(gpu.layout);
     loaded.database = std::make_unique<db::Database>(db::load(path, 0, &upload));
-    opening.wait();  // a database without locations streamed nothing: finish() uploads
     index.emplace(upload.finish(*loaded.database));
     lane_maker.join();
-  } catch (...) {
-    // A GPU that cannot be used is reported as before the overlap, with its
-    // own message (not the load's, which names the file), whatever else failed.
-    opening.wait();
-    throw;
   }
-  const UploadTimes times{opening.seconds(), host::seconds_since(start)};
   loaded.engine = std::make_unique<GpuEngine>(*loaded.database, classifier, gpu, std::move(index),
-                                              times, std::move(lanes));
+                                              host::seconds_since(start), std::move(lanes));
   return loaded;
 }
 

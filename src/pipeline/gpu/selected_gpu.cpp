@@ -3,10 +3,8 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <chrono>
 #include <stdexcept>
 
-#include "metawarp/host/clock.hpp"
 #include "metawarp/cuda/error.hpp"
 #include "pipeline/gpu_available.hpp"
 
@@ -46,32 +44,6 @@ std::vector<SelectedGpu> open_gpus(const ShardLayout& layout) {
     gpus.emplace_back(*d, "query");
   std::reverse(gpus.begin(), gpus.end());  // the first selected last: it stays selected
   return gpus;
-}
-
-GpuOpening::GpuOpening(const ShardLayout& layout) {
-  const auto start = std::chrono::steady_clock::now();
-  thread_.spawn([this, layout, start] {
-    devices_ = open_gpus(layout);
-    // cudaSetDevice makes the primary context since CUDA 12; the first
-    // runtime call makes it on any version, so it is made here for each GPU.
-    for (auto d = devices_.rbegin(); d != devices_.rend(); ++d) {
-      d->select();
-      cuda::check(cudaFree(nullptr), "starting CUDA on the GPU");
-    }
-    seconds_ = host::seconds_since(start);
-  });
-}
-
-const std::vector<SelectedGpu>& GpuOpening::wait() {
-  std::call_once(joined_, [this] {
-    try {
-      thread_.join();
-    } catch (...) {
-      error_ = std::current_exception();
-    }
-  });
-  if (error_) std::rethrow_exception(error_);
-  return devices_;
 }
 
 }  // namespace metawarp::pipeline::gpu
