@@ -161,9 +161,9 @@ TEST_CASE("record views are SequenceReader's records and errors, block by block"
       }
     }
   }
-  // The inputs reach both outcomes often.
-  CHECK(blocks_checked > 400);
-  CHECK(errors_seen > 50);
+  // The inputs reach both outcomes often (in proportion to the rounds run).
+  CHECK(blocks_checked > 400 / int(metawarp::test::effort_divisor));
+  CHECK(errors_seen > 50 / int(metawarp::test::effort_divisor));
 }
 
 TEST_CASE("record views of well-formed FASTQ lie in the block", "[io][views]") {
