@@ -9,7 +9,9 @@
 # BUILD_DIR holds metawarp and tools/{generate_synthetic,bench_inflate,
 # bench_db_io}. STEP: small (1.37 M pairs against a 23-genome database, the
 # reads also gzipped), large (LARGE_BASES of genomes, default 10e9, and 20 M
-# pairs written as 2 M pairs 10 times), or all. The data is generated in
+# pairs written as 2 M pairs 10 times), timeline (the small sample end to end,
+# REPEATS runs, with when the load and the query ended: after small), or all.
+# The data is generated in
 # WORK_DIR (large: about 5.5 x LARGE_BASES bytes of disk); SMALL_BASES and
 # SMALL_PAIRS shrink the small set for a trial run. DEVICE (default gpu) picks
 # the executor. Every line printed is one measurement; the per-read
@@ -105,6 +107,57 @@ if [ "$step" = all ] || [ "$step" = small ]; then
   echo "new query, the 4 samples in 4 runs: wall $(since "$t0") s"
   for i in 1 2 3 4; do cmp "$work/samples/s$i.tsv" "$work/sep$i.tsv"; done &&
     echo "    every sample's output equals its separate run's"
+fi
+
+# timeline: the small sample end to end, REPEATS times (default 6) per binary
+# and input form, with when the load line, the summary line and the process's
+# exit came (seconds from the start; stderr lines stamped as they arrive).
+# Needs the small set (STEP small first, same WORK_DIR).
+if [ "$step" = timeline ]; then
+  s=$work/small
+  [ -f "$s/reads_R2.fq.gz" ] || { echo "timeline: run STEP small first" >&2; exit 1; }
+  "$new" build "$work/timeline.mwdb" "$s/genomes" --taxonomy "$s/taxonomy" \
+    --seqid2taxid "$s/seqid2taxid.map" --device "$device" -t "$threads" -q
+  warm "$s/reads_R1.fq.gz" "$s/reads_R2.fq.gz" "$s/reads_R1.fq" "$s/reads_R2.fq" "$work/timeline.mwdb"
+  stamped() {  # LABEL COMMAND...: one line of times
+    local label=$1 t0 t1
+    shift
+    t0=$(now)
+    "$@" 2> >(while IFS= read -r l; do echo "$(now) $l"; done >"$work/stamped.txt") >/dev/null
+    t1=$(now)
+    sleep 0.2  # the stamping subshell's last line
+    awk -v a="$t0" -v b="$t1" -v label="$label" '/loading database/ {l = $1 - a}
+      / classified \(/ {q = $1 - a}
+      END {printf "%s: load done %.3f, summary %.3f, exit %.3f (summary to exit %.3f)\n",
+           label, l, q, b - a, b - a - q}' "$work/stamped.txt"
+  }
+  if [ -x "$build/tools/bench_cuda_start" ]; then  # CUDA's own start and exit, for reference
+    for mib in "0 0" "0 0" "256 0" "512 200"; do
+      t0=$(now)
+      line=$("$build/tools/bench_cuda_start" $mib)
+      echo "bench_cuda_start $mib: $line; process start to exit $(since "$t0") s"
+    done
+  fi
+  for rep in $(seq "${REPEATS:-6}"); do
+    while read -r name bin; do
+      for form in fq gz; do
+        r1=$s/reads_R1.fq r2=$s/reads_R2.fq
+        [ "$form" = fq ] || { r1=$r1.gz r2=$r2.gz; }
+        stamped "$name .$form" "$bin" query "$work/timeline.mwdb" "$r1" "$r2" \
+          -o "$work/timeline.$name.$form.tsv" --device "$device" -t "$threads"
+      done
+    done < <(binaries)
+  done | tee "$work/timeline.txt"
+  while read -r name _; do
+    for form in fq gz; do
+      grep "^$name .$form:" "$work/timeline.txt" | awk -v k="$name .$form" '{e = $9 + 0; n++; sum += e
+        if (n == 1 || e < lo) lo = e; if (e > hi) hi = e}
+        END {printf "%s: process start to exit %.3f-%.3f s, mean %.3f (%d runs)\n", k, lo, hi, sum / n, n}'
+    done
+  done < <(binaries)
+  for form in fq gz; do
+    [ -z "$old" ] || cmp "$work/timeline.old.$form.tsv" "$work/timeline.new.$form.tsv"
+  done && echo "old and new per-read outputs are byte-identical"
 fi
 
 if [ "$step" = all ] || [ "$step" = large ]; then

@@ -161,6 +161,7 @@ void check_before_work(QueryCommand& cmd) {
                                 "--sample); for one reads file give the output paths");
   if (opt.interleaved && opt.reads.size() == 2)
     throw std::invalid_argument("--interleaved takes one reads file, not two");
+  pipeline::check_classifier_options(pipeline::engine_options(opt));
   const Bounded threads = bound_threads("query", opt.threads, available_cores());
   print_notice(threads, cmd.quiet);
   opt.threads = threads.value;
@@ -208,6 +209,11 @@ void print_stages(const pipeline::QuerySummary::Stages& st) {
                "idle waiting for input %.2f s; writer: write %.2f s, idle %.2f s\n",
                st.cut_mates1, st.cut_mates2, st.workers, st.parse, st.classify, st.format,
                st.worker_wait, st.write, st.writer_wait);
+  if (st.batches_cut_ahead > 0)
+    std::fprintf(stderr,
+                 "query: reads cut while the database loaded: %llu batches; the database was "
+                 "ready %.2f s after the query started (its time counts from then)\n",
+                 (unsigned long long)st.batches_cut_ahead, st.database_wait);
 }
 
 // A summary line per sample as it completes (the stages with --verbose).
@@ -283,71 +289,113 @@ void run_partitioned_query(QueryCommand& cmd) {
   if (collector && cmd.verbose) print_gpu_part_stats(collector->stats(), cmd.gpu.layout);
 }
 
+// The database a query runs on, loaded (for the GPU: uploaded while the file
+// is read) with the engine that classifies on it.
+struct LoadedForQuery {
+  std::unique_ptr<db::Database> database;
+  std::unique_ptr<pipeline::QueryEngine> cpu_engine;
+  std::unique_ptr<pipeline::GpuQueryEngine> gpu_engine;  // declared last: goes first
+  const pipeline::QueryEngine* engine() const {
+    return gpu_engine ? static_cast<const pipeline::QueryEngine*>(gpu_engine.get())
+                      : cpu_engine.get();
+  }
+};
+
+LoadedForQuery load_for_query(const QueryCommand& cmd, bool gpu) {
+  const pipeline::ClassifierOptions classifier = pipeline::engine_options(cmd.options);
+  LoadedForQuery loaded;
+  if (gpu) {
+    pipeline::GpuLoadedDatabase on_gpu =
+        pipeline::load_for_gpu_query(cmd.database, classifier, cmd.gpu);
+    loaded.database = std::move(on_gpu.database);
+    loaded.gpu_engine = std::move(on_gpu.engine);
+    return loaded;
+  }
+  loaded.database = std::make_unique<db::Database>(db::load(cmd.database));
+  loaded.database->index.prepare_lookup();  // part of loading for the CPU path
+  loaded.cpu_engine = pipeline::make_cpu_query_engine(*loaded.database, classifier);
+  return loaded;
+}
+
 void run_query(QueryCommand& cmd) {
   check_before_work(cmd);
   if (cmd.partitions.enabled()) return run_partitioned_query(cmd);
   auto& opt = cmd.options;
   const bool gpu = use_gpu(cmd.device, "query", cmd.quiet);
-  // Made here, once for every sample, not by run_query, so that classifier
-  // options out of range are refused before any output is touched. For the
-  // GPU, the index goes to the GPU while the file is read.
-  std::unique_ptr<db::Database> database;
-  std::unique_ptr<pipeline::QueryEngine> engine;
-  std::unique_ptr<pipeline::GpuQueryEngine> gpu_engine;
   if (gpu && !cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;
+  // The lanes' pinned bases: the bases of a batch of the (first) sample,
+  // where its records tell before reading (plain FASTQ). A FASTQ record's
+  // text is a little over twice its bases, so the bytes of mates 1's block
+  // hold both mates' bases; a larger chunk grows its lane's buffer then.
+  const pipeline::QueryOptions& first_sample =
+      cmd.many_samples() ? pipeline::sample_query_options(opt, cmd.samples[0], cmd.output_dir)
+                         : opt;
+  cmd.gpu.reserved_bases = pipeline::expected_batch_bytes(first_sample);
   // The batches' and workers' memory, made and touched while the database
   // loads, and kept for every sample (pipeline/query_buffers.hpp).
   pipeline::QueryBuffers buffers;
   host::ThreadGroup warm_up;
   warm_up.spawn([&] {
-    buffers.prepare(cmd.many_samples()
-                        ? pipeline::sample_query_options(opt, cmd.samples[0], cmd.output_dir)
-                        : opt);
+    buffers.prepare(first_sample);
   });
+  // Loaded here, once for every sample (classifier options out of range
+  // were refused by check_before_work, before any output is touched).
   pipeline::ProgressStep loading(
       cmd.quiet, "query: loading database " + cmd.database +
                      (gpu ? " onto " + pipeline::describe(cmd.gpu.layout) : std::string()));
-  if (gpu) {
-    pipeline::GpuLoadedDatabase loaded =
-        pipeline::load_for_gpu_query(cmd.database, pipeline::engine_options(opt), cmd.gpu);
-    database = std::move(loaded.database);
-    gpu_engine = std::move(loaded.engine);
-  } else {
-    database = std::make_unique<db::Database>(db::load(cmd.database));
-    database->index.prepare_lookup();  // part of loading for the CPU path
-  }
-  const double load_seconds = loading.seconds();
-  loading.done(pipeline::format_bytes(file_size_or_zero(cmd.database)) +
-               (gpu ? ", " + pipeline::format_bytes(gpu_engine->stats().database_bytes) +
-                          " on the GPU"
-                    : std::string()) +
-               ", " + pipeline::format_seconds(load_seconds));
-  if (!gpu) engine = pipeline::make_cpu_query_engine(*database, pipeline::engine_options(opt));
-  const pipeline::QueryEngine* chosen = gpu ? gpu_engine.get() : engine.get();
+  LoadedForQuery loaded;
+  double load_seconds = 0;
+  auto load = [&] {
+    loaded = load_for_query(cmd, gpu);
+    load_seconds = loading.seconds();
+    loading.done(pipeline::format_bytes(file_size_or_zero(cmd.database)) +
+                 (gpu ? ", " + pipeline::format_bytes(loaded.gpu_engine->stats().database_bytes) +
+                            " on the GPU"
+                      : std::string()) +
+                 ", " + pipeline::format_seconds(load_seconds));
+  };
   const pipeline::ProgressStyle progress = pipeline::progress_style(cmd.quiet);
-  warm_up.join();
 
   if (cmd.many_samples()) {
+    load();
+    warm_up.join();
     SampleSummaries summaries(cmd);
-    const auto results = pipeline::run_samples(*database, opt, cmd.samples, cmd.output_dir,
-                                               chosen, progress, &summaries, &buffers);
-    if (cmd.quiet) return;
-    double seconds = 0;
-    for (const auto& r : results) seconds += r.seconds;
-    std::fprintf(stderr,
-                 "query: %zu samples done; database load %.2f s (once), classification %.2f s\n",
-                 results.size(), load_seconds, seconds);
+    const auto results = pipeline::run_samples(*loaded.database, opt, cmd.samples,
+                                               cmd.output_dir, loaded.engine(), progress,
+                                               &summaries, &buffers);
+    if (!cmd.quiet) {
+      double seconds = 0;
+      for (const auto& r : results) seconds += r.seconds;
+      std::fprintf(stderr,
+                   "query: %zu samples done; database load %.2f s (once), classification "
+                   "%.2f s\n",
+                   results.size(), load_seconds, seconds);
+    }
   } else {
+    // One sample: its reads are read, decompressed and cut while the
+    // database loads on a thread of its own (pipeline/query.hpp,
+    // PendingDatabase); the progress line starts once the load line is done.
+    std::optional<pipeline::QueryProgress> line;
     std::optional<pipeline::QuerySummary> summary;
     {
-      pipeline::QueryProgress line(progress, "query", opt);
-      summary = pipeline::run_query(*database, opt, chosen, &line.counters(), &buffers);
+      host::ThreadGroup loader;
+      loader.spawn(load);
+      warm_up.join();  // the buffers are the query's from here on
+      const pipeline::PendingDatabase pending{[&] {
+        loader.join();
+        line.emplace(progress, "query", opt);
+        return pipeline::LoadedDatabase{loaded.database.get(), loaded.engine(),
+                                        &line->counters()};
+      }};
+      summary = pipeline::run_query(pending, opt, &buffers);
+      line.reset();
     }
-    if (cmd.quiet) return;
-    print_counts("query", *summary, opt.reads.size() == 2 || opt.interleaved);
-    if (cmd.verbose) print_stages(summary->stages);
+    if (!cmd.quiet) {
+      print_counts("query", *summary, opt.reads.size() == 2 || opt.interleaved);
+      if (cmd.verbose) print_stages(summary->stages);
+    }
   }
-  if (gpu_engine && cmd.verbose) print_gpu_stats(gpu_engine->stats());
+  if (loaded.gpu_engine && cmd.verbose) print_gpu_stats(loaded.gpu_engine->stats());
 }
 
 }  // namespace

@@ -70,17 +70,9 @@ TaxonArrays taxon_arrays(const db::Database& db) {
   return a;
 }
 
-Classifier::Classifier(const db::Database& db, const ClassifierOptions& options)
-    : db_(db), options_(options), lineages_(target_lineages(db)) {
+void check_classifier_options(const ClassifierOptions& options) {
   if (options.confidence_millionths > classify::confidence_scale)
     throw std::invalid_argument("--confidence must be between 0 and 1");
-  if (options.needs_evidence()) {
-    taxa_ = taxon_arrays(db);
-    node_lineages_.resize(lineages_.size());
-    for (std::size_t t = 0; t < lineages_.size(); ++t)
-      for (std::size_t l = 0; l < classify::lineage_levels; ++l)
-        node_lineages_[t].ids[l] = taxa_.node_of(db.taxonomy, lineages_[t].ids[l]);
-  }
   if (options.max_candidates < 1 || options.max_candidates > classify::max_candidates_limit)
     throw std::invalid_argument("--max-candidates must be between 1 and " +
                                 std::to_string(classify::max_candidates_limit));
@@ -89,6 +81,18 @@ Classifier::Classifier(const db::Database& db, const ClassifierOptions& options)
                                 std::string(taxonomy::canonical_rank_name(options.lowest)) +
                                 "' is above --highest rank '" +
                                 std::string(taxonomy::canonical_rank_name(options.highest)) + "'");
+}
+
+Classifier::Classifier(const db::Database& db, const ClassifierOptions& options)
+    : db_(db), options_(options), lineages_(target_lineages(db)) {
+  check_classifier_options(options);
+  if (options.needs_evidence()) {
+    taxa_ = taxon_arrays(db);
+    node_lineages_.resize(lineages_.size());
+    for (std::size_t t = 0; t < lineages_.size(); ++t)
+      for (std::size_t l = 0; l < classify::lineage_levels; ++l)
+        node_lineages_[t].ids[l] = taxa_.node_of(db.taxonomy, lineages_[t].ids[l]);
+  }
   const std::uint32_t s = db.params.sketch.sketch_size;
   single_params_.hit_min =
       options.hit_min != 0 ? options.hit_min : std::max<std::uint32_t>(1, s / 3);

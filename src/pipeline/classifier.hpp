@@ -113,6 +113,10 @@ struct TaxonArrays {
 };
 TaxonArrays taxon_arrays(const db::Database& db);
 
+// Throws std::invalid_argument naming the option out of range (the checks
+// need no database: the command line makes them before loading one).
+void check_classifier_options(const ClassifierOptions& options);
+
 class Classifier {
  public:
   // Throws std::invalid_argument for options out of range. `db` must outlive this.

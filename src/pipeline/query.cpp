@@ -4,6 +4,8 @@
 #include <chrono>
 #include <exception>
 #include <filesystem>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
 
 #include "io/read_blocks.hpp"
@@ -69,18 +71,21 @@ struct BatchSlot {
 
 class QueryRun {
  public:
-  QueryRun(const db::Database& db, const QueryOptions& o, const QueryEngine* engine,
-           QueryCounters* counters, QueryBuffers* buffers)
+  // `wait` gives the database and engine; with `database_pending` it is
+  // called once a batch needs them (the reads are cut meanwhile), else at the
+  // start of run().
+  QueryRun(const QueryOptions& o, std::function<LoadedDatabase()> wait, bool database_pending,
+           QueryBuffers* buffers)
       : options_(o),
         own_buffers_(buffers ? nullptr : std::make_unique<QueryBuffers>()),
         buffers_(buffers ? *buffers : *own_buffers_),
-        own_engine_(engine ? nullptr : make_cpu_query_engine(db, engine_options(o))),
-        engine_(engine ? *engine : *own_engine_),
-        reads_(open_reads(o)),
-        writer_(db, o, counters ? *counters : own_counters_) {}
+        wait_(std::move(wait)),
+        database_pending_(database_pending),
+        reads_(open_reads(o)) {}
 
   QuerySummary run() {
-    const auto start = std::chrono::steady_clock::now();
+    start_ = std::chrono::steady_clock::now();
+    if (!database_pending_) ready();
     const unsigned threads = options_.threads == 0 ? 1 : options_.threads;
     const std::size_t batch_bytes = batch_byte_limit(options_, reads_, threads);
     std::vector<Worker> workers(threads);
@@ -106,6 +111,7 @@ class QueryRun {
       batch.empty = false;
       batch.first_file_bytes = reads_.first_raw_bytes_read();
       stages.cut_mates1 += clock.lap();
+      batches_cut_.fetch_add(1, std::memory_order_relaxed);
       return more;
     });
     if (reads_.layout() == io::ReadLayout::two_files)
@@ -115,15 +121,15 @@ class QueryRun {
         stages.cut_mates2 += clock.lap();
       });
     pipeline.parallel(threads, [&](BatchSlot& slot, unsigned w) {
-      Worker& worker = workers[w];
-      if (!worker.classifier) worker.classifier = engine_.make_classifier();
-      parse_and_classify(*slot.batch, worker);
+      parse_and_classify(*slot.batch, workers[w]);
     });
     pipeline.run([&](BatchSlot& slot) {
+      ready();
       host::Stopwatch clock;
-      writer_.write(*slot.batch, summary_);
+      writer_->write(*slot.batch, summary_);
       stages.write += clock.lap();
     });
+    ready();  // input without a read still has its outputs (and the database's errors)
     const std::vector<double>& waits = pipeline.wait_seconds();
     stages.worker_wait = waits[waits.size() - 2];
     stages.writer_wait = waits.back();
@@ -133,36 +139,61 @@ class QueryRun {
       stages.format += w.format;
     }
 
-    writer_.finish(summary_);
-    summary_.seconds = host::seconds_since(start);
+    writer_->finish(summary_);
+    summary_.seconds = host::seconds_since(ready_at_);
     return summary_;
   }
 
  private:
-  void parse_and_classify(Batch& batch, Worker& worker) const {
+  // The database and engine, waited for once, by whichever thread needs them
+  // first; the writer (whose formatter reads the database) is made then.
+  const LoadedDatabase& ready() {
+    std::call_once(ready_once_, [&] {
+      try {
+        loaded_ = wait_();
+        writer_.emplace(*loaded_.database, options_,
+                        loaded_.counters ? *loaded_.counters : own_counters_);
+      } catch (...) {
+        ready_error_ = std::current_exception();
+      }
+      ready_at_ = std::chrono::steady_clock::now();
+      summary_.stages.database_wait = std::chrono::duration<double>(ready_at_ - start_).count();
+      summary_.stages.batches_cut_ahead = batches_cut_.load(std::memory_order_relaxed);
+    });
+    if (ready_error_) std::rethrow_exception(ready_error_);
+    return loaded_;
+  }
+
+  // A batch is parsed before the database is waited for: parsing needs none.
+  void parse_and_classify(Batch& batch, Worker& worker) {
     host::Stopwatch clock;
     ParsedBatch& parsed = *worker.parsed;
-    if (!parse_batch(reads_.layout(), batch, parsed)) return;
+    const bool reads = parse_batch(reads_.layout(), batch, parsed);
     worker.parse += clock.lap();
+    const LoadedDatabase& loaded = ready();
+    clock.lap();  // the wait is the database's, not the worker's
+    if (!reads) return;
+    if (!worker.classifier) worker.classifier = loaded.engine->make_classifier();
     const std::span<ReadResult> results(parsed.results.data(), parsed.reads.size());
     worker.classifier->classify(parsed.reads, results);
     worker.classify += clock.lap();
-    writer_.format(batch, parsed, reads_.paired());
+    writer_->format(batch, parsed, reads_.paired());
     worker.format += clock.lap();
   }
 
   const QueryOptions& options_;
   std::unique_ptr<QueryBuffers> own_buffers_;  // when the caller keeps none
   QueryBuffers& buffers_;
-  // The CPU engine when none was given (its Classifier validates the options;
-  // a given engine validated them when it was made).
-  std::unique_ptr<QueryEngine> own_engine_;
-  const QueryEngine& engine_;
+  std::function<LoadedDatabase()> wait_;
+  bool database_pending_;
   io::ReadBlockCutter reads_;
+  std::once_flag ready_once_;
+  LoadedDatabase loaded_;
+  std::exception_ptr ready_error_;
+  std::chrono::steady_clock::time_point start_, ready_at_;
+  std::atomic<std::uint64_t> batches_cut_{0};
   QueryCounters own_counters_;  // when the caller follows no progress
-  // Open from the start (as temporaries), so that a failed query removes
-  // older files at every output path, not only at those written so far.
-  QueryWriter writer_;
+  std::optional<QueryWriter> writer_;  // made once the database is there
   QuerySummary summary_;
 };
 
@@ -209,8 +240,25 @@ std::unique_ptr<QueryEngine> make_cpu_query_engine(const db::Database& db,
 QuerySummary run_query(const db::Database& db, const QueryOptions& options,
                        const QueryEngine* engine, QueryCounters* counters,
                        QueryBuffers* buffers) {
-  return run_with_safe_outputs(
-      options, [&] { return QueryRun(db, options, engine, counters, buffers).run(); });
+  return run_with_safe_outputs(options, [&] {
+    // The CPU engine when none was given (its Classifier validates the
+    // options before the reads are opened; a given engine validated them
+    // when it was made).
+    std::unique_ptr<QueryEngine> own_engine;
+    if (!engine) {
+      own_engine = make_cpu_query_engine(db, engine_options(options));
+      engine = own_engine.get();
+    }
+    const LoadedDatabase loaded{&db, engine, counters};
+    return QueryRun(options, [&] { return loaded; }, /*database_pending=*/false, buffers).run();
+  });
+}
+
+QuerySummary run_query(const PendingDatabase& pending, const QueryOptions& options,
+                       QueryBuffers* buffers) {
+  return run_with_safe_outputs(options, [&] {
+    return QueryRun(options, pending.wait, /*database_pending=*/true, buffers).run();
+  });
 }
 
 }  // namespace metawarp::pipeline

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -69,6 +70,11 @@ struct QuerySummary {
     double parse = 0, classify = 0, format = 0, worker_wait = 0;
     double write = 0, writer_wait = 0;
     unsigned workers = 0;
+    // A query started while its database loaded (run_query with a
+    // PendingDatabase): the seconds from its start until the database was
+    // ready, and the batches cut by then. `seconds` above counts from then.
+    double database_wait = 0;
+    std::uint64_t batches_cut_ahead = 0;
   } stages;
 };
 
@@ -135,6 +141,27 @@ std::vector<output::NamedPath> query_outputs(const QueryOptions& options);
 // query to the next (pipeline/query_buffers.hpp); one query at a time.
 QuerySummary run_query(const db::Database& db, const QueryOptions& options,
                        const QueryEngine* engine = nullptr, QueryCounters* counters = nullptr,
+                       QueryBuffers* buffers = nullptr);
+
+// What a query runs on once its database has loaded.
+struct LoadedDatabase {
+  const db::Database* database = nullptr;
+  const QueryEngine* engine = nullptr;  // made for `database` and the query's options
+  QueryCounters* counters = nullptr;    // may be null
+};
+// A database still loading (on another thread) when the query starts.
+// `wait` returns it, or throws the load's error; it is called once, on one of
+// the query's threads, before any batch is classified.
+struct PendingDatabase {
+  std::function<LoadedDatabase()> wait;
+};
+
+// The same query, its reads opened, decompressed and cut into batches while
+// the database loads (docs/architecture.md, "Reading while the database
+// loads"): the outputs and errors of run_query(*loaded.database, ...), the
+// first batches already waiting when it is ready. `summary.seconds` counts
+// from then.
+QuerySummary run_query(const PendingDatabase& pending, const QueryOptions& options,
                        QueryBuffers* buffers = nullptr);
 
 }  // namespace metawarp::pipeline

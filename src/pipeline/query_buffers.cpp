@@ -55,13 +55,18 @@ std::vector<ParsedBatch>& QueryBuffers::parsed(std::size_t workers) {
   return parsed_;
 }
 
-void QueryBuffers::prepare(const QueryOptions& o) {
-  const unsigned threads = o.threads == 0 ? 1 : o.threads;
-  const bool paired = o.reads.size() == 2 || o.interleaved;
-  const std::size_t records_per_read = o.interleaved ? 2 : 1;
-  std::vector<Batch>& in_flight = batches(batches_in_flight(threads));
-  std::vector<ParsedBatch>& workers = parsed(threads);
+namespace {
 
+// What a batch of a query with these options holds: its reads, and the bytes
+// of its first file's block (0: not known).
+struct BatchShape {
+  std::size_t reads = 0;
+  std::size_t block_bytes = 0;
+};
+
+BatchShape batch_shape(const QueryOptions& o) {
+  const unsigned threads = o.threads == 0 ? 1 : o.threads;
+  const std::size_t records_per_read = o.interleaved ? 2 : 1;
   // A batch holds batch_size reads, or fewer where the byte limit cuts it
   // first: without a measured record size, as many as short reads of
   // `short_record_bytes` would give.
@@ -72,12 +77,30 @@ void QueryBuffers::prepare(const QueryOptions& o) {
   const std::uintmax_t size =
       record ? std::filesystem::file_size(o.reads[0], error) : std::uintmax_t(0);
   const double limit = double(batch_byte_limit(o, error ? 0 : size, false, threads));
-  const double reads_in_limit = limit / (record.value_or(short_record_bytes) * double(records_per_read)) + 2;
-  const std::size_t reads = std::size_t(std::min(double(o.batch_size), reads_in_limit));
-  // Each batch's blocks at the size the cutter will ask for (a little more:
-  // its own estimate grows by 5 % and a record), so it reserves nothing more.
-  const std::size_t block_bytes =
-      record ? std::size_t(double(reads * records_per_read) * *record * 1.1 + 65536) : 0;
+  const double reads_in_limit =
+      limit / (record.value_or(short_record_bytes) * double(records_per_read)) + 2;
+  BatchShape shape;
+  shape.reads = std::size_t(std::min(double(o.batch_size), reads_in_limit));
+  // The block at the size the cutter will ask for (a little more: its own
+  // estimate grows by 5 % and a record), so it reserves nothing more.
+  shape.block_bytes =
+      record ? std::size_t(double(shape.reads * records_per_read) * *record * 1.1 + 65536) : 0;
+  return shape;
+}
+
+}  // namespace
+
+std::size_t expected_batch_bytes(const QueryOptions& options) {
+  return batch_shape(options).block_bytes;
+}
+
+void QueryBuffers::prepare(const QueryOptions& o) {
+  const unsigned threads = o.threads == 0 ? 1 : o.threads;
+  const bool paired = o.reads.size() == 2 || o.interleaved;
+  std::vector<Batch>& in_flight = batches(batches_in_flight(threads));
+  std::vector<ParsedBatch>& workers = parsed(threads);
+  const BatchShape shape = batch_shape(o);
+  const std::size_t reads = shape.reads, block_bytes = shape.block_bytes;
   const std::size_t jobs = in_flight.size() + workers.size();
   host::parallel_for(jobs, std::min(threads, 4u), [&](std::size_t job) {
     if (job < in_flight.size()) {

@@ -43,4 +43,9 @@ class QueryBuffers {
 // Batches in flight for `threads` workers: enough to keep every worker busy.
 std::size_t batches_in_flight(unsigned threads);
 
+// The bytes of the first reads file one batch of this query will hold, from
+// the size of its first records (what prepare() reserves per block); 0 when
+// that cannot be known before reading (compressed input, a pipe, FASTA).
+std::size_t expected_batch_bytes(const QueryOptions& options);
+
 }  // namespace metawarp::pipeline

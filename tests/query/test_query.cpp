@@ -1,6 +1,7 @@
 // The query pipeline end to end on test_data (built in-process with the build
 // pipeline): accuracy against the generator's truth, identical output for any
 // thread count and batch size, pair handling and bad inputs.
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -223,6 +224,26 @@ TEST_CASE("query: buffers prepared for reads from pipes take none of their bytes
   CHECK(got.tsv == expected.tsv);
 }
 
+TEST_CASE("query: a batch's expected bytes come from the first records of a plain file") {
+  TempDir dir;
+  auto o = paired_options();
+  o.batch_size = 300;
+  // test_data's records are 2 x 150 bp FASTQ: about 330 bytes each.
+  const std::size_t bytes = pipeline::expected_batch_bytes(o);
+  CHECK(bytes >= 300 * 300);
+  CHECK(bytes <= 300 * 400 * 11 / 10 + 65536);
+  o.batch_size = 600;
+  CHECK(pipeline::expected_batch_bytes(o) > bytes);
+  // Nothing known before reading: stdin, FASTA, a file that is not there.
+  for (const std::string& reads : {std::string("-"), (dir / "missing.fq").string()}) {
+    o.reads = {reads};
+    CHECK(pipeline::expected_batch_bytes(o) == 0);
+  }
+  write_file(dir / "reads.fa", ">a\nACGT\n>b\nACGT\n");
+  o.reads = {(dir / "reads.fa").string()};
+  CHECK(pipeline::expected_batch_bytes(o) == 0);
+}
+
 TEST_CASE("query: interleaved pairs equal two files; single-end reads") {
   TempDir dir;
   const Outputs two_files = run(dir, paired_options());
@@ -416,4 +437,74 @@ TEST_CASE("query: bad inputs are errors") {
   CHECK(message.find("standard output") != std::string::npos);
   o.kraken_output = dir / "no_such_dir/out.kraken";
   CHECK_THROWS_AS(pipeline::run_query(test_database(), o), std::runtime_error);
+}
+
+namespace {
+
+// run() through a PendingDatabase whose load takes `load` (the reads are cut
+// meanwhile) and then returns the test database with a CPU engine, or
+// throws `error` when one is given.
+pipeline::QuerySummary run_pending(const TempDir& dir, pipeline::QueryOptions o,
+                                   std::chrono::milliseconds load, const char* error = nullptr) {
+  o.output = dir / "out.tsv";
+  o.kraken_output = dir / "out.kraken";
+  o.report = dir / "out.report";
+  o.abundance = dir / "out.abundance";
+  const auto engine = pipeline::make_cpu_query_engine(test_database(), pipeline::engine_options(o));
+  pipeline::QueryCounters counters;
+  int waits = 0;
+  const pipeline::PendingDatabase pending{[&] {
+    ++waits;
+    std::this_thread::sleep_for(load);
+    if (error) throw std::runtime_error(error);
+    return pipeline::LoadedDatabase{&test_database(), engine.get(), &counters};
+  }};
+  const pipeline::QuerySummary summary = pipeline::run_query(pending, o);
+  CHECK(waits == 1);
+  CHECK(counters.reads.load() == summary.reads);
+  return summary;
+}
+
+}  // namespace
+
+TEST_CASE("query: reads cut while the database loads give the same outputs") {
+  TempDir dir;
+  for (auto [threads, batch] : {std::pair<unsigned, std::size_t>{1u, 4096}, {4u, 300}, {2u, 7}}) {
+    auto o = paired_options();
+    o.threads = threads;
+    o.batch_size = batch;
+    const Outputs reference = run(dir, o);
+    const pipeline::QuerySummary summary = run_pending(dir, o, std::chrono::milliseconds(300));
+    INFO("threads " << threads << ", batch " << batch);
+    CHECK(slurp(dir / "out.tsv") == reference.tsv);
+    CHECK(slurp(dir / "out.kraken") == reference.kraken);
+    CHECK(slurp(dir / "out.report") == reference.report);
+    CHECK(slurp(dir / "out.abundance") == reference.abundance);
+    // The reads were cut while the "database" loaded, and the query's time
+    // counts from when it was there.
+    CHECK(summary.stages.batches_cut_ahead > 0);
+    CHECK(summary.stages.database_wait >= 0.25);
+    CHECK(summary.reads == tsv_rows(reference.tsv).size());
+  }
+}
+
+TEST_CASE("query: a database that fails to load fails the query and leaves no output") {
+  TempDir dir;
+  auto o = paired_options();
+  write_file(dir / "out.tsv", "an older file\n");
+  std::string message;
+  try {
+    run_pending(dir, o, std::chrono::milliseconds(50), "database x: bad checksum");
+  } catch (const std::runtime_error& e) {
+    message = e.what();
+  }
+  CHECK(message == "database x: bad checksum");
+  CHECK_FALSE(fs::exists(dir / "out.tsv"));
+  CHECK_FALSE(fs::exists(dir / "out.report"));
+
+  // Bad reads while the database loads: the reads' error, no output.
+  write_file(dir / "bad.fq", "@a\nACGT\n+\nIII\n");
+  o.reads = {(dir / "bad.fq").string()};
+  CHECK_THROWS_AS(run_pending(dir, o, std::chrono::milliseconds(50)), io::InputError);
+  CHECK_FALSE(fs::exists(dir / "out.tsv"));
 }

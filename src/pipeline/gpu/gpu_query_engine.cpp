@@ -105,7 +105,9 @@ std::vector<std::unique_ptr<GpuLane>> make_lanes(const std::vector<gpu::Selected
   for (std::uint32_t i = 0; i < gpu.lanes; ++i) {
     const std::size_t d = i % devices.size();
     devices[d].select();
-    lanes.push_back(std::make_unique<GpuLane>(d, gpu.chunk_bases));
+    lanes.push_back(std::make_unique<GpuLane>(
+        d, gpu.reserved_bases == 0 ? gpu.chunk_bases
+                                   : std::min(gpu.reserved_bases, gpu.chunk_bases)));
   }
   devices[0].select();
   return lanes;
@@ -144,7 +146,13 @@ class GpuEngine final : public GpuQueryEngine {
     devices_[0].select();
     stats_.lanes = gpu.lanes;
   }
-  ~GpuEngine() override { idle_.cancel(); }  // the lanes go before the index
+  ~GpuEngine() override {
+    idle_.cancel();  // the lanes go before the index
+    // The members are freed on the destroying thread, which need not be the
+    // one that loaded them (query_command loads on a thread of its own): on
+    // the layout's first GPU, as when they were made, not on device 0.
+    cudaSetDevice(devices_[0].device());
+  }
 
   std::unique_ptr<BatchClassifier> make_classifier() const override;
 

@@ -16,6 +16,7 @@ class SelectedGpu {
   SelectedGpu(int device, const std::string& what);
   // Selects the device again, on the calling thread.
   void select() const;
+  int device() const { return device_; }
 
  private:
   int device_;
