@@ -28,19 +28,36 @@ void count_hits(const QueryChunkView& chunk, const sketch::SketchParams& params,
   cuda::check_launch("read_offsets_kernel");
 }
 
+void sort_each_read(const QueryChunkView& chunk, std::uint64_t total, const std::uint32_t* keys,
+                    std::uint32_t* sorted, std::uint64_t* large_read_ends, CubScratch& scratch,
+                    cudaStream_t stream) {
+  if (chunk.reads == 0) return;
+  const unsigned block = 256;
+  // The long reads first: CUB may write anything outside its segments, which
+  // are the short reads' places, sorted (over) by the warps after it.
+  large_read_ends_kernel<<<cuda::blocks_for(chunk.reads, block), block, 0, stream>>>(
+      chunk, large_read_ends);
+  cuda::check_launch("large_read_ends_kernel");
+  scratch.run([&](void* temp, std::size_t& bytes) {
+    return cub::DeviceSegmentedSort::SortKeys(temp, bytes, keys, sorted, total, chunk.reads,
+                                              chunk.read_offsets, large_read_ends, stream);
+  }, "sorting the long reads' hits");
+  const unsigned sort_block = 32 * sort_warps_per_block;
+  sort_small_reads_kernel<<<cuda::blocks_for(std::uint64_t(chunk.reads) * 32, sort_block),
+                            sort_block, 0, stream>>>(chunk, keys, sorted);
+  cuda::check_launch("sort_small_reads_kernel");
+}
+
 void gather_sorted_hits(const QueryChunkView& chunk, std::uint32_t sketch_size,
                         const DeviceIndexView& index, std::uint64_t total, std::uint32_t* keys,
-                        std::uint32_t* sorted, sketch::Location* hits, CubScratch& scratch,
-                        cudaStream_t stream) {
+                        std::uint32_t* sorted, std::uint64_t* large_read_ends,
+                        sketch::Location* hits, CubScratch& scratch, cudaStream_t stream) {
   if (total == 0) return;
   const unsigned block = 256;
   gather_kernel<<<cuda::blocks_for(chunk.windows * 32, block), block, 0, stream>>>(
       chunk, sketch_size, index, keys);
   cuda::check_launch("gather_kernel");
-  scratch.run([&](void* temp, std::size_t& bytes) {
-    return cub::DeviceSegmentedSort::SortKeys(temp, bytes, keys, sorted, total, chunk.reads,
-                                              chunk.read_offsets, chunk.read_offsets + 1, stream);
-  }, "sorting each read's hits");
+  sort_each_read(chunk, total, keys, sorted, large_read_ends, scratch, stream);
   unpack_locations_kernel<<<cuda::blocks_for((total + unpack_run - 1) / unpack_run, block),
                             block, 0, stream>>>(index, sorted, total, hits);
   cuda::check_launch("unpack_locations_kernel");

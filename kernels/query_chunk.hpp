@@ -47,12 +47,27 @@ struct CandidateParams {
 void count_hits(const QueryChunkView& chunk, const sketch::SketchParams& params,
                 const DeviceIndexView& index, CubScratch& scratch, cudaStream_t stream);
 
+// A read's hits are sorted in shared memory by one warp up to this many: the
+// average read pair has a few hundred (CUB's device-wide segmented sort of
+// those took 56 % of a chunk's GPU time: docs/benchmarks.md, issue 13).
+inline constexpr std::uint32_t small_read_hits = 1024;
+
+// Each read's range of `keys` (chunk.read_offsets; `total` in all) sorted into
+// the same range of `sorted`: a warp per read in shared memory up to
+// small_read_hits keys, CUB's segmented sort for the longer ones.
+// Uses only chunk.reads and chunk.read_offsets; `large_read_ends`: scratch of
+// chunk.reads entries.
+void sort_each_read(const QueryChunkView& chunk, std::uint64_t total, const std::uint32_t* keys,
+                    std::uint32_t* sorted, std::uint64_t* large_read_ends, CubScratch& scratch,
+                    cudaStream_t stream);
+
 // `total` hits (window_offsets[windows]) as global window ids into `keys`,
 // each read's sorted into `sorted`, then as (target, window) into `hits`.
+// `large_read_ends`: scratch of chunk.reads entries.
 void gather_sorted_hits(const QueryChunkView& chunk, std::uint32_t sketch_size,
                         const DeviceIndexView& index, std::uint64_t total, std::uint32_t* keys,
-                        std::uint32_t* sorted, sketch::Location* hits, CubScratch& scratch,
-                        cudaStream_t stream);
+                        std::uint32_t* sorted, std::uint64_t* large_read_ends,
+                        sketch::Location* hits, CubScratch& scratch, cudaStream_t stream);
 
 // Per read: top[r * max_candidates ...] its best candidates, top_counts[r]
 // how many, hit_counts[r] its hits.

@@ -7,7 +7,9 @@
 //  3. read_offsets: each read's hits are the range of its windows' hits;
 //  4. gather: one warp per window copies its lists' global window ids (from
 //     each feature's owner shard) to the window's position;
-//  5. (CUB segmented sort of each read's ids: the (target, window) order)
+//  5. each read's ids sorted (the (target, window) order): a read of at most
+//     small_read_hits ids by one warp in shared memory (sort_small_reads),
+//     the longer ones by CUB's segmented sort (given only those: large_read_ends);
 //  6. unpack_locations: ids back to sketch::Location (target, window);
 //  7. top_candidates: one thread per read runs the shared
 //     classify::top_candidates over its sorted hits.
@@ -84,6 +86,57 @@ __global__ void gather_kernel(QueryChunkView chunk, std::uint32_t sketch_size,
       for (std::uint32_t i = lane; i < range.count; i += warp) keys[out + i] = list[i];
       out += range.count;
     }
+  }
+}
+
+inline constexpr unsigned sort_warps_per_block = 8;
+
+// The segment ends CUB sorts: a read's own end when it has more than
+// small_read_hits ids, else its begin (an empty segment: left to the warps).
+__global__ void large_read_ends_kernel(QueryChunkView chunk, std::uint64_t* ends) {
+  const std::uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= chunk.reads) return;
+  const std::uint64_t begin = chunk.read_offsets[r], end = chunk.read_offsets[r + 1];
+  ends[r] = end - begin > small_read_hits ? end : begin;
+}
+
+// One warp per read of at most small_read_hits ids: a bitonic sort in shared
+// memory, padded to a power of two with the largest id (the padding sorts
+// last and is not written). Keys only, so equal ids are equal: the result is
+// the sorted sequence, whatever sorted it.
+__global__ void sort_small_reads_kernel(QueryChunkView chunk, const std::uint32_t* ids,
+                                        std::uint32_t* sorted) {
+  constexpr unsigned warp = 32;
+  __shared__ std::uint32_t block_keys[sort_warps_per_block][small_read_hits];
+  const unsigned lane = threadIdx.x % warp;
+  std::uint32_t* keys = block_keys[threadIdx.x / warp];
+  const std::uint64_t warps = std::uint64_t(gridDim.x) * blockDim.x / warp;
+  for (std::uint64_t r = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / warp;
+       r < chunk.reads; r += warps) {
+    const std::uint64_t begin = chunk.read_offsets[r];
+    const std::uint32_t n = std::uint32_t(
+        chunk.read_offsets[r + 1] - begin > small_read_hits ? 0 : chunk.read_offsets[r + 1] - begin);
+    if (n == 0) continue;  // none, or CUB's
+    std::uint32_t size = 1;
+    while (size < n) size <<= 1;
+    for (std::uint32_t i = lane; i < size; i += warp) keys[i] = i < n ? ids[begin + i] : 0xffffffffu;
+    __syncwarp();
+    for (std::uint32_t k = 2; k <= size; k <<= 1) {
+      for (std::uint32_t j = k >> 1; j > 0; j >>= 1) {
+        for (std::uint32_t i = lane; i < size; i += warp) {
+          const std::uint32_t partner = i ^ j;
+          if (partner <= i) continue;
+          const std::uint32_t a = keys[i], b = keys[partner];
+          if ((a > b) == ((i & k) == 0)) {
+            keys[i] = b;
+            keys[partner] = a;
+          }
+        }
+        __syncwarp();
+      }
+    }
+    for (std::uint32_t i = lane; i < n; i += warp) sorted[begin + i] = keys[i];
+    __syncwarp();
   }
 }
 

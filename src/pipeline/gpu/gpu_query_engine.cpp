@@ -88,6 +88,7 @@ class GpuLane {
   cuda::device_buffer<std::uint64_t> window_hits_;
   cuda::device_buffer<std::uint64_t> window_offsets_;
   cuda::device_buffer<std::uint64_t> read_offsets_;
+  cuda::device_buffer<std::uint64_t> large_read_ends_;
   cuda::device_buffer<std::uint32_t> keys_;
   cuda::device_buffer<std::uint32_t> keys_sorted_;
   cuda::device_buffer<sketch::Location> hits_;
@@ -283,6 +284,7 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   grow_to(window_hits_, windows + 1);
   grow_to(window_offsets_, windows + 1);
   grow_to(read_offsets_, n + 1);
+  grow_to(large_read_ends_, n);
   grow_to(top_, std::uint64_t(n) * max_candidates);
   grow_to(top_counts_, n);
   grow_to(hit_counts_, n);
@@ -313,7 +315,8 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   grow_to(keys_sorted_, total);
   grow_to(hits_, total);
   kernels::gather_sorted_hits(chunk, p.sketch_size, index, total, keys_.data(),
-                              keys_sorted_.data(), hits_.data(), scratch_, stream);
+                              keys_sorted_.data(), large_read_ends_.data(), hits_.data(),
+                              scratch_, stream);
   sorted_.record(stream);
   const kernels::CandidateParams cp{p.stride(), engine_->options().insert_size, max_candidates};
   kernels::score_candidates(chunk, hits_.data(), cp, top_.data(), top_counts_.data(), hit_counts_.data(), stream);
