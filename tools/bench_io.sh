@@ -10,7 +10,8 @@
 # bench_db_io}. STEP: small (1.37 M pairs against a 23-genome database, the
 # reads also gzipped), large (LARGE_BASES of genomes, default 10e9, and 20 M
 # pairs written as 2 M pairs 10 times), timeline (the small sample end to end,
-# REPEATS runs, with when the load and the query ended: after small), or all.
+# REPEATS runs, with when the load and the query ended, then the same through
+# a `metawarp serve` holding the database: after small), or all.
 # The data is generated in
 # WORK_DIR (large: about 5.5 x LARGE_BASES bytes of disk); SMALL_BASES and
 # SMALL_PAIRS shrink the small set for a trial run. DEVICE (default gpu) picks
@@ -158,6 +159,38 @@ if [ "$step" = timeline ]; then
   for form in fq gz; do
     [ -z "$old" ] || cmp "$work/timeline.old.$form.tsv" "$work/timeline.new.$form.tsv"
   done && echo "old and new per-read outputs are byte-identical"
+
+  # The same sample through a resident server (`metawarp serve`, `query
+  # --server`): the client process start to exit, the database already held.
+  if "$new" serve --help >/dev/null 2>&1; then
+    rm -f "$work/serve.sock"
+    t0=$(now)
+    "$new" serve "$work/timeline.mwdb" --socket "$work/serve.sock" --device "$device" \
+      -t "$threads" 2>"$work/serve.log" &
+    server=$!
+    until grep -q '^serve: listening' "$work/serve.log"; do
+      kill -0 "$server" || { cat "$work/serve.log"; exit 1; }
+      sleep 0.05
+    done
+    echo "serve: listening $(since "$t0") s after its start"
+    for rep in $(seq "${REPEATS:-6}"); do
+      for form in fq gz; do
+        r1=$s/reads_R1.fq r2=$s/reads_R2.fq
+        [ "$form" = fq ] || { r1=$r1.gz r2=$r2.gz; }
+        stamped "served .$form" "$new" query --server "$work/serve.sock" "$work/timeline.mwdb" \
+          "$r1" "$r2" -o "$work/timeline.served.$form.tsv" --device "$device" -t "$threads"
+      done
+    done | tee "$work/served.txt"
+    kill "$server"
+    wait "$server" || true
+    for form in fq gz; do
+      grep "^served .$form:" "$work/served.txt" | awk -v k="served .$form" '{e = $9 + 0; n++; sum += e
+        if (n == 1 || e < lo) lo = e; if (e > hi) hi = e}
+        END {printf "%s: process start to exit %.3f-%.3f s, mean %.3f (%d runs)\n", k, lo, hi, sum / n, n}'
+      cmp "$work/timeline.served.$form.tsv" "$work/timeline.new.$form.tsv"
+    done && echo "the server's per-read outputs equal the query's own"
+    sed 's/^/    /' "$work/serve.log" | tail -4
+  fi
 fi
 
 if [ "$step" = all ] || [ "$step" = large ]; then

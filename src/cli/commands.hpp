@@ -1,12 +1,18 @@
 #pragma once
 // Each subcommand registers itself on the CLI11 app; its callback runs it.
-// Errors are thrown (std::exception) and turned into a message and exit code by main.
+// Errors are thrown (std::exception) and turned into a message and exit code
+// by run_command_line (cli/command_line.hpp).
 #include <CLI/CLI.hpp>
 
 namespace metawarp::cli {
 
+struct CommandContext;
+
 void add_build_command(CLI::App& app);
 void add_info_command(CLI::App& app);
-void add_query_command(CLI::App& app);  // also registers the alias `classify`
+// Also registers the alias `classify`. The context says where its database
+// comes from (a server's) and holds the command line for --server.
+void add_query_command(CLI::App& app, const CommandContext& context);
+void add_serve_command(CLI::App& app);
 
 }  // namespace metawarp::cli

@@ -10,9 +10,13 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/device_choice.hpp"
 #include "cli/kraken2_options.hpp"
+#include "cli/query_client.hpp"
+#include "cli/query_command.hpp"
+#include "cli/query_databases.hpp"
 #include "cli/sample_sheet.hpp"
 #include "cli/thread_limit.hpp"
 #include "db/database.hpp"
@@ -31,32 +35,6 @@
 namespace metawarp::cli {
 namespace {
 
-struct QueryCommand {
-  std::string database;
-  pipeline::QueryOptions options;
-  std::string lowest = "sequence";
-  std::string highest = "root";
-  std::string abundance_rank = "species";
-  double confidence = 0;  // --confidence, checked and stored in millionths
-  bool quiet = false;
-  bool verbose = false;
-  // Many samples: a sheet and/or --sample groups, outputs under output_dir.
-  std::string sample_sheet;
-  std::vector<std::vector<std::string>> sample_groups;
-  std::string output_dir;
-  std::vector<pipeline::Sample> samples;  // filled by check_before_work
-  std::string device = "auto";
-  pipeline::GpuQueryOptions gpu;
-  int gpu_device = 0;    // --gpu: the one-device form of --gpus
-  std::string gpu_list;  // --gpus N|LIST
-  bool batch_size_given = false;
-  bool gpu_lanes_given = false;
-  bool output_given = false;
-  pipeline::PartitionOptions partitions;  // the database part by part (CPU)
-  Kraken2Flags kraken2;  // Kraken2's spellings (cli/kraken2_options.hpp)
-
-  bool many_samples() const { return !sample_sheet.empty() || !sample_groups.empty(); }
-};
 
 // The per-read TSV of each sample when -o is not given: stdout cannot hold
 // several samples.
@@ -125,7 +103,8 @@ std::vector<pipeline::Sample> gather_samples(const QueryCommand& cmd) {
 
 // Everything that can be refused is refused here, before the database is
 // loaded and before any output is touched.
-void check_before_work(QueryCommand& cmd) {
+// The classifier's options from the command's words (ranks, --confidence).
+void resolve_classifier_options(QueryCommand& cmd) {
   auto& opt = cmd.options;
   opt.classifier.lowest = rank_option("--lowest", cmd.lowest);
   opt.classifier.highest = rank_option("--highest", cmd.highest);
@@ -135,6 +114,23 @@ void check_before_work(QueryCommand& cmd) {
   if (!(cmd.confidence >= 0.0 && cmd.confidence <= 1.0))
     throw std::invalid_argument("--confidence must be between 0 and 1, not " +
                                 std::to_string(cmd.confidence));
+  opt.classifier.confidence_millionths =
+      std::uint32_t(std::llround(cmd.confidence * classify::confidence_scale));
+}
+
+// -t and --gpu-lanes within their bounds, with a notice where lowered.
+void bound_query_threads(QueryCommand& cmd) {
+  const Bounded threads = bound_threads("query", cmd.options.threads, available_cores());
+  print_notice(threads, cmd.quiet);
+  cmd.options.threads = threads.value;
+  const Bounded lanes = bound_gpu_lanes(cmd.gpu.lanes, cmd.options.threads, cmd.gpu_lanes_given);
+  print_notice(lanes, cmd.quiet);
+  cmd.gpu.lanes = lanes.value;
+}
+
+void check_before_work(QueryCommand& cmd) {
+  auto& opt = cmd.options;
+  resolve_classifier_options(cmd);
   if (opt.report_minimizer_data && opt.report.empty())
     throw std::invalid_argument(
         "--report-minimizer-data adds columns to the report: give --report");
@@ -142,8 +138,6 @@ void check_before_work(QueryCommand& cmd) {
     throw std::invalid_argument(
         "--report-minimizer-data is not available with --partitions or --max-memory (the "
         "database's feature counts need the whole index in memory)");
-  opt.classifier.confidence_millionths =
-      std::uint32_t(std::llround(cmd.confidence * classify::confidence_scale));
   if (opt.batch_size == 0) throw std::invalid_argument("--batch-size must be at least 1");
   if (opt.abundance_em && opt.abundance.empty())
     throw std::invalid_argument("--abundance-em needs --abundance FILE (the table it extends)");
@@ -162,12 +156,7 @@ void check_before_work(QueryCommand& cmd) {
   if (opt.interleaved && opt.reads.size() == 2)
     throw std::invalid_argument("--interleaved takes one reads file, not two");
   pipeline::check_classifier_options(pipeline::engine_options(opt));
-  const Bounded threads = bound_threads("query", opt.threads, available_cores());
-  print_notice(threads, cmd.quiet);
-  opt.threads = threads.value;
-  const Bounded lanes = bound_gpu_lanes(cmd.gpu.lanes, opt.threads, cmd.gpu_lanes_given);
-  print_notice(lanes, cmd.quiet);
-  cmd.gpu.lanes = lanes.value;
+  bound_query_threads(cmd);
 
   if (!cmd.many_samples()) {
     check_kraken2_options(cmd.kraken2, opt, {});
@@ -289,35 +278,12 @@ void run_partitioned_query(QueryCommand& cmd) {
   if (collector && cmd.verbose) print_gpu_part_stats(collector->stats(), cmd.gpu.layout);
 }
 
-// The database a query runs on, loaded (for the GPU: uploaded while the file
-// is read) with the engine that classifies on it.
-struct LoadedForQuery {
-  std::unique_ptr<db::Database> database;
-  std::unique_ptr<pipeline::QueryEngine> cpu_engine;
-  std::unique_ptr<pipeline::GpuQueryEngine> gpu_engine;  // declared last: goes first
-  const pipeline::QueryEngine* engine() const {
-    return gpu_engine ? static_cast<const pipeline::QueryEngine*>(gpu_engine.get())
-                      : cpu_engine.get();
-  }
-};
-
-LoadedForQuery load_for_query(const QueryCommand& cmd, bool gpu) {
-  const pipeline::ClassifierOptions classifier = pipeline::engine_options(cmd.options);
-  LoadedForQuery loaded;
-  if (gpu) {
-    pipeline::GpuLoadedDatabase on_gpu =
-        pipeline::load_for_gpu_query(cmd.database, classifier, cmd.gpu);
-    loaded.database = std::move(on_gpu.database);
-    loaded.gpu_engine = std::move(on_gpu.engine);
-    return loaded;
-  }
-  loaded.database = std::make_unique<db::Database>(db::load(cmd.database));
-  loaded.database->index.prepare_lookup();  // part of loading for the CPU path
-  loaded.cpu_engine = pipeline::make_cpu_query_engine(*loaded.database, classifier);
-  return loaded;
+// What the query loads: the database file and what its engine depends on.
+DatabaseLoad database_load(const QueryCommand& cmd, bool gpu) {
+  return {cmd.database, gpu, pipeline::engine_options(cmd.options), cmd.gpu};
 }
 
-void run_query(QueryCommand& cmd) {
+void run_query(QueryCommand& cmd, QueryDatabases& databases) {
   check_before_work(cmd);
   if (cmd.partitions.enabled()) return run_partitioned_query(cmd);
   auto& opt = cmd.options;
@@ -333,7 +299,7 @@ void run_query(QueryCommand& cmd) {
   cmd.gpu.reserved_bases = pipeline::expected_batch_bytes(first_sample);
   // The batches' and workers' memory, made and touched while the database
   // loads, and kept for every sample (pipeline/query_buffers.hpp).
-  pipeline::QueryBuffers buffers;
+  pipeline::QueryBuffers& buffers = databases.buffers();
   host::ThreadGroup warm_up;
   warm_up.spawn([&] {
     buffers.prepare(first_sample);
@@ -343,13 +309,15 @@ void run_query(QueryCommand& cmd) {
   pipeline::ProgressStep loading(
       cmd.quiet, "query: loading database " + cmd.database +
                      (gpu ? " onto " + pipeline::describe(cmd.gpu.layout) : std::string()));
-  LoadedForQuery loaded;
+  HeldDatabase held;
   double load_seconds = 0;
   auto load = [&] {
-    loaded = load_for_query(cmd, gpu);
+    held = databases.get(database_load(cmd, gpu));
     load_seconds = loading.seconds();
+    if (held.loaded_before) return loading.done("held by the server");
     loading.done(pipeline::format_bytes(file_size_or_zero(cmd.database)) +
-                 (gpu ? ", " + pipeline::format_bytes(loaded.gpu_engine->stats().database_bytes) +
+                 (gpu ? ", " + pipeline::format_bytes(
+                                   held.loaded->gpu_engine->stats().database_bytes) +
                             " on the GPU"
                       : std::string()) +
                  ", " + pipeline::format_seconds(load_seconds));
@@ -360,8 +328,8 @@ void run_query(QueryCommand& cmd) {
     load();
     warm_up.join();
     SampleSummaries summaries(cmd);
-    const auto results = pipeline::run_samples(*loaded.database, opt, cmd.samples,
-                                               cmd.output_dir, loaded.engine(), progress,
+    const auto results = pipeline::run_samples(*held.loaded->database, opt, cmd.samples,
+                                               cmd.output_dir, held.loaded->engine(), progress,
                                                &summaries, &buffers);
     if (!cmd.quiet) {
       double seconds = 0;
@@ -384,7 +352,7 @@ void run_query(QueryCommand& cmd) {
       const pipeline::PendingDatabase pending{[&] {
         loader.join();
         line.emplace(progress, "query", opt);
-        return pipeline::LoadedDatabase{loaded.database.get(), loaded.engine(),
+        return pipeline::LoadedDatabase{held.loaded->database.get(), held.loaded->engine(),
                                         &line->counters()};
       }};
       summary = pipeline::run_query(pending, opt, &buffers);
@@ -395,16 +363,53 @@ void run_query(QueryCommand& cmd) {
       if (cmd.verbose) print_stages(summary->stages);
     }
   }
-  if (loaded.gpu_engine && cmd.verbose) print_gpu_stats(loaded.gpu_engine->stats());
+  if (held.loaded && held.loaded->gpu_engine && cmd.verbose)
+    print_gpu_stats(held.loaded->gpu_engine->stats());
 }
 
 }  // namespace
 
-void add_query_command(CLI::App& app) {
+void add_device_options(CLI::App& sub, QueryCommand& cmd) {
+  sub.add_option("-t,--threads", cmd.options.threads, "Worker threads (at most 4 x the cores, 1024)")
+      ->capture_default_str();
+  sub.add_option("--device", cmd.device, "Where to classify: auto (GPU if present), cpu or gpu")
+      ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
+      ->capture_default_str();
+  // The GPUs (--gpu: one; --gpus: several) and shards the index is cut into.
+  auto* one_gpu =
+      sub.add_option("--gpu", cmd.gpu_device, "GPU: CUDA device number")->capture_default_str();
+  sub.add_option("--gpus", cmd.gpu_list,
+                  "GPUs the database is sharded over: a count N (devices 0..N-1) or a list "
+                  "(0,2,3); they must reach one another's memory (peer access)")
+      ->excludes(one_gpu);
+  sub.add_option("--shards-per-gpu", cmd.gpu.layout.shards_per_gpu,
+                  "Shards (feature ranges) per GPU; results do not depend on it")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  sub.add_option("--gpu-lanes", cmd.gpu.lanes,
+                  "GPU: streams the worker threads share (each with its own buffers; at most "
+                  "the threads, 64)")
+      ->capture_default_str();
+}
+
+void read_device_options(const CLI::App& sub, QueryCommand& cmd) {
+  cmd.gpu_lanes_given = sub.count("--gpu-lanes") > 0;
+  cmd.gpu.layout.devices = sub.count("--gpus") > 0 ? pipeline::parse_gpu_list(cmd.gpu_list)
+                                                   : std::vector<int>{cmd.gpu_device};
+}
+
+DatabaseLoad default_query_load(QueryCommand& cmd, const std::string& command) {
+  resolve_classifier_options(cmd);
+  bound_query_threads(cmd);
+  return database_load(cmd, use_gpu(cmd.device, command.c_str(), cmd.quiet));
+}
+
+void add_query_command(CLI::App& app, const CommandContext& context) {
   auto cmd = std::make_shared<QueryCommand>();
   auto& opt = cmd->options;
   auto& cls = opt.classifier;
   opt.threads = available_cores();
+  opt.cancelled = context.cancelled;
   CLI::App* sub = app.add_subcommand("query", "Classify reads against a database");
   sub->alias("classify");
   sub->add_option("database", cmd->database, "Database file written by `metawarp build`")
@@ -460,30 +465,11 @@ void add_query_command(CLI::App& app) {
   sub->add_option("--insert-size", cls.insert_size,
                   "Largest fragment a pair spans (0: the sum of the mates' lengths)")
       ->capture_default_str();
-  sub->add_option("-t,--threads", opt.threads, "Worker threads (at most 4 x the cores, 1024)")
-      ->capture_default_str();
   sub->add_option("--batch-size", opt.batch_size,
                   "Reads (pairs) per batch (GPU default: " +
                       std::to_string(default_gpu_batch_size) + ")")
       ->capture_default_str();
-  sub->add_option("--device", cmd->device, "Where to classify: auto (GPU if present), cpu or gpu")
-      ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
-      ->capture_default_str();
-  // The GPUs (--gpu: one; --gpus: several) and shards the index is cut into.
-  auto* one_gpu =
-      sub->add_option("--gpu", cmd->gpu_device, "GPU: CUDA device number")->capture_default_str();
-  sub->add_option("--gpus", cmd->gpu_list,
-                  "GPUs the database is sharded over: a count N (devices 0..N-1) or a list "
-                  "(0,2,3); they must reach one another's memory (peer access)")
-      ->excludes(one_gpu);
-  sub->add_option("--shards-per-gpu", cmd->gpu.layout.shards_per_gpu,
-                  "Shards (feature ranges) per GPU; results do not depend on it")
-      ->check(CLI::Range(1, 64))
-      ->capture_default_str();
-  sub->add_option("--gpu-lanes", cmd->gpu.lanes,
-                  "GPU: streams the worker threads share (each with its own buffers; at most "
-                  "the threads, 64)")
-      ->capture_default_str();
+  add_device_options(*sub, *cmd);
   sub->add_option("--partitions", cmd->partitions.partitions,
                   "Read the database in this many parts, one at a time (0: as --max-memory "
                   "needs)")
@@ -499,17 +485,24 @@ void add_query_command(CLI::App& app) {
       ->capture_default_str();
   // Kraken2's spellings: --paired, --use-names, --classified-out, ...
   add_kraken2_options(*sub, opt, cmd->kraken2);
+  sub->add_option("--server", cmd->server,
+                  "Run on the `metawarp serve` at this socket, which holds the database "
+                  "(docs/cli-query.md, \"A resident server\")");
   auto* quiet = sub->add_flag("-q,--quiet", cmd->quiet, "No progress or summary on stderr");
   sub->add_flag("-v,--verbose", cmd->verbose,
                 "Also the time per stage (thread-seconds) and the GPU statistics")
       ->excludes(quiet);
-  sub->callback([cmd, sub] {
+  sub->callback([cmd, sub, context] {
     cmd->batch_size_given = sub->count("--batch-size") > 0;
-    cmd->gpu_lanes_given = sub->count("--gpu-lanes") > 0;
-    cmd->gpu.layout.devices = sub->count("--gpus") > 0 ? pipeline::parse_gpu_list(cmd->gpu_list)
-                                                       : std::vector<int>{cmd->gpu_device};
+    read_device_options(*sub, *cmd);
     cmd->output_given = sub->count("--output") > 0;
-    run_query(*cmd);
+    if (!cmd->server.empty()) {
+      if (context.request) throw std::invalid_argument("a server does not pass a query on");
+      throw ExitStatus{run_on_server(cmd->server, context.arguments)};
+    }
+    if (context.databases) return run_query(*cmd, *context.databases);
+    OwnDatabases own;
+    run_query(*cmd, own);
   });
 }
 

@@ -47,6 +47,7 @@ struct ClassifierOptions {
   bool needs_evidence() const {
     return evidence || found_features || confidence_millionths != 0;
   }
+  bool operator==(const ClassifierOptions&) const = default;
 };
 
 struct ReadResult {

@@ -63,6 +63,11 @@ struct GpuQueryStats {
 class GpuQueryEngine : public QueryEngine {
  public:
   virtual GpuQueryStats stats() const = 0;
+  // Classifies with these options from now on, on the same upload and lanes
+  // (a server's next query). Only while no classifier of the engine is in
+  // use; throws std::invalid_argument for options out of range, as making
+  // the engine does, and then keeps the old ones.
+  virtual void use_options(const ClassifierOptions& classifier) = 0;
 };
 
 // Uploads the database to the GPU. Throws std::runtime_error when no GPU can

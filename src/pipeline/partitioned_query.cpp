@@ -132,6 +132,7 @@ class PartitionedRun {
     while (!input_done_) {
       if (super.count == super.batches.size()) super.batches.emplace_back();
       Batch& batch = super.batches[super.count];
+      throw_if_cancelled(options_);
       if (!reads_.cut_first(batch.blocks, options_.batch_size, max_batch_bytes)) {
         input_done_ = true;
         break;

@@ -106,6 +106,7 @@ class QueryRun {
     pipeline.source([&](BatchSlot& slot) {
       if (!slot.batch) slot.batch = &batches[batches_taken++];
       Batch& batch = *slot.batch;
+      throw_if_cancelled(options_);
       host::Stopwatch clock;
       const bool more = reads_.cut_first(batch.blocks, options_.batch_size, batch_bytes);
       batch.empty = false;
@@ -198,6 +199,11 @@ class QueryRun {
 };
 
 }  // namespace
+
+void throw_if_cancelled(const QueryOptions& options) {
+  if (options.cancelled && options.cancelled->load(std::memory_order_relaxed))
+    throw std::runtime_error("the query was cancelled (its client went away)");
+}
 
 std::vector<output::NamedPath> query_outputs(const QueryOptions& options) {
   std::vector<output::NamedPath> outputs{{"--output", options.output},

@@ -54,6 +54,10 @@ struct QueryOptions {
   std::string unclassified_out;
   // --report-minimizer-data: the report's two columns of distinct features.
   bool report_minimizer_data = false;
+  // Set by another thread (a server whose client went away) to end the query:
+  // it stops at its next batch with an error, its outputs removed as for any
+  // failure. Null: the query runs to its end.
+  const std::atomic<bool>* cancelled = nullptr;
 };
 
 struct QuerySummary {
@@ -116,6 +120,10 @@ class QueryEngine {
 // options.classifier, with the evidence collected when the Kraken output
 // (its column 5) or the minimizer-data report is written.
 ClassifierOptions engine_options(const QueryOptions& options);
+
+// Throws std::runtime_error when the query's `cancelled` flag is set; the
+// query's stages call it once per batch they cut.
+void throw_if_cancelled(const QueryOptions& options);
 
 // The CPU engine: Classifier::classify read by read. `db` must outlive it.
 std::unique_ptr<QueryEngine> make_cpu_query_engine(const db::Database& db,

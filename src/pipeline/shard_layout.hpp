@@ -17,6 +17,7 @@ struct ShardLayout {
   unsigned shards() const { return unsigned(devices.size()) * shards_per_gpu; }
   int device_of(unsigned shard) const { return devices[shard / shards_per_gpu]; }
   bool single() const { return shards() == 1; }
+  bool operator==(const ShardLayout&) const = default;
 };
 
 // Parses `--gpus`: "N" is the first N devices (0..N-1), a comma list

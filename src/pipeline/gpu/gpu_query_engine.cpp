@@ -123,7 +123,8 @@ class GpuEngine final : public GpuQueryEngine {
             const GpuQueryOptions& gpu, std::optional<gpu::DeviceDatabase> uploaded = {},
             double upload_seconds = 0, std::vector<std::unique_ptr<GpuLane>> lanes = {})
       : devices_(gpu::open_gpus(gpu.layout)),
-        classifier_(db, classifier),
+        db_(db),
+        classifier_(std::in_place, db, classifier),
         options_(classifier),
         gpu_(gpu),
         params_(db.params.sketch),
@@ -157,6 +158,13 @@ class GpuEngine final : public GpuQueryEngine {
 
   std::unique_ptr<BatchClassifier> make_classifier() const override;
 
+  // Nothing on the GPU depends on the options: each chunk reads them.
+  void use_options(const ClassifierOptions& classifier) override {
+    Classifier checked(db_, classifier);  // throws for options out of range, as the constructor
+    classifier_.emplace(std::move(checked));
+    options_ = classifier;
+  }
+
   // An idle lane; waits while all are taken.
   std::unique_ptr<GpuLane> acquire_lane() const {
     std::unique_ptr<GpuLane> lane;
@@ -184,7 +192,7 @@ class GpuEngine final : public GpuQueryEngine {
   }
 
   void select_device(std::size_t device_index) const { devices_[device_index].select(); }
-  const Classifier& classifier() const { return classifier_; }
+  const Classifier& classifier() const { return *classifier_; }
   const ClassifierOptions& options() const { return options_; }
   const GpuQueryOptions& gpu() const { return gpu_; }
   const sketch::SketchParams& params() const { return params_; }
@@ -194,7 +202,8 @@ class GpuEngine final : public GpuQueryEngine {
 
  private:
   std::vector<gpu::SelectedGpu> devices_;  // first: everything below lives on them
-  Classifier classifier_;  // lineages and assignment parameters, as on the CPU
+  const db::Database& db_;
+  std::optional<Classifier> classifier_;  // lineages and assignment parameters, as on the CPU
   ClassifierOptions options_;
   GpuQueryOptions gpu_;
   sketch::SketchParams params_;

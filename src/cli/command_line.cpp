@@ -1,0 +1,82 @@
+#include "cli/command_line.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.hpp"
+
+namespace metawarp::cli {
+namespace {
+
+constexpr int failure = 1;
+
+// Whether stdout is a pipe whose reader has gone (`query ... | head`).
+bool stdout_broken() {
+  pollfd out{STDOUT_FILENO, POLLOUT, 0};
+  return ::poll(&out, 1, 0) == 1 && (out.revents & POLLERR);
+}
+
+// One line whatever the message holds, so the error is always one line.
+int report_error(const std::string& message) {
+  std::string line = message;
+  for (char& c : line)
+    if (c == '\n') c = ' ';
+  std::fprintf(stderr, "metawarp: error: %s\n", line.c_str());
+  return failure;
+}
+
+// A command-line mistake: the error, and where the options are described.
+int report_usage_error(const CLI::App& app, const std::string& message) {
+  report_error(message);
+  const auto chosen = app.get_subcommands();
+  const std::string help =
+      chosen.empty() ? "metawarp --help" : "metawarp " + chosen.front()->get_name() + " --help";
+  std::fprintf(stderr, "metawarp: see '%s' for the options\n", help.c_str());
+  return failure;
+}
+
+}  // namespace
+
+int run_command_line(const CommandContext& context) {
+  CLI::App app{"metawarp: build metagenomic reference databases and classify reads"};
+  // Checked after parsing, not with require_subcommand, so that an unknown
+  // option is reported as such rather than as a missing command.
+  app.require_subcommand(0, 1);
+  app.set_version_flag("--version", program_version);
+  if (!context.request) {
+    add_build_command(app);
+    add_info_command(app);
+    add_serve_command(app);
+  }
+  add_query_command(app, context);
+  std::vector<char*> argv;
+  std::vector<std::string> arguments = context.arguments;
+  for (std::string& argument : arguments) argv.push_back(argument.data());
+  try {
+    app.parse(int(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    // --help and --version arrive as "errors" with exit code 0.
+    if (e.get_exit_code() == int(CLI::ExitCodes::Success)) return app.exit(e);
+    return report_usage_error(app, e.what());
+  } catch (const ExitStatus& e) {
+    return e.status;
+  } catch (const std::exception& e) {
+    // A process of its own would have been ended by SIGPIPE, silently: a
+    // server's query says so with that status instead, and its client ends so.
+    if (context.request && stdout_broken()) return killed_by(SIGPIPE);
+    return report_error(e.what());
+  } catch (...) {
+    return report_error("unexpected error");
+  }
+  if (app.get_subcommands().empty())
+    return report_usage_error(app, context.request ? "a server runs only `query`"
+                                                   : "a command is required: build, info, "
+                                                     "query or serve");
+  return 0;
+}
+
+}  // namespace metawarp::cli

@@ -1,0 +1,40 @@
+#pragma once
+// The command line run as main() runs it: parsed, the chosen command run,
+// errors turned into one "metawarp: error: ..." line and exit status 1.
+// main() runs it once; `metawarp serve` runs it for each query a client
+// sends, with the database it holds.
+#include <atomic>
+#include <string>
+#include <vector>
+
+namespace metawarp::cli {
+
+class QueryDatabases;
+
+inline constexpr const char* program_version = "metawarp 0.1.0";
+
+struct CommandContext {
+  // The command line as given, for `query --server` to pass on.
+  std::vector<std::string> arguments;
+  // Where `query` gets its database; null: it loads its own.
+  QueryDatabases* databases = nullptr;
+  // A server's request: only `query` (and `classify`) are commands.
+  bool request = false;
+  // Set by a server when the request's client went away (QueryOptions::cancelled).
+  const std::atomic<bool>* cancelled = nullptr;
+};
+
+// The exit status: 0 on success (--help and --version included), 1 on any
+// error, or what a query run by a server ended with (ExitStatus).
+int run_command_line(const CommandContext& context);
+
+// The exit status of a process killed by `signal`, as a shell reports it.
+constexpr int killed_by(int signal) { return 128 + signal; }
+
+// Thrown by a command that has already said what it had to (a query run by a
+// server, which printed its own messages) to end with this status.
+struct ExitStatus {
+  int status;
+};
+
+}  // namespace metawarp::cli

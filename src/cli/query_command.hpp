@@ -1,0 +1,57 @@
+#pragma once
+// `metawarp query`'s options, and the parts of it `metawarp serve` shares:
+// the device options (where the database goes) and what a query with
+// nothing else given loads, so that a server loads ahead exactly what its
+// first default query would ask for.
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/kraken2_options.hpp"
+#include "cli/query_databases.hpp"
+#include "pipeline/gpu_query.hpp"
+#include "pipeline/partitioned_query.hpp"
+#include "pipeline/query.hpp"
+#include "pipeline/samples.hpp"
+
+namespace metawarp::cli {
+
+struct QueryCommand {
+  std::string database;
+  pipeline::QueryOptions options;
+  std::string lowest = "sequence";
+  std::string highest = "root";
+  std::string abundance_rank = "species";
+  double confidence = 0;  // --confidence, checked and stored in millionths
+  bool quiet = false;
+  bool verbose = false;
+  // Many samples: a sheet and/or --sample groups, outputs under output_dir.
+  std::string sample_sheet;
+  std::vector<std::vector<std::string>> sample_groups;
+  std::string output_dir;
+  std::vector<pipeline::Sample> samples;  // filled by check_before_work
+  std::string device = "auto";
+  pipeline::GpuQueryOptions gpu;
+  int gpu_device = 0;    // --gpu: the one-device form of --gpus
+  std::string gpu_list;  // --gpus N|LIST
+  bool batch_size_given = false;
+  bool gpu_lanes_given = false;
+  bool output_given = false;
+  pipeline::PartitionOptions partitions;  // the database part by part (CPU)
+  Kraken2Flags kraken2;  // Kraken2's spellings (cli/kraken2_options.hpp)
+  std::string server;    // --server SOCKET: run by `metawarp serve` (cli/query_client.hpp)
+
+  bool many_samples() const { return !sample_sheet.empty() || !sample_groups.empty(); }
+};
+
+// -t, --device, --gpu, --gpus, --shards-per-gpu, --gpu-lanes on `sub`, and,
+// in its callback, what they say (the GPU list, whether lanes were given).
+void add_device_options(CLI::App& sub, QueryCommand& cmd);
+void read_device_options(const CLI::App& sub, QueryCommand& cmd);
+
+// What `cmd` loads with its classifier options resolved and its threads and
+// lanes bounded as a query does (`command` names it in notices).
+DatabaseLoad default_query_load(QueryCommand& cmd, const std::string& command);
+
+}  // namespace metawarp::cli

@@ -1,0 +1,65 @@
+#include "cli/query_databases.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace metawarp::cli {
+
+LoadedForQuery load_for_query(const DatabaseLoad& load) {
+  LoadedForQuery loaded;
+  if (load.gpu) {
+    pipeline::GpuLoadedDatabase on_gpu =
+        pipeline::load_for_gpu_query(load.path, load.classifier, load.gpu_options);
+    loaded.database = std::move(on_gpu.database);
+    loaded.gpu_engine = std::move(on_gpu.engine);
+    return loaded;
+  }
+  loaded.database = std::make_unique<db::Database>(db::load(load.path));
+  loaded.database->index.prepare_lookup();  // part of loading for the CPU path
+  loaded.cpu_engine = pipeline::make_cpu_query_engine(*loaded.database, load.classifier);
+  return loaded;
+}
+
+ResidentDatabases::FileIdentity ResidentDatabases::identify(const std::string& path) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0)
+    throw std::runtime_error("database '" + path + "': " + std::strerror(errno));
+  return {status.st_dev, status.st_ino, status.st_size,
+          std::int64_t(status.st_mtim.tv_sec) * 1000000000 + status.st_mtim.tv_nsec};
+}
+
+// The same file (by identity: the path is the client's, relative to its
+// folder) in the same place. The lanes' pinned start size (reserved_bases)
+// is not compared: a lane grows to what a chunk needs.
+bool ResidentDatabases::same_database(const DatabaseLoad& load, const FileIdentity& file) const {
+  const pipeline::GpuQueryOptions& a = load.gpu_options;
+  const pipeline::GpuQueryOptions& b = held_load_.gpu_options;
+  return held_ && file == held_file_ && load.gpu == held_load_.gpu &&
+         (!load.gpu || (a.layout == b.layout && a.chunk_bases == b.chunk_bases &&
+                        a.lanes == b.lanes));
+}
+
+HeldDatabase ResidentDatabases::get(const DatabaseLoad& load) {
+  const FileIdentity file = identify(load.path);
+  if (same_database(load, file)) {
+    if (!(load.classifier == held_load_.classifier)) {
+      if (held_->gpu_engine)
+        held_->gpu_engine->use_options(load.classifier);
+      else
+        held_->cpu_engine = pipeline::make_cpu_query_engine(*held_->database, load.classifier);
+      held_load_.classifier = load.classifier;
+    }
+    return {held_, true};
+  }
+  // The old one goes first: a GPU may not hold both.
+  held_.reset();
+  held_ = std::make_shared<LoadedForQuery>(load_for_query(load));
+  held_load_ = load;
+  held_file_ = file;
+  return {held_, false};
+}
+
+}  // namespace metawarp::cli

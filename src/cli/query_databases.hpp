@@ -1,0 +1,101 @@
+#pragma once
+// Where `query` gets its database: a process of its own loads it (and, for
+// the GPU, uploads it) for its one run; `metawarp serve` holds one from query
+// to query, loads anew only when a query needs it another way (another
+// file, the file changed since, the CPU instead of the GPU, other GPUs or
+// lanes), and only remakes the engine's options for other classifier options.
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "db/database.hpp"
+#include "pipeline/classifier.hpp"
+#include "pipeline/gpu_query.hpp"
+#include "pipeline/query.hpp"
+#include "pipeline/query_buffers.hpp"
+
+namespace metawarp::cli {
+
+// A database loaded with the engine that classifies on it.
+struct LoadedForQuery {
+  std::unique_ptr<db::Database> database;
+  std::unique_ptr<pipeline::QueryEngine> cpu_engine;
+  std::unique_ptr<pipeline::GpuQueryEngine> gpu_engine;  // declared last: goes first
+  const pipeline::QueryEngine* engine() const {
+    return gpu_engine ? static_cast<const pipeline::QueryEngine*>(gpu_engine.get())
+                      : cpu_engine.get();
+  }
+};
+
+// Everything a loaded database and its engine depend on.
+struct DatabaseLoad {
+  std::string path;
+  bool gpu = false;
+  pipeline::ClassifierOptions classifier;  // the engine's (pipeline::engine_options)
+  pipeline::GpuQueryOptions gpu_options;   // with gpu
+};
+
+// Loads the file and makes the engine (for the GPU: the index is uploaded
+// while the file is read).
+LoadedForQuery load_for_query(const DatabaseLoad& load);
+
+struct HeldDatabase {
+  std::shared_ptr<const LoadedForQuery> loaded;
+  bool loaded_before = false;  // held from an earlier query: nothing was read now
+};
+
+class QueryDatabases {
+ public:
+  virtual ~QueryDatabases() = default;
+  // The database as `load` says; any thread, one query at a time.
+  virtual HeldDatabase get(const DatabaseLoad& load) = 0;
+  // The batches' and workers' memory, kept from query to query.
+  virtual pipeline::QueryBuffers& buffers() = 0;
+};
+
+// A server's: holds the last database it loaded.
+class ResidentDatabases final : public QueryDatabases {
+ public:
+  HeldDatabase get(const DatabaseLoad& load) override;
+  pipeline::QueryBuffers& buffers() override { return buffers_; }
+  // Whether a database is held.
+  bool holds() const { return held_ != nullptr; }
+
+ private:
+  // The file as it was when loaded: a database rebuilt in place (a new file
+  // renamed over it) or changed is loaded again.
+  struct FileIdentity {
+    dev_t device = 0;
+    ino_t inode = 0;
+    off_t size = 0;
+    std::int64_t modified_ns = 0;
+    bool operator==(const FileIdentity&) const = default;
+  };
+  static FileIdentity identify(const std::string& path);
+  bool same_database(const DatabaseLoad& load, const FileIdentity& file) const;
+
+  std::shared_ptr<LoadedForQuery> held_;
+  DatabaseLoad held_load_;
+  FileIdentity held_file_;
+  pipeline::QueryBuffers buffers_;
+};
+
+}  // namespace metawarp::cli
+
+namespace metawarp::cli {
+
+// A query process's own: loads for each call (a process makes one).
+class OwnDatabases final : public QueryDatabases {
+ public:
+  HeldDatabase get(const DatabaseLoad& load) override {
+    return {std::make_shared<const LoadedForQuery>(load_for_query(load)), false};
+  }
+  pipeline::QueryBuffers& buffers() override { return buffers_; }
+
+ private:
+  pipeline::QueryBuffers buffers_;
+};
+
+}  // namespace metawarp::cli
