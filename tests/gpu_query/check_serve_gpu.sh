@@ -8,8 +8,8 @@
 #
 # Exits 77 (ctest: skipped) when there is no GPU.
 set -euo pipefail
-mw=$1 test_data=$2 work=$3
 if ! nvidia-smi -L >/dev/null 2>&1; then echo "SKIPPED: no usable CUDA device"; exit 77; fi
+mw=$(realpath "$1") test_data=$(realpath "$2") work=$3
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
 set -m
 r1=$test_data/reads_R1.fq r2=$test_data/reads_R2.fq
