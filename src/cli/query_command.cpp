@@ -35,7 +35,6 @@
 namespace metawarp::cli {
 namespace {
 
-
 // The per-read TSV of each sample when -o is not given: stdout cannot hold
 // several samples.
 constexpr const char* default_sample_output = "{sample}.tsv";
@@ -101,8 +100,6 @@ std::vector<pipeline::Sample> gather_samples(const QueryCommand& cmd) {
   return samples;
 }
 
-// Everything that can be refused is refused here, before the database is
-// loaded and before any output is touched.
 // The classifier's options from the command's words (ranks, --confidence).
 void resolve_classifier_options(QueryCommand& cmd) {
   auto& opt = cmd.options;
@@ -128,6 +125,8 @@ void bound_query_threads(QueryCommand& cmd) {
   cmd.gpu.lanes = lanes.value;
 }
 
+// Everything that can be refused is refused here, before the database is
+// loaded and before any output is touched.
 void check_before_work(QueryCommand& cmd) {
   auto& opt = cmd.options;
   resolve_classifier_options(cmd);
