@@ -19,10 +19,6 @@ namespace {
 // Parts of one parallel read: large enough that starting a thread costs
 // little next to copying it (about 20 us against 200 us for 1 MiB at 5 GB/s).
 constexpr std::size_t part_bytes = std::size_t{2} << 20;
-// Reads of a parallel source; bounds the bytes read ahead of the cut. A
-// GPU batch's block (65,536 reads of 2x150, 21 MB per mate file) is then one
-// read and one record scan, each split over the threads.
-constexpr std::size_t parallel_read_bytes = std::size_t{32} << 20;
 // Threads per file: two files are read at once, beside the workers.
 constexpr unsigned max_read_threads = 4;
 
@@ -129,7 +125,7 @@ std::unique_ptr<ByteSource> make_parallel_file_source(int fd, unsigned threads) 
 }
 
 CutSource open_cut_source(const std::string& path) {
-  const auto fallback = [&] { return CutSource{open_byte_source(path), serial_read_bytes, {}}; };
+  const auto fallback = [&] { return CutSource{open_byte_source(path), serial_read_bytes, {}, false}; };
   const unsigned threads = read_threads();
   if (path == "-" || threads < 2) return fallback();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -149,7 +145,8 @@ CutSource open_cut_source(const std::string& path) {
     ::close(fd);
     return fallback();
   }
-  return CutSource{make_parallel_file_source(fd, threads), parallel_read_bytes, ScanThreads{threads}};
+  return CutSource{make_parallel_file_source(fd, threads), parallel_read_bytes, ScanThreads{threads},
+                   /*read_ahead=*/true};
 }
 
 }  // namespace metawarp::io

@@ -185,8 +185,7 @@ bool ReadBlockCutter::cut_first(ReadBlocks& blocks, std::size_t max_reads, std::
   if (first_done_) return false;
   RecordBlock& first = blocks.first;
   if (layout_ == ReadLayout::interleaved) {
-    first_.next_block(first, saturating_double(max_reads), max_bytes);
-    if (first.records % 2 == 1 && !first.ends_input_early()) first_.extend_block(first, 1);
+    first_.next_block(first, saturating_double(max_reads), max_bytes, RecordBlockSplitter::RecordCount::even);
   } else {
     first_.next_block(first, max_reads, max_bytes);
   }

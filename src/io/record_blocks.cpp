@@ -30,20 +30,22 @@ RecordBlockSplitter::RecordBlockSplitter(const std::string& path)
     source_ = std::move(input.source);
     max_read_size_ = input.max_read_bytes;
     scanner_ = WholeRecordScanner(input.scan);
+    read_ahead_ = input.read_ahead;
   } catch (const SourceError& error) {
     throw InputError(display_name_, 0, error.what());
   }
 }
 
 RecordBlockSplitter::RecordBlockSplitter(std::unique_ptr<ByteSource> source, std::string display_name,
-                                         std::size_t max_read_bytes, ScanThreads scan)
+                                         std::size_t max_read_bytes, ScanThreads scan, bool read_ahead)
     : source_(std::move(source)),
       max_read_size_(std::max(max_read_bytes, min_read_size)),
       scanner_(scan),
-      display_name_(std::move(display_name)) {}
+      display_name_(std::move(display_name)),
+      read_ahead_(read_ahead) {}
 
 void RecordBlockSplitter::next_block(RecordBlock& block, std::size_t max_records,
-                                     std::size_t max_bytes) {
+                                     std::size_t max_bytes, RecordCount count) {
   block.display_name.assign(display_name_);
   block.format = format_;
   block.first_record = records_done_ + 1;
@@ -53,10 +55,16 @@ void RecordBlockSplitter::next_block(RecordBlock& block, std::size_t max_records
   block.read_error.reset();
   block.cut_inside_line = false;
   fill(block, max_records, max_bytes);
+  if (count == RecordCount::even && block.records % 2 == 1 && !block.ends_input_early())
+    fill(block, saturating_add(block.records, 1), no_byte_limit);
+  // The first block (the record size is known now), or the read started for
+  // the next block was taken whole by this one.
+  start_read_ahead(carry_.size(), 1);
 }
 
 void RecordBlockSplitter::extend_block(RecordBlock& block, std::size_t more_records) {
   fill(block, saturating_add(block.records, more_records), no_byte_limit);
+  start_read_ahead(carry_.size(), 1);
 }
 
 void RecordBlockSplitter::fill(RecordBlock& block, std::uint64_t record_limit,
@@ -65,10 +73,10 @@ void RecordBlockSplitter::fill(RecordBlock& block, std::uint64_t record_limit,
   byte_limit_ = byte_limit;
   const std::size_t records_before = block.records;
   const std::size_t start = block.bytes.size();
-  reserve_expected(block);
+  // The next block's bytes are read while this one is scanned: what this
+  // block lacks too (taken from the front of that read).
+  if (take_carry(block, start)) start_read_ahead(block.bytes.size(), 2);
   std::size_t pos = start;  // always at a record boundary between the steps below
-  block.bytes.append(carry_.view());
-  carry_.clear();
 
   if (!format_known_) detect_format(block, pos);
   block.format = format_;
@@ -110,14 +118,46 @@ void RecordBlockSplitter::detect_format(RecordBlock& block, std::size_t& pos) {
   }
 }
 
+bool RecordBlockSplitter::take_carry(RecordBlock& block, std::size_t start) {
+  // Read ahead into a buffer reserved for the block: swapped in whole.
+  if (start == 0 && ahead_ && ahead_->take(block.bytes, carry_.view())) {
+    carry_.clear();
+    return true;
+  }
+  block.bytes.reserve(expected_size(start, block.records));
+  block.bytes.append(carry_.view());
+  carry_.clear();
+  return false;
+}
+
+void RecordBlockSplitter::start_read_ahead(std::size_t held, std::size_t blocks) {
+  // Not past the end, a read error or a rejected line: a serial cut would
+  // not read there either. And once a record size is known.
+  if (!read_ahead_ || at_end_ || records_done_ == 0 || (ahead_ && !ahead_->idle())) return;
+  if (!ahead_) ahead_ = std::make_unique<BlockReadAhead>(*source_);
+  // Blocks with this one's limits, one record spare each and a little more
+  // (where records grow longer, the size so far falls short; what a block
+  // lacks is taken from the front of the next read, which then waits for
+  // it). The next one's carry goes in front of the read (more than fits
+  // there is moved: where the limits shrank).
+  const std::size_t need = read_size(0, 0) + read_size(0, 0) / 256;
+  const std::size_t want = blocks * need > held ? blocks * need - held : 0;
+  const std::size_t front_room = need / 64 + (std::size_t{64} << 10);
+  ahead_->start(std::clamp(want, min_read_size, max_read_size_), front_room, expected_size(0, 0));
+}
+
+std::size_t RecordBlockSplitter::read_source(char* destination, std::size_t capacity) {
+  return ahead_ ? ahead_->read(destination, capacity) : source_->read(destination, capacity);
+}
+
 bool RecordBlockSplitter::read_more(RecordBlock& block) {
   if (at_end_) return false;
   const std::size_t size = block.bytes.size();
-  const std::size_t want = read_size(block);
+  const std::size_t want = read_size(block.records, size);
   block.bytes.reserve(size + want);
   std::size_t got = 0;
   try {
-    got = source_->read(block.bytes.data() + size, want);
+    got = read_source(block.bytes.data() + size, want);
   } catch (const SourceError& error) {
     block.read_error = error;
     at_end_ = true;
@@ -131,24 +171,24 @@ bool RecordBlockSplitter::read_more(RecordBlock& block) {
   return true;
 }
 
-std::size_t RecordBlockSplitter::read_size(const RecordBlock& block) const {
+std::size_t RecordBlockSplitter::read_size(std::uint64_t records, std::size_t bytes) const {
   if (records_done_ == 0) return first_read_size;
   const double bytes_per_record = double(bytes_done_) / double(records_done_);
   // The record in progress (counted already) may be partly read: one spare.
-  const double records_left = double(record_limit_ - std::min<std::uint64_t>(record_limit_, block.records)) + 1;
+  const double records_left = double(record_limit_ - std::min<std::uint64_t>(record_limit_, records)) + 1;
   double want = records_left * bytes_per_record;
-  if (byte_limit_ != no_byte_limit && block.bytes.size() < byte_limit_)
-    want = std::min(want, double(byte_limit_ - block.bytes.size()) + bytes_per_record);
+  if (byte_limit_ != no_byte_limit && bytes < byte_limit_)
+    want = std::min(want, double(byte_limit_ - bytes) + bytes_per_record);
   return std::size_t(std::clamp(want, double(min_read_size), double(max_read_size_)));
 }
 
-void RecordBlockSplitter::reserve_expected(RecordBlock& block) const {
-  if (records_done_ == 0) return;  // no record size known yet: grow as read
+std::size_t RecordBlockSplitter::expected_size(std::size_t start, std::uint64_t records) const {
+  if (records_done_ == 0) return 0;  // no record size known yet: grow as read
   const double bytes_per_record = double(bytes_done_) / double(records_done_);
-  const double records_left = double(record_limit_ - std::min<std::uint64_t>(record_limit_, block.records));
-  double expected = double(block.bytes.size()) + (records_left + 1) * bytes_per_record * 1.05;
+  const double records_left = double(record_limit_ - std::min<std::uint64_t>(record_limit_, records));
+  double expected = double(start) + (records_left + 1) * bytes_per_record * 1.05;
   if (byte_limit_ != no_byte_limit) expected = std::min(expected, double(byte_limit_) + 2 * bytes_per_record);
-  block.bytes.reserve(std::size_t(std::min(expected, double(max_reserve))));
+  return std::size_t(std::min(expected, double(max_reserve)));
 }
 
 bool RecordBlockSplitter::ensure(RecordBlock& block, std::size_t pos, std::size_t count) {

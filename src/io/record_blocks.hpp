@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 
+#include "io/block_read_ahead.hpp"
 #include "io/byte_buffer.hpp"
 #include "io/byte_source.hpp"
 #include "io/cut_source.hpp"
@@ -59,19 +60,35 @@ class RecordBlockSplitter {
   // `max_read_bytes`: the most asked of `source` in one read() (a source that
   // splits a read over threads wants large ones, io/cut_source.hpp).
   // `scan`: the threads that find the records in what was read (the blocks
-  // are the same whatever they are, io/record_scan.hpp).
+  // are the same whatever they are, io/record_scan.hpp). `read_ahead`: the
+  // next block's bytes are read on a thread of their own while this block's
+  // records are found and the caller goes on (io/block_read_ahead.hpp); the
+  // blocks are the same but where a line is rejected before its end was
+  // read (the cut ends where the read did, as with other read sizes).
+  // `source` is then read on that thread (its compressed() may be called
+  // meanwhile).
   RecordBlockSplitter(std::unique_ptr<ByteSource> source, std::string display_name,
-                      std::size_t max_read_bytes = serial_read_bytes, ScanThreads scan = {});
+                      std::size_t max_read_bytes = serial_read_bytes, ScanThreads scan = {},
+                      bool read_ahead = false);
+  RecordBlockSplitter(RecordBlockSplitter&&) = default;
+  // Not assignable: assigning would free the source before a read ahead of
+  // it in flight ended.
+  RecordBlockSplitter& operator=(RecordBlockSplitter&&) = delete;
 
   // Cuts the next block: at most `max_records` records, and no record starts
   // once the block holds `max_bytes` bytes (one record at least, if any is
-  // left). An empty() block means the input has ended. After a read error or
-  // a rejected line the block says so (ends_input_early()) and later blocks
-  // are empty.
+  // left); with RecordCount::even, one more record where that left an odd
+  // count (an interleaved batch made even), as extend_block(block, 1) would.
+  // An empty() block means the input has ended. After a read error or a
+  // rejected line the block says so (ends_input_early()) and later blocks
+  // are empty. Reading ahead, the block's buffer may be swapped for the one
+  // read into (the one `block` held is read into next).
+  enum class RecordCount : bool { any, even };
   void next_block(RecordBlock& block, std::size_t max_records,
-                  std::size_t max_bytes = no_byte_limit);
+                  std::size_t max_bytes = no_byte_limit, RecordCount count = RecordCount::any);
   // Appends up to `more_records` records to `block`, which must be the block
-  // this splitter cut last (an interleaved batch made even).
+  // this splitter cut last. Reading ahead, the bytes it takes are copied from
+  // the next block's read: RecordCount::even makes a block even as cheaply.
   void extend_block(RecordBlock& block, std::size_t more_records);
 
   const std::string& display_name() const { return display_name_; }
@@ -80,8 +97,11 @@ class RecordBlockSplitter {
   // True once the whole input (or everything up to a read error) was handed out.
   bool exhausted() const { return at_end_ && carry_.empty(); }
   // Bytes taken from the file or pipe so far (compressed bytes for gzip): a
-  // progress line compares them with the file's size.
-  std::uint64_t raw_bytes_read() const { return source_->raw_bytes_read(); }
+  // progress line compares them with the file's size. A read ahead in flight
+  // is not counted yet.
+  std::uint64_t raw_bytes_read() const {
+    return ahead_ ? ahead_->raw_bytes_read() : source_->raw_bytes_read();
+  }
 
  private:
   // Scans `block` from its end (a record boundary) and cuts it at the record
@@ -109,12 +129,26 @@ class RecordBlockSplitter {
   // On the first block: moves `pos` past leading blank lines and sets format_
   // from the first non-blank line.
   void detect_format(RecordBlock& block, std::size_t& pos);
-  // How much to read next: about what the block still needs, so that little
-  // is read past the cut and copied again into the next block.
-  std::size_t read_size(const RecordBlock& block) const;
-  // Reserves the block's expected size at once: growing a block of tens of
-  // megabytes step by step would copy it about twice.
-  void reserve_expected(RecordBlock& block) const;
+  // How much to read next into a block that holds `records` records (the
+  // last may be partly read) in `bytes` bytes: about what the block still
+  // needs, so that little is read past the cut and copied again into the
+  // next block.
+  std::size_t read_size(std::uint64_t records, std::size_t bytes) const;
+  // The block's expected size in bytes (`start`: its bytes before this fill,
+  // holding `records` records), to reserve at once: growing a block of tens
+  // of megabytes step by step would copy it about twice. 0: no record size
+  // known yet.
+  std::size_t expected_size(std::size_t start, std::uint64_t records) const;
+  // Puts the carry at the end of the block, reserving its expected size; or,
+  // into a new block (`start` 0), the carry and the bytes read ahead after
+  // it (then true).
+  bool take_carry(RecordBlock& block, std::size_t start);
+  // Starts reading the next block's bytes, if reading ahead and nothing is
+  // read or held: what `blocks` blocks (this one and the next, or the next)
+  // need past the `held` bytes they have.
+  void start_read_ahead(std::size_t held, std::size_t blocks);
+  // One read: through the read ahead, if any, else from the source.
+  std::size_t read_source(char* destination, std::size_t capacity);
 
   std::unique_ptr<ByteSource> source_;
   std::size_t max_read_size_ = serial_read_bytes;  // what one read() may ask for
@@ -130,6 +164,10 @@ class RecordBlockSplitter {
   // The limits of the fill in progress, for read_size().
   std::uint64_t record_limit_ = 0;
   std::size_t byte_limit_ = no_byte_limit;
+  bool read_ahead_ = false;
+  // Reading ahead: made at the first read ahead. Last: destroyed first, so
+  // that a read in flight ends before its source goes.
+  std::unique_ptr<BlockReadAhead> ahead_;
 };
 
 }  // namespace metawarp::io

@@ -1,7 +1,8 @@
 // The query's reading: ReadBlockCutter cuts blocks of whole records and
 // parse_read_blocks parses them. Oracle: the reads and the first error are
 // those of a serial read (tests/io/serial_reads.hpp) of the same bytes, for
-// single reads, interleaved pairs and two files, whatever the batch limits.
+// single reads, interleaved pairs and two files, whatever the batch limits,
+// cut with and without reading ahead (io/block_read_ahead.hpp).
 //
 // Input: option bytes (layout, reads per batch, bytes per batch, read size,
 // how far mates 1 are cut ahead), then one file, or two separated by a line
@@ -62,11 +63,13 @@ void append(SerialReads& reads, const io::ParsedReads& parsed, ReadLayout layout
 // Cuts as the query's reader threads do: mates 1 up to `ahead` batches
 // before mates 2 (next() when ahead is 1).
 SerialReads cut_and_parse(const Options& options, const std::string& file1,
-                          const std::string& file2) {
+                          const std::string& file2, bool read_ahead) {
   std::vector<io::RecordBlockSplitter> inputs;
-  inputs.emplace_back(open(file1, options.read_size), "r1");
+  inputs.emplace_back(open(file1, options.read_size), "r1", io::serial_read_bytes, io::ScanThreads{},
+                      read_ahead);
   if (options.layout == ReadLayout::two_files)
-    inputs.emplace_back(open(file2, options.read_size), "r2");
+    inputs.emplace_back(open(file2, options.read_size), "r2", io::serial_read_bytes, io::ScanThreads{},
+                        read_ahead);
   io::ReadBlockCutter cutter(std::move(inputs), options.layout == ReadLayout::interleaved);
   SerialReads reads;
   std::deque<io::ReadBlocks> cut;
@@ -110,12 +113,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string file2 = input.file();
 
   const SerialReads serial = read_serially(options, file1, file2);
-  const SerialReads cut = cut_and_parse(options, file1, file2);
-  if (cut.error != serial.error || !same_records(cut.mates1, serial.mates1) ||
-      !same_records(cut.mates2, serial.mates2))
-    fuzz::report_bug("cut and parsed: '" + cut.error.value_or("") + "' after " +
-                     std::to_string(cut.mates1.size()) + " reads, serial: '" +
-                     serial.error.value_or("") + "' after " + std::to_string(serial.mates1.size()));
+  for (const bool read_ahead : {false, true}) {
+    const SerialReads cut = cut_and_parse(options, file1, file2, read_ahead);
+    if (cut.error != serial.error || !same_records(cut.mates1, serial.mates1) ||
+        !same_records(cut.mates2, serial.mates2))
+      fuzz::report_bug(std::string(read_ahead ? "cut reading ahead" : "cut") + " and parsed: '" +
+                       cut.error.value_or("") + "' after " + std::to_string(cut.mates1.size()) +
+                       " reads, serial: '" + serial.error.value_or("") + "' after " +
+                       std::to_string(serial.mates1.size()));
+  }
   return 0;
 }
 
