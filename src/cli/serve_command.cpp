@@ -10,11 +10,13 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -84,16 +86,20 @@ class ProcessState {
 
   // Back to the server's; the client's descriptors are released here, so
   // that its stdout ends when the query does, not when the next one starts.
-  void leave() const {
+  // Never throws: it runs when a query failed too, and the server must not
+  // go on in a client's folder or streams, so a failure here ends it.
+  void leave() const noexcept {
     std::fflush(stdout);
     std::clearerr(stdout);
     std::clearerr(stdin);
-    redirect(in_.get(), STDIN_FILENO);
-    redirect(out_.get(), STDOUT_FILENO);
-    redirect(err_.get(), STDERR_FILENO);
-    if (::fchdir(folder_.get()) != 0)
-      throw std::runtime_error(std::string("cannot return to the server's folder: ") +
-                               std::strerror(errno));
+    const bool back = ::dup2(in_.get(), STDIN_FILENO) >= 0 &&
+                      ::dup2(out_.get(), STDOUT_FILENO) >= 0 &&
+                      ::dup2(err_.get(), STDERR_FILENO) >= 0 && ::fchdir(folder_.get()) == 0;
+    if (!back) {
+      std::fprintf(stderr, "serve: cannot return to the server's own folder and streams: %s\n",
+                   std::strerror(errno));
+      std::abort();
+    }
     ::umask(umask_);
   }
 
@@ -140,6 +146,27 @@ pid_t peer_pid(int connection) {
              : 0;
 }
 
+// The client's folder, streams and umask while it lives, the server's after.
+class InClientState {
+ public:
+  InClientState(const ProcessState& state, const std::vector<output::FileDescriptor>& fds,
+                mode_t umask)
+      : state_(state) {
+    try {
+      state_.enter(fds, umask);
+    } catch (...) {
+      state_.leave();  // whatever enter() had redirected
+      throw;
+    }
+  }
+  ~InClientState() { state_.leave(); }
+  InClientState(const InClientState&) = delete;
+  InClientState& operator=(const InClientState&) = delete;
+
+ private:
+  const ProcessState& state_;
+};
+
 // One client's query, start to end. A failure of the exchange itself ends
 // this client's connection, not the server.
 void serve_one(int connection, ResidentDatabases& databases, const ProcessState& state,
@@ -149,6 +176,9 @@ void serve_one(int connection, ResidentDatabases& databases, const ProcessState&
     std::fprintf(stderr, "serve: refused a client of another user (pid %d)\n", int(client));
     return;
   }
+  // A client that connects and sends nothing must not hold the server.
+  const timeval request_wait{10, 0};
+  ::setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &request_wait, sizeof(request_wait));
   std::optional<Message> message = receive_message(connection);
   if (!message) return;
   if (message->fds.size() != request_fds)
@@ -164,9 +194,8 @@ void serve_one(int connection, ResidentDatabases& databases, const ProcessState&
   int status;
   {
     HangupWatch watch(connection, gone);
-    state.enter(message->fds, request.umask);
+    const InClientState in_client(state, message->fds, request.umask);
     status = run_command_line(context);
-    state.leave();
   }
   message->fds.clear();
   if (!quiet)
