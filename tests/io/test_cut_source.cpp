@@ -11,32 +11,13 @@
 #include "io/cut_source.hpp"
 #include "io/newline_scanner.hpp"
 #include "io/record_blocks.hpp"
+#include "cut_test_support.hpp"
 #include "io_test_support.hpp"
 
 using namespace metawarp::io;
 using namespace metawarp::io::test;
 
 namespace {
-
-int open_read(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  REQUIRE(fd >= 0);
-  return fd;
-}
-
-// About `bytes` of FASTQ reads with blank lines and CRLF here and there.
-std::string reads_text(std::mt19937_64& random, std::size_t bytes) {
-  std::string text;
-  for (std::size_t i = 0; text.size() < bytes; ++i) {
-    if (random() % 500 == 0) text += random() % 2 ? "\n" : "\r\n";
-    const std::size_t length = random() % 300;
-    // Appended piece by piece: GCC 12 reports a false -Wrestrict for "@" + std::string.
-    text.append("@").append(numbered("read", i)).append(" x\n");
-    text.append(random_bases(random, length)).append("\n+\n");
-    text.append(random_quality(random, length)).append(random() % 7 == 0 ? "\r\n" : "\n");
-  }
-  return text;
-}
 
 // The message `f` throws (a SourceError), or "" when it throws none.
 template <class F>

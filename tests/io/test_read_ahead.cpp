@@ -27,6 +27,7 @@
 #include "io/cut_source.hpp"
 #include "io/read_blocks.hpp"
 #include "io/record_blocks.hpp"
+#include "cut_test_support.hpp"
 #include "io_test_support.hpp"
 #include "test_effort.hpp"
 #include "test_sources.hpp"
@@ -43,59 +44,29 @@ void wait_for_read(const std::atomic<int>& reading) {
   for (int i = 0; i < 5000 && reading == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
-int open_read(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  REQUIRE(fd >= 0);
-  return fd;
-}
-
-// About `bytes` of FASTQ with blank lines and CRLF here and there.
-std::string reads_text(std::mt19937_64& random, std::size_t bytes) {
-  std::string text;
-  for (std::size_t i = 0; text.size() < bytes; ++i) {
-    if (random() % 500 == 0) text += random() % 2 ? "\n" : "\r\n";
-    const std::size_t length = random() % 300;
-    text.append("@").append(numbered("read", i)).append(" x\n");
-    text.append(random_bases(random, length)).append("\n+\n");
-    text.append(random_quality(random, length)).append(random() % 7 == 0 ? "\r\n" : "\n");
-  }
-  return text;
-}
-
-bool same_blocks(const RecordBlock& a, const RecordBlock& b) {
-  return a.display_name == b.display_name && a.format == b.format && a.first_record == b.first_record &&
-         a.first_line == b.first_line && a.records == b.records && a.bytes.view() == b.bytes.view() &&
-         a.cut_inside_line == b.cut_inside_line && a.read_error.has_value() == b.read_error.has_value() &&
-         (!a.read_error || std::string(a.read_error->what()) == b.read_error->what());
-}
-
 // `bytes` in reads of at most `max_read`; a read that starts at `fail_at`
 // or later throws: a SourceError (a read error) or, with `other`, a
 // std::runtime_error. A read across `fail_at` returns the bytes before it.
 class FailingSource final : public ByteSource {
  public:
   FailingSource(std::string bytes, std::size_t fail_at, std::size_t max_read, bool other = false)
-      : bytes_(std::move(bytes)), fail_at_(fail_at), max_read_(max_read), other_(other) {}
+      : bytes_(std::move(bytes), max_read), fail_at_(fail_at), other_(other) {}
 
   std::size_t read(char* destination, std::size_t capacity) override {
-    if (used_ >= fail_at_) {
+    const std::uint64_t used = bytes_.raw_bytes_read();
+    if (used >= fail_at_) {
       if (other_) throw std::runtime_error("not a read error");
       throw SourceError("read error: Input/output error");
     }
-    const std::size_t n = std::min({capacity, max_read_, fail_at_ - used_, bytes_.size() - used_});
-    std::memcpy(destination, bytes_.data() + used_, n);
-    used_ += n;
-    return n;
+    return bytes_.read(destination, std::min<std::uint64_t>(capacity, fail_at_ - used));
   }
   bool compressed() const override { return false; }
-  std::uint64_t raw_bytes_read() const override { return used_; }
+  std::uint64_t raw_bytes_read() const override { return bytes_.raw_bytes_read(); }
 
  private:
-  std::string bytes_;
+  MemorySource bytes_;
   std::size_t fail_at_;
-  std::size_t max_read_;
   bool other_;
-  std::size_t used_ = 0;
 };
 
 // MemorySource that takes `delay` per read and counts the reads that have

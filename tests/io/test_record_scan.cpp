@@ -15,6 +15,7 @@
 #include "io/read_blocks.hpp"
 #include "io/record_blocks.hpp"
 #include "io/record_scan.hpp"
+#include "cut_test_support.hpp"
 #include "io_test_support.hpp"
 #include "test_sources.hpp"
 
@@ -141,12 +142,6 @@ std::string parsed(const RecordBlock& block, bool& failed) {
   return out;
 }
 
-bool same_blocks(const RecordBlock& a, const RecordBlock& b) {
-  return a.display_name == b.display_name && a.format == b.format && a.first_record == b.first_record &&
-         a.first_line == b.first_line && a.records == b.records && a.bytes.view() == b.bytes.view() &&
-         a.cut_inside_line == b.cut_inside_line && a.read_error.has_value() == b.read_error.has_value() &&
-         (!a.read_error || std::string(a.read_error->what()) == b.read_error->what());
-}
 
 }  // namespace
 
