@@ -138,14 +138,6 @@ class HangupWatch {
   host::ThreadGroup thread_;
 };
 
-pid_t peer_pid(int connection) {
-  ucred credentials{};
-  socklen_t size = sizeof(credentials);
-  return ::getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &credentials, &size) == 0
-             ? credentials.pid
-             : 0;
-}
-
 // The client's folder, streams and umask while it lives, the server's after.
 class InClientState {
  public:
@@ -171,9 +163,9 @@ class InClientState {
 // this client's connection, not the server.
 void serve_one(int connection, ResidentDatabases& databases, const ProcessState& state,
                bool quiet) {
-  const pid_t client = peer_pid(connection);
-  if (peer_uid(connection) != ::getuid()) {
-    std::fprintf(stderr, "serve: refused a client of another user (pid %d)\n", int(client));
+  const Peer client = peer_of(connection);
+  if (client.uid != ::getuid()) {
+    std::fprintf(stderr, "serve: refused a client of another user (pid %d)\n", int(client.pid));
     return;
   }
   // A client that connects and sends nothing must not hold the server.
@@ -199,7 +191,7 @@ void serve_one(int connection, ResidentDatabases& databases, const ProcessState&
   }
   message->fds.clear();
   if (!quiet)
-    std::fprintf(stderr, "serve: query of pid %d: exit status %d%s, %s\n", int(client), status,
+    std::fprintf(stderr, "serve: query of pid %d: exit status %d%s, %s\n", int(client.pid), status,
                  gone.load() ? " (the client went away)" : "",
                  pipeline::format_seconds(host::seconds_since(start)).c_str());
   if (!gone.load()) send_message(connection, encode(QueryReply{status}));

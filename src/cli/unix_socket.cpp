@@ -130,12 +130,12 @@ output::FileDescriptor connect_to(const std::string& path) {
   return fd;
 }
 
-uid_t peer_uid(int connection) {
+Peer peer_of(int connection) {
   ucred credentials{};
   socklen_t size = sizeof(credentials);
   if (::getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0)
     throw std::runtime_error(std::string("cannot tell who connected: ") + std::strerror(errno));
-  return credentials.uid;
+  return {credentials.pid, credentials.uid};
 }
 
 void send_message(int connection, std::string_view bytes, std::span<const int> fds) {

@@ -28,8 +28,12 @@ output::FileDescriptor accept_connection(int listening);
 // the path when there is no socket there or nobody answers.
 output::FileDescriptor connect_to(const std::string& path);
 
-// The user id of the process at the other end of a connection.
-uid_t peer_uid(int connection);
+// The process and user at the other end of a connection.
+struct Peer {
+  pid_t pid = 0;
+  uid_t uid = 0;
+};
+Peer peer_of(int connection);
 
 // Messages of at most this many bytes are accepted.
 inline constexpr std::size_t max_message_bytes = std::size_t{1} << 20;
