@@ -1,16 +1,25 @@
-// The cost of sharding on one GPU: a multi-value table of u64/u64 pairs as
-// 1 shard and as N shards sharing the GPU (distributed mode, local-copy
-// exchange), insert and retrieval, each split into partition (multisplit),
-// exchange, table work and merge (answers back in input order), timed with
-// CUDA events. The plain single table (no distribution) and the device's
-// measured copy bandwidth are printed as the references: on one GPU the
-// exchange is a device-to-device copy, so its floor is bytes / copy bandwidth.
+// The cost of sharding: a multi-value table of u64/u64 pairs as 1 shard and
+// as N shards (distributed mode), insert and retrieval, each split into
+// partition (multisplit), exchange, table work and merge (answers back in
+// input order), timed with CUDA events. The plain single table (no
+// distribution) and GPU 0's measured copy bandwidth are printed as the
+// references: on one GPU the exchange is a device-to-device copy, so its
+// floor is bytes / copy bandwidth.
 //
 //   bench_distributed --n 300000000 --shards 1,2,4,8 --values-per-key 4
 //   bench_distributed --n 1000000 --shards 1,3            (quick check)
+//   bench_distributed --n 134217728 --shards 1,2,4,8 --gpus 8 --weak
 //
 // Keys: n / values-per-key distinct keys, each with values-per-key values;
 // the retrieval asks for every distinct key once (n values come back).
+// --gpus G puts shard s on GPU s % G (one shard per GPU: the NCCL exchange;
+// several: peer copies). --weak makes n the pairs of each shard (weak
+// scaling: about 2 GB of pairs per GPU is n = 134217728): every shard's batch
+// is made on its own GPU and inserted with insert_from_shards (the full
+// all-to-all), and the printed efficiency is the 1-shard time over this time.
+// The retrieval asks from GPU 0 for every shard's keys (the library's
+// retrieve takes its batch on shard 0's device), so its answers all come
+// back to one GPU.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -46,6 +55,8 @@ struct Options {
   std::vector<unsigned> shards = {1, 2, 4, 8};
   uint64_t values_per_key = 4;
   double load = 0.8;
+  unsigned gpus = 1;   // shard s on GPU s % gpus
+  bool weak = false;   // n pairs per shard, inserted from the shards' own GPUs
 };
 
 Options parse(int argc, char** argv) {
@@ -62,18 +73,24 @@ Options parse(int argc, char** argv) {
       o.values_per_key = std::stoull(next());
     } else if (arg == "--load") {
       o.load = std::stod(next());
+    } else if (arg == "--gpus") {
+      o.gpus = unsigned(std::stoul(next()));
+    } else if (arg == "--weak") {
+      o.weak = true;
     } else if (arg == "--shards") {
       o.shards.clear();
       std::stringstream list(next());
       for (std::string item; std::getline(list, item, ',');) o.shards.push_back(unsigned(std::stoul(item)));
     } else {
       throw std::invalid_argument("unknown option " + arg +
-                                  " (--n N --shards 1,2,4,8 --values-per-key R --load F)");
+                                  " (--n N --shards 1,2,4,8 --values-per-key R --load F"
+                                  " --gpus G --weak)");
     }
   }
   if (o.n == 0 || o.values_per_key == 0 || o.values_per_key > o.n || o.shards.empty() ||
-      o.load <= 0 || o.load >= 1) {
-    throw std::invalid_argument("need n > 0, 1 <= values-per-key <= n, 0 < load < 1, shards");
+      o.load <= 0 || o.load >= 1 || o.gpus == 0) {
+    throw std::invalid_argument(
+        "need n > 0, 1 <= values-per-key <= n, 0 < load < 1, shards, gpus >= 1");
   }
   return o;
 }
@@ -95,11 +112,13 @@ double copy_bandwidth() {
   return 2.0 * double(bytes) / best;
 }
 
-// key i = mix(i mod distinct) (never a sentinel), value i = i.
-void generate(uint64_t n, uint64_t distinct, uint64_t* keys, uint64_t* values) {
+// key i = mix(first_key + i mod distinct) (never a sentinel), value i = i, on
+// the current device.
+void generate(uint64_t n, uint64_t distinct, uint64_t first_key, uint64_t* keys,
+              uint64_t* values) {
   mwt::launch_thread_per_item(n, nullptr, [=] __device__(uint64_t i, bool valid) {
     if (!valid) return;
-    uint64_t k = mwt::fmix64((i % distinct) + 0x9e3779b97f4a7c15ull);
+    uint64_t k = mwt::fmix64(first_key + (i % distinct) + 0x9e3779b97f4a7c15ull);
     if (!mwt::KeySentinels<uint64_t>::is_valid(k)) k -= 2;
     keys[i] = k;
     values[i] = i;
@@ -107,14 +126,27 @@ void generate(uint64_t n, uint64_t distinct, uint64_t* keys, uint64_t* values) {
   mwc::check(cudaDeviceSynchronize(), "generating pairs");
 }
 
+// copy_bytes_per_s 0: no floor printed (the exchange crosses GPUs).
 void print_row(const char* op, unsigned shards, uint64_t items, const mwd::PhaseTimes& t,
-               double copy_bytes_per_s, uint64_t exchanged_bytes) {
-  const double floor_ms = 1e3 * double(exchanged_bytes) * 2.0 / copy_bytes_per_s;
-  std::printf("%-8s shards %2u  partition %8.2f ms  exchange %8.2f ms (copy floor %7.2f)  "
-              "table %8.2f ms  merge %8.2f ms  total %9.2f ms  %6.3f G/s\n",
-              op, shards, t.partition_ms, t.exchange_ms, floor_ms, t.table_ms, t.merge_ms,
+               double copy_bytes_per_s, uint64_t exchanged_bytes, double reference_ms) {
+  char floor[32] = "      -";
+  if (copy_bytes_per_s > 0) {
+    std::snprintf(floor, sizeof floor, "%7.2f",
+                  1e3 * double(exchanged_bytes) * 2.0 / copy_bytes_per_s);
+  }
+  std::printf("%-8s shards %2u  partition %8.2f ms  exchange %8.2f ms (copy floor %s)  "
+              "table %8.2f ms  merge %8.2f ms  total %9.2f ms  %6.3f G/s",
+              op, shards, t.partition_ms, t.exchange_ms, floor, t.table_ms, t.merge_ms,
               t.total_ms(), double(items) / (t.total_ms() / 1e3) / 1e9);
+  if (reference_ms > 0) std::printf("  efficiency %5.1f %%", 100.0 * reference_ms / t.total_ms());
+  std::printf("\n");
   std::fflush(stdout);
+}
+
+std::string device_list(const std::vector<int>& devices) {
+  std::string text;
+  for (const int d : devices) text += (text.empty() ? "" : ",") + std::to_string(d);
+  return text;
 }
 
 }  // namespace
@@ -133,7 +165,7 @@ int main(int argc, char** argv) try {
   std::printf("reference: device-to-device memcpy %.1f GB/s (read + write)\n", copy / 1e9);
 
   mwc::device_buffer<uint64_t> keys(o.n), values(o.n);
-  generate(o.n, distinct, keys.data(), values.data());
+  generate(o.n, distinct, 0, keys.data(), values.data());
   // The retrieval queries: every distinct key once (the first `distinct` keys).
   const uint64_t* queries = keys.data();
 
@@ -156,23 +188,59 @@ int main(int argc, char** argv) try {
                 double(total) / retrieve_ms / 1e6, status.ok() ? "" : "  STATUS NOT OK");
   }
 
+  // Weak scaling: each row against the first row's times (its shard count
+  // should be 1).
+  double reference_insert_ms = 0, reference_retrieve_ms = 0;
   for (unsigned shards : o.shards) {
-    const uint64_t per_shard = uint64_t(double(o.n) / shards / o.load) + 1024;
-    Dist table(std::vector<int>(shards, device), mwd::HashOwner(shards),
+    std::vector<int> devices(shards);
+    for (unsigned s = 0; s < shards; ++s) devices[s] = int(s % o.gpus);
+    const uint64_t pairs = o.weak ? o.n * shards : o.n;
+    const uint64_t keys_asked = o.weak ? distinct * shards : distinct;
+    const uint64_t per_shard = uint64_t(double(pairs) / shards / o.load) + 1024;
+    Dist table(devices, mwd::HashOwner(shards),
                [&](unsigned) { return Table(per_shard, {}, bench_stream); });
-    table.insert(keys.data(), values.data(), o.n, bench_stream);
-    print_row("insert", shards, o.n, table.last_times(), copy,
-              o.n * 2 * sizeof(uint64_t));
-    mwc::device_buffer<uint64_t> offsets(distinct + 1);
+    std::printf("%u shards on GPUs %s (%s exchange), %llu pairs\n", shards,
+                device_list(devices).c_str(), table.exchange_name(), (unsigned long long)pairs);
+    const double floor_rate = o.gpus == 1 ? copy : 0;
+    mwc::device_buffer<uint64_t> asked;  // the weak run's queries, on GPU 0
+    if (o.weak) {
+      // Shard s's batch on its own GPU, its keys distinct from the other shards'.
+      std::vector<mwc::device_buffer<uint64_t>> shard_keys(shards), shard_values(shards);
+      std::vector<mwd::ShardBatch<uint64_t, uint64_t>> batches(shards);
+      for (unsigned s = 0; s < shards; ++s) {
+        mwd::DeviceGuard on(devices[s]);
+        shard_keys[s] = mwc::device_buffer<uint64_t>(o.n);
+        shard_values[s] = mwc::device_buffer<uint64_t>(o.n);
+        generate(o.n, distinct, s * distinct, shard_keys[s].data(), shard_values[s].data());
+        batches[s] = {shard_keys[s].data(), shard_values[s].data(), o.n};
+      }
+      table.insert_from_shards(batches);
+      asked = mwc::device_buffer<uint64_t>(keys_asked);
+      for (unsigned s = 0; s < shards; ++s) {
+        mwc::check(cudaMemcpyPeer(asked.data() + s * distinct, 0, shard_keys[s].data(), devices[s],
+                                  distinct * sizeof(uint64_t)),
+                   "gathering the queries on GPU 0");
+      }
+    } else {
+      table.insert(keys.data(), values.data(), o.n, bench_stream);
+    }
+    if (o.weak && reference_insert_ms == 0) reference_insert_ms = table.last_times().total_ms();
+    print_row("insert", shards, pairs, table.last_times(), floor_rate,
+              pairs * 2 * sizeof(uint64_t), reference_insert_ms);
+    mwc::device_buffer<uint64_t> offsets(keys_asked + 1);
     mwc::device_buffer<uint64_t> out;
-    const uint64_t total = table.retrieve(queries, distinct, offsets.data(), out, bench_stream);
+    const uint64_t total = table.retrieve(o.weak ? asked.data() : queries, keys_asked,
+                                          offsets.data(), out, bench_stream);
+    if (o.weak && reference_retrieve_ms == 0) {
+      reference_retrieve_ms = table.last_times().total_ms();
+    }
     // Exchanged: keys out, counts back, values back.
-    print_row("retrieve", shards, total, table.last_times(), copy,
-              distinct * 2 * sizeof(uint64_t) + total * sizeof(uint64_t));
+    print_row("retrieve", shards, total, table.last_times(), floor_rate,
+              keys_asked * 2 * sizeof(uint64_t) + total * sizeof(uint64_t), reference_retrieve_ms);
     const mwt::Status status = table.peek_status();
-    if (!status.ok() || total != o.n) {
+    if (!status.ok() || total != pairs) {
       std::printf("  CHECK FAILED: status %#x, %llu values retrieved (expected %llu)\n",
-                  status.bits(), (unsigned long long)total, (unsigned long long)o.n);
+                  status.bits(), (unsigned long long)total, (unsigned long long)pairs);
       return 1;
     }
   }

@@ -26,7 +26,8 @@ inline void sketch_targets(db::Database& db, const std::vector<std::string>& gen
   for (std::uint32_t t = 0; t < genomes.size(); ++t) {
     const std::string& g = genomes[t];
     db::Target target;
-    target.name = "t" + std::to_string(t);
+    // Appended, not "t" + std::to_string(t): GCC 12 reports a false -Wrestrict for that.
+    target.name = std::string("t").append(std::to_string(t));
     target.taxid = taxa[t];
     target.length = g.size();
     target.windows = std::uint32_t(sketch::window_count(g.size(), db.params.sketch));
