@@ -36,7 +36,12 @@ struct QueryChunkView {
   std::uint64_t* window_hits;    // windows + 1
   std::uint64_t* window_offsets; // windows + 1: the last is the chunk's hit count
   std::uint64_t* read_offsets;   // reads + 1
+  // Null, or windows entries: each window's feature count (the first that
+  // many of its ranges are its features, in the sketch's order), so that the
+  // host can build a read's evidence from the ranges.
+  std::uint8_t* window_features = nullptr;
 };
+static_assert(sketch::max_sketch_size <= 255, "a window's feature count is kept in a byte");
 
 struct CandidateParams {
   std::uint32_t stride;          // sketch stride

@@ -60,7 +60,10 @@ __global__ void lookup_count_kernel(QueryChunkView chunk, sketch::SketchParams p
         }
       }
     }
-    if (w < chunk.windows) chunk.window_hits[w] = total;
+    if (w < chunk.windows) {
+      chunk.window_hits[w] = total;
+      if (chunk.window_features != nullptr) chunk.window_features[w] = std::uint8_t(n);
+    }
   }
 }
 

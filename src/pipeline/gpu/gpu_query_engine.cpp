@@ -66,6 +66,11 @@ class GpuLane {
                  std::uint64_t bases);
   std::uint64_t pack(std::span<const ReadView> reads);
   void finish(std::span<const ReadView> reads, std::span<ReadResult> results);
+  void device_lists(std::size_t r, ReadStage& stage) const;
+  // The evidence from the device's ranges (device_lists), not from a second
+  // lookup of the read on the host; not with --report-minimizer-data, which
+  // needs each feature's hash as well.
+  bool lists_from_device() const;
 
   const GpuEngine* engine_ = nullptr;
   std::size_t device_index_;  // in the layout's devices
@@ -79,12 +84,15 @@ class GpuLane {
   cuda::pinned_buffer<classify::Candidate> host_top_;
   cuda::pinned_buffer<std::uint32_t> host_top_counts_;
   cuda::pinned_buffer<std::uint32_t> host_hit_counts_;
+  cuda::pinned_buffer<kernels::ListRange> host_ranges_;     // lists_from_device() only
+  cuda::pinned_buffer<std::uint8_t> host_window_features_;  // lists_from_device() only
   std::vector<std::uint32_t> read_windows_;
   ReadStage evidence_stage_;  // a read's lists for its evidence, on the host
 
   cuda::device_buffer<char> bases_;
   cuda::device_buffer<QuerySequence> sequences_;
   cuda::device_buffer<kernels::ListRange> ranges_;
+  cuda::device_buffer<std::uint8_t> window_features_;
   cuda::device_buffer<std::uint64_t> window_hits_;
   cuda::device_buffer<std::uint64_t> window_offsets_;
   cuda::device_buffer<std::uint64_t> read_offsets_;
@@ -192,6 +200,8 @@ class GpuEngine final : public GpuQueryEngine {
   }
 
   void select_device(std::size_t device_index) const { devices_[device_index].select(); }
+  const db::Database& database() const { return db_; }
+  const std::vector<gpu::ShardCut>& cuts() const { return index_->cuts(); }
   const Classifier& classifier() const { return *classifier_; }
   const ClassifierOptions& options() const { return options_; }
   const GpuQueryOptions& gpu() const { return gpu_; }
@@ -300,12 +310,19 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   grow_to(host_top_, std::uint64_t(n) * max_candidates);
   grow_to(host_top_counts_, n);
   grow_to(host_hit_counts_, n);
+  const bool lists = lists_from_device();
+  if (lists) {
+    grow_to(window_features_, windows);
+    grow_to(host_window_features_, windows);
+    grow_to(host_ranges_, windows * p.sketch_size);
+  }
 
   const cudaStream_t stream = stream_;
-  const kernels::QueryChunkView chunk{bases_.data(),        sequences_.data(),
-                                      n,                    windows,
-                                      ranges_.data(),       window_hits_.data(),
-                                      window_offsets_.data(), read_offsets_.data()};
+  const kernels::QueryChunkView chunk{bases_.data(),          sequences_.data(),
+                                      n,                      windows,
+                                      ranges_.data(),         window_hits_.data(),
+                                      window_offsets_.data(), read_offsets_.data(),
+                                      lists ? window_features_.data() : nullptr};
   start_.record(stream);
   bases_.copy_from_host(host_bases_.data(), bases, stream);
   sequences_.copy_from_host(host_sequences_.data(), sequences, stream);
@@ -333,6 +350,10 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   top_.copy_to_host(host_top_.data(), std::uint64_t(n) * max_candidates, stream);
   top_counts_.copy_to_host(host_top_counts_.data(), n, stream);
   hit_counts_.copy_to_host(host_hit_counts_.data(), n, stream);
+  if (lists) {
+    ranges_.copy_to_host(host_ranges_.data(), windows * p.sketch_size, stream);
+    window_features_.copy_to_host(host_window_features_.data(), windows, stream);
+  }
   downloaded_.record(stream);
   cuda::check(cudaStreamSynchronize(stream), "running the GPU query kernels");
 
@@ -380,16 +401,52 @@ void GpuLane::finish(std::span<const ReadView> reads, std::span<ReadResult> resu
         classify::assign(result.top, result.candidate_count, classifier.lineages().data(),
                          classifier.params(/*paired=*/!reads[r].mate2.empty()));
     if (classifier.options().needs_evidence()) {
-      // The evidence column and --confidence need each feature's list: looked
-      // up in the host's copy of the index by the CPU classifier's own code
-      // (host time; the device does not return the lists).
-      classifier.look_up(reads[r].mate1, reads[r].mate2, evidence_stage_);
+      // The evidence column and --confidence need each feature's list: where
+      // the device found it, in the host's copy of the index; with
+      // --report-minimizer-data looked up again by the CPU classifier's own
+      // code, which also gives the features' hashes.
+      if (lists_from_device()) {
+        device_lists(r, evidence_stage_);
+      } else {
+        classifier.look_up(reads[r].mate1, reads[r].mate2, evidence_stage_);
+      }
       classifier.finish_evidence(evidence_stage_.features, evidence_stage_.lists,
                                  evidence_stage_.shape.mate1_features,
                                  evidence_stage_.shape.paired, result);
     }
   }
   stats_.assign_seconds += clock.lap();
+}
+
+bool GpuLane::lists_from_device() const {
+  const ClassifierOptions& options = engine_->classifier().options();
+  return options.needs_evidence() && !options.found_features;
+}
+
+// Read r's features' location lists (stage.lists, in the sketch's order, as
+// Classifier::look_up gives them) from the chunk's ranges: a range is a run
+// of its shard's locations, which are the host index's from the shard's first
+// location on. stage.features stays empty: finish_evidence reads the hashes
+// only for --report-minimizer-data.
+void GpuLane::device_lists(std::size_t r, ReadStage& stage) const {
+  const std::uint32_t s = engine_->params().sketch_size;
+  const sketch::Location* locations = engine_->database().index.locations().data();
+  const std::vector<gpu::ShardCut>& cuts = engine_->cuts();
+  const QuerySequence* seqs = host_sequences_.data();
+  const std::uint64_t first = seqs[2 * r].window_prefix, mate2 = seqs[2 * r + 1].window_prefix,
+                      end = seqs[2 * r + 2].window_prefix;
+  stage.features.clear();
+  stage.lists.clear();
+  for (std::uint64_t w = first; w < end; ++w) {
+    if (w == mate2) stage.shape.mate1_features = std::uint32_t(stage.lists.size());
+    for (std::uint32_t j = 0; j < host_window_features_[w]; ++j) {
+      const kernels::ListRange range = host_ranges_[w * s + j];
+      stage.lists.emplace_back(locations + cuts[range.shard].first_location + range.begin,
+                               range.count);
+    }
+  }
+  if (mate2 == end) stage.shape.mate1_features = std::uint32_t(stage.lists.size());
+  stage.shape.paired = seqs[2 * r + 1].length != 0;
 }
 
 }  // namespace
