@@ -63,6 +63,18 @@ void gather_sorted_hits(const QueryChunkView& chunk, std::uint32_t sketch_size,
   cuda::check_launch("unpack_locations_kernel");
 }
 
+void feature_taxa(const QueryChunkView& chunk, std::uint32_t sketch_size,
+                  const DeviceIndexView& index, const classify::taxon_node_t* target_node,
+                  const classify::TaxonTree& tree, classify::taxon_node_t* taxa,
+                  cudaStream_t stream) {
+  const std::uint64_t slots = chunk.windows * sketch_size;
+  if (slots == 0) return;
+  const unsigned block = 256;
+  feature_taxa_kernel<<<cuda::blocks_for(slots, block), block, 0, stream>>>(
+      chunk, sketch_size, index, target_node, tree, taxa);
+  cuda::check_launch("feature_taxa_kernel");
+}
+
 void score_candidates(const QueryChunkView& chunk, const sketch::Location* hits,
                       const CandidateParams& params, classify::Candidate* top,
                       std::uint32_t* top_counts, std::uint32_t* hit_counts, cudaStream_t stream) {

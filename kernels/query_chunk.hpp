@@ -13,6 +13,7 @@
 #include "kernels/cub_scratch.hpp"
 #include "kernels/device_index.hpp"
 #include "metawarp/classify/candidates.hpp"
+#include "metawarp/classify/taxon_tree.hpp"
 #include "metawarp/sketch/sketch.hpp"
 
 namespace metawarp::kernels {
@@ -73,6 +74,16 @@ void gather_sorted_hits(const QueryChunkView& chunk, std::uint32_t sketch_size,
                         const DeviceIndexView& index, std::uint64_t total, std::uint32_t* keys,
                         std::uint32_t* sorted, std::uint64_t* large_read_ends,
                         sketch::Location* hits, CubScratch& scratch, cudaStream_t stream);
+
+// Each window's features' taxa, for the evidence of --kraken-output and
+// --confidence: taxa[w * sketch_size + j] = classify::feature_taxon_of over
+// feature j's list, for j < chunk.window_features[w] (which must be set;
+// the other entries are not written). target_node and tree's arrays live on
+// the chunk's GPU.
+void feature_taxa(const QueryChunkView& chunk, std::uint32_t sketch_size,
+                  const DeviceIndexView& index, const classify::taxon_node_t* target_node,
+                  const classify::TaxonTree& tree, classify::taxon_node_t* taxa,
+                  cudaStream_t stream);
 
 // Per read: top[r * max_candidates ...] its best candidates, top_counts[r]
 // how many, hit_counts[r] its hits.

@@ -19,6 +19,7 @@
 #include "kernels/query_chunk.hpp"
 #include "kernels/window_owner.cuh"
 #include "metawarp/classify/candidates.hpp"
+#include "metawarp/classify/taxon_tree.hpp"
 #include "metawarp/sketch/sketch.hpp"
 
 namespace metawarp::kernels {
@@ -64,6 +65,24 @@ __global__ void lookup_count_kernel(QueryChunkView chunk, sketch::SketchParams p
       chunk.window_hits[w] = total;
       if (chunk.window_features != nullptr) chunk.window_features[w] = std::uint8_t(n);
     }
+  }
+}
+
+// One thread per window feature: its taxon over its list, each global window
+// id's target found as unpack_locations finds it.
+__global__ void feature_taxa_kernel(QueryChunkView chunk, std::uint32_t sketch_size,
+                                    DeviceIndexView index, const classify::taxon_node_t* target_node,
+                                    classify::TaxonTree tree, classify::taxon_node_t* taxa) {
+  const std::uint64_t slots = chunk.windows * sketch_size;
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  for (std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < slots;
+       i += stride) {
+    if (i % sketch_size >= chunk.window_features[i / sketch_size]) continue;
+    const ListRange range = chunk.ranges[i];
+    const std::uint32_t* list = index.shards[range.shard].locations + range.begin;
+    taxa[i] = classify::feature_taxon_of(
+        range.count, [&](std::uint32_t k) { return target_of(index, list[k]); }, target_node,
+        tree);
   }
 }
 

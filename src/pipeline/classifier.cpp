@@ -248,10 +248,10 @@ void Classifier::look_up(std::string_view mate1, std::string_view mate2, ReadSta
   resolve_read(stage);
 }
 
-void Classifier::finish_evidence(std::span<const sketch::feature_t> features,
-                                 std::span<const std::span<const sketch::Location>> feature_lists,
-                                 std::uint32_t mate1_features, bool paired,
-                                 ReadResult& result) const {
+template <class TaxonOf>
+void Classifier::evidence(std::size_t count, TaxonOf taxon_of,
+                          std::span<const sketch::feature_t> features,
+                          std::uint32_t mate1_features, bool paired, ReadResult& result) const {
   if (!options_.needs_evidence())
     throw std::logic_error("Classifier: evidence asked of a classifier made without it");
   // Runs of equal feature taxon (taxon nodes first), a run never crossing
@@ -261,11 +261,9 @@ void Classifier::finish_evidence(std::span<const sketch::feature_t> features,
   result.mate1_runs = 0;
   result.found.clear();
   const classify::TaxonTree tree = taxa_.tree();
-  for (std::size_t i = 0; i < feature_lists.size(); ++i) {
+  for (std::size_t i = 0; i < count; ++i) {
     if (i == mate1_features) result.mate1_runs = std::uint32_t(runs.size());
-    const auto& list = feature_lists[i];
-    const classify::taxon_node_t node = classify::feature_taxon(
-        list.data(), std::uint32_t(list.size()), taxa_.target_node.data(), tree);
+    const classify::taxon_node_t node = taxon_of(i);
     if (options_.found_features && node != classify::no_node)
       result.found.emplace_back(features[i], taxa_.taxid[node]);
     if (!runs.empty() && runs.back().taxon == node && i != mate1_features)
@@ -273,7 +271,7 @@ void Classifier::finish_evidence(std::span<const sketch::feature_t> features,
     else
       runs.push_back(classify::EvidenceRun{node, 1});
   }
-  if (feature_lists.size() <= mate1_features) result.mate1_runs = std::uint32_t(runs.size());
+  if (count <= mate1_features) result.mate1_runs = std::uint32_t(runs.size());
   classify::Assignment& a = result.assignment;
   if (options_.confidence_millionths != 0 && a.taxid != classify::unclassified_taxon) {
     const sketch::target_id_t best = result.top[0].target;
@@ -283,6 +281,31 @@ void Classifier::finish_evidence(std::span<const sketch::feature_t> features,
                                         params(paired));
   }
   for (classify::EvidenceRun& run : runs) run.taxon = taxa_.taxid[run.taxon];
+}
+
+void Classifier::finish_evidence(std::span<const sketch::feature_t> features,
+                                 std::span<const std::span<const sketch::Location>> feature_lists,
+                                 std::uint32_t mate1_features, bool paired,
+                                 ReadResult& result) const {
+  const classify::TaxonTree tree = taxa_.tree();
+  evidence(
+      feature_lists.size(),
+      [&](std::size_t i) {
+        const auto& list = feature_lists[i];
+        return classify::feature_taxon(list.data(), std::uint32_t(list.size()),
+                                       taxa_.target_node.data(), tree);
+      },
+      features, mate1_features, paired, result);
+}
+
+void Classifier::finish_evidence_from_taxa(std::span<const classify::taxon_node_t> feature_taxa,
+                                           std::uint32_t mate1_features, bool paired,
+                                           ReadResult& result) const {
+  if (options_.found_features)
+    throw std::logic_error("Classifier: --report-minimizer-data needs the features' hashes");
+  evidence(
+      feature_taxa.size(), [&](std::size_t i) { return feature_taxa[i]; }, {}, mate1_features,
+      paired, result);
 }
 
 ReadResult Classifier::decide_split(std::span<const std::span<const sketch::Location>> lists,

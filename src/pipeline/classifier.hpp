@@ -178,6 +178,12 @@ class Classifier {
   void finish_evidence(std::span<const sketch::feature_t> features,
                        std::span<const std::span<const sketch::Location>> feature_lists,
                        std::uint32_t mate1_features, bool paired, ReadResult& result) const;
+  // The same from each feature's taxon (classify::feature_taxon of its list,
+  // computed where the lists are: the GPU); not with --report-minimizer-data,
+  // which needs the features' hashes too.
+  void finish_evidence_from_taxa(std::span<const classify::taxon_node_t> feature_taxa,
+                                 std::uint32_t mate1_features, bool paired,
+                                 ReadResult& result) const;
   // The read's features looked up in the database (classify()'s first
   // stages), for finish_evidence: stage.lists and stage.shape set.
   void look_up(std::string_view mate1, std::string_view mate2, ReadStage& stage) const;
@@ -197,6 +203,10 @@ class Classifier {
  private:
   // The stages of classify(): sketch and prefetch slots, probe the slots,
   // resolve the location lists, then count, sort and assign.
+  // finish_evidence's body: feature i's taxon is taxon_of(i), of `count`.
+  template <class TaxonOf>
+  void evidence(std::size_t count, TaxonOf taxon_of, std::span<const sketch::feature_t> features,
+                std::uint32_t mate1_features, bool paired, ReadResult& result) const;
   void begin_read(std::string_view mate1, std::string_view mate2, ReadStage& stage) const;
   void probe_read(ReadStage& stage) const;
   void resolve_read(ReadStage& stage) const;

@@ -44,20 +44,26 @@ METAWARP_HD_INLINE bool in_clade(const TaxonTree& tree, taxon_node_t v, taxon_no
 }
 
 // The taxon of a feature: the lowest common ancestor of the taxa of the
-// targets its locations lie in (target_node[t]: target t's taxon, 0 for an
-// unmapped target, which is skipped). 0 when no location has a taxon, or when
-// its taxa have no common ancestor. A pure function of the feature's whole
-// location list, so every executor and every split of the database by
-// feature range gives each feature the same taxon. `locations` sorted by
-// target (the database's order) lets a target's run cost one step.
-METAWARP_HD_INLINE taxon_node_t feature_taxon(const sketch::Location* locations, std::uint32_t n,
-                                              const taxon_node_t* target_node,
-                                              const TaxonTree& tree) {
+// targets its n locations lie in (target_of(i): location i's target;
+// target_node[t]: target t's taxon, 0 for an unmapped target, which is
+// skipped). 0 when no location has a taxon, or when its taxa have no common
+// ancestor. A pure function of the feature's whole location list, so every
+// executor and every split of the database by feature range gives each
+// feature the same taxon. Locations sorted by target (the database's order)
+// let a target's run cost one step. The GPU calls it over its 32-bit window
+// ids, the host over sketch::Location lists (feature_taxon below).
+template <class TargetOf>
+METAWARP_HD_INLINE taxon_node_t feature_taxon_of(std::uint32_t n, TargetOf target_of,
+                                                 const taxon_node_t* target_node,
+                                                 const TaxonTree& tree) {
   taxon_node_t result = no_node;
   bool any = false;
+  std::uint32_t previous = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
-    if (i > 0 && locations[i].target == locations[i - 1].target) continue;
-    const taxon_node_t t = target_node[locations[i].target];
+    const std::uint32_t target = target_of(i);
+    if (i > 0 && target == previous) continue;
+    previous = target;
+    const taxon_node_t t = target_node[target];
     if (t == no_node) continue;
     if (!any) {
       result = t;
@@ -68,6 +74,13 @@ METAWARP_HD_INLINE taxon_node_t feature_taxon(const sketch::Location* locations,
     if (result == no_node) return no_node;  // different trees: no common taxon
   }
   return result;
+}
+
+METAWARP_HD_INLINE taxon_node_t feature_taxon(const sketch::Location* locations, std::uint32_t n,
+                                              const taxon_node_t* target_node,
+                                              const TaxonTree& tree) {
+  return feature_taxon_of(
+      n, [locations](std::uint32_t i) { return locations[i].target; }, target_node, tree);
 }
 
 }  // namespace metawarp::classify

@@ -14,6 +14,8 @@
 #include <iterator>
 #include <mutex>
 #include <optional>
+#include <type_traits>
+#include <vector>
 #include <stdexcept>
 
 #include "kernels/query_chunk.hpp"
@@ -66,11 +68,13 @@ class GpuLane {
                  std::uint64_t bases);
   std::uint64_t pack(std::span<const ReadView> reads);
   void finish(std::span<const ReadView> reads, std::span<ReadResult> results);
-  void device_lists(std::size_t r, ReadStage& stage) const;
-  // The evidence from the device's ranges (device_lists), not from a second
-  // lookup of the read on the host; not with --report-minimizer-data, which
-  // needs each feature's hash as well.
-  bool lists_from_device() const;
+  // Read r's feature taxa from the chunk's (host_taxa_), in the sketch's
+  // order; returns how many are mate 1's.
+  std::uint32_t read_taxa(std::size_t r, std::vector<classify::taxon_node_t>& taxa) const;
+  // The evidence from the feature taxa computed on the device (read_taxa), not
+  // from a second lookup of the read on the host; not with
+  // --report-minimizer-data, which needs each feature's hash as well.
+  bool taxa_from_device() const;
 
   const GpuEngine* engine_ = nullptr;
   std::size_t device_index_;  // in the layout's devices
@@ -84,15 +88,17 @@ class GpuLane {
   cuda::pinned_buffer<classify::Candidate> host_top_;
   cuda::pinned_buffer<std::uint32_t> host_top_counts_;
   cuda::pinned_buffer<std::uint32_t> host_hit_counts_;
-  cuda::pinned_buffer<kernels::ListRange> host_ranges_;     // lists_from_device() only
-  cuda::pinned_buffer<std::uint8_t> host_window_features_;  // lists_from_device() only
+  cuda::pinned_buffer<classify::taxon_node_t> host_taxa_;  // taxa_from_device() only
+  cuda::pinned_buffer<std::uint8_t> host_window_features_;  // taxa_from_device() only
   std::vector<std::uint32_t> read_windows_;
   ReadStage evidence_stage_;  // a read's lists for its evidence, on the host
+  std::vector<classify::taxon_node_t> read_taxa_;  // a read's feature taxa
 
   cuda::device_buffer<char> bases_;
   cuda::device_buffer<QuerySequence> sequences_;
   cuda::device_buffer<kernels::ListRange> ranges_;
   cuda::device_buffer<std::uint8_t> window_features_;
+  cuda::device_buffer<classify::taxon_node_t> feature_taxa_;
   cuda::device_buffer<std::uint64_t> window_hits_;
   cuda::device_buffer<std::uint64_t> window_offsets_;
   cuda::device_buffer<std::uint64_t> read_offsets_;
@@ -105,6 +111,34 @@ class GpuLane {
   cuda::device_buffer<std::uint32_t> top_counts_;
   cuda::device_buffer<std::uint32_t> hit_counts_;
 };
+
+// The taxonomy arrays classify::feature_taxon_of needs, on one GPU.
+struct DeviceTaxa {
+  cuda::device_buffer<classify::taxon_node_t> target_node, parent;
+  cuda::device_buffer<std::uint32_t> depth;
+  classify::TaxonTree tree() const { return {parent.data(), depth.data()}; }
+};
+
+// Uploads `taxa` to each of `devices` (the same index as the lanes'); leaves
+// the first selected.
+std::vector<DeviceTaxa> upload_taxa(const std::vector<gpu::SelectedGpu>& devices,
+                                    const TaxonArrays& taxa) {
+  std::vector<DeviceTaxa> out(devices.size());
+  for (std::size_t d = 0; d < devices.size(); ++d) {
+    devices[d].select();
+    cuda::stream stream;
+    auto put = [&](auto& buffer, const auto& host) {
+      buffer = std::remove_reference_t<decltype(buffer)>(host.size());
+      buffer.copy_from_host(host.data(), host.size(), stream);
+    };
+    put(out[d].target_node, taxa.target_node);
+    put(out[d].parent, taxa.parent);
+    put(out[d].depth, taxa.depth);
+    cuda::check(cudaStreamSynchronize(stream), "uploading the taxonomy");
+  }
+  devices[0].select();
+  return out;
+}
 
 // The engine's lanes, round-robin over the layout's GPUs (`devices`, open),
 // made on the calling thread, which keeps the first GPU selected.
@@ -148,6 +182,7 @@ class GpuEngine final : public GpuQueryEngine {
     stats_.devices = index_->layout().devices;
     stats_.device_bytes = index_->device_bytes();
     stats_.shards = index_->cuts().size();
+    upload_taxa_if_needed();
     if (lanes.empty()) lanes = make_lanes(devices_, gpu);
     for (std::unique_ptr<GpuLane>& lane : lanes) {
       lane->attach(*this);
@@ -171,6 +206,7 @@ class GpuEngine final : public GpuQueryEngine {
     Classifier checked(db_, classifier);  // throws for options out of range, as the constructor
     classifier_.emplace(std::move(checked));
     options_ = classifier;
+    upload_taxa_if_needed();
   }
 
   // An idle lane; waits while all are taken.
@@ -200,8 +236,7 @@ class GpuEngine final : public GpuQueryEngine {
   }
 
   void select_device(std::size_t device_index) const { devices_[device_index].select(); }
-  const db::Database& database() const { return db_; }
-  const std::vector<gpu::ShardCut>& cuts() const { return index_->cuts(); }
+  const DeviceTaxa& taxa(std::size_t device_index) const { return taxa_[device_index]; }
   const Classifier& classifier() const { return *classifier_; }
   const ClassifierOptions& options() const { return options_; }
   const GpuQueryOptions& gpu() const { return gpu_; }
@@ -211,6 +246,13 @@ class GpuEngine final : public GpuQueryEngine {
   }
 
  private:
+  // The taxonomy arrays on the GPUs, the first time a classifier needs the
+  // evidence (a classifier without it has none: Classifier's constructor).
+  void upload_taxa_if_needed() {
+    if (taxa_.empty() && classifier_->options().needs_evidence())
+      taxa_ = upload_taxa(devices_, classifier_->taxa());
+  }
+
   std::vector<gpu::SelectedGpu> devices_;  // first: everything below lives on them
   const db::Database& db_;
   std::optional<Classifier> classifier_;  // lineages and assignment parameters, as on the CPU
@@ -218,6 +260,7 @@ class GpuEngine final : public GpuQueryEngine {
   GpuQueryOptions gpu_;
   sketch::SketchParams params_;
   std::optional<gpu::DeviceDatabase> index_;
+  std::vector<DeviceTaxa> taxa_;  // per GPU, once needed: the same for every classifier of db_
   mutable std::mutex mutex_;  // guards stats_
   mutable GpuQueryStats stats_;
   mutable host::Channel<std::unique_ptr<GpuLane>> idle_;  // the pool of lanes
@@ -310,11 +353,12 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   grow_to(host_top_, std::uint64_t(n) * max_candidates);
   grow_to(host_top_counts_, n);
   grow_to(host_hit_counts_, n);
-  const bool lists = lists_from_device();
-  if (lists) {
+  const bool taxa = taxa_from_device();
+  if (taxa) {
     grow_to(window_features_, windows);
     grow_to(host_window_features_, windows);
-    grow_to(host_ranges_, windows * p.sketch_size);
+    grow_to(feature_taxa_, windows * p.sketch_size);
+    grow_to(host_taxa_, windows * p.sketch_size);
   }
 
   const cudaStream_t stream = stream_;
@@ -322,7 +366,7 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
                                       n,                      windows,
                                       ranges_.data(),         window_hits_.data(),
                                       window_offsets_.data(), read_offsets_.data(),
-                                      lists ? window_features_.data() : nullptr};
+                                      taxa ? window_features_.data() : nullptr};
   start_.record(stream);
   bases_.copy_from_host(host_bases_.data(), bases, stream);
   sequences_.copy_from_host(host_sequences_.data(), sequences, stream);
@@ -346,12 +390,17 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   sorted_.record(stream);
   const kernels::CandidateParams cp{p.stride(), engine_->options().insert_size, max_candidates};
   kernels::score_candidates(chunk, hits_.data(), cp, top_.data(), top_counts_.data(), hit_counts_.data(), stream);
+  if (taxa) {
+    const DeviceTaxa& t = engine_->taxa(device_index_);
+    kernels::feature_taxa(chunk, p.sketch_size, index, t.target_node.data(), t.tree(),
+                          feature_taxa_.data(), stream);
+  }
   scored_.record(stream);
   top_.copy_to_host(host_top_.data(), std::uint64_t(n) * max_candidates, stream);
   top_counts_.copy_to_host(host_top_counts_.data(), n, stream);
   hit_counts_.copy_to_host(host_hit_counts_.data(), n, stream);
-  if (lists) {
-    ranges_.copy_to_host(host_ranges_.data(), windows * p.sketch_size, stream);
+  if (taxa) {
+    feature_taxa_.copy_to_host(host_taxa_.data(), windows * p.sketch_size, stream);
     window_features_.copy_to_host(host_window_features_.data(), windows, stream);
   }
   downloaded_.record(stream);
@@ -401,52 +450,42 @@ void GpuLane::finish(std::span<const ReadView> reads, std::span<ReadResult> resu
         classify::assign(result.top, result.candidate_count, classifier.lineages().data(),
                          classifier.params(/*paired=*/!reads[r].mate2.empty()));
     if (classifier.options().needs_evidence()) {
-      // The evidence column and --confidence need each feature's list: where
-      // the device found it, in the host's copy of the index; with
-      // --report-minimizer-data looked up again by the CPU classifier's own
-      // code, which also gives the features' hashes.
-      if (lists_from_device()) {
-        device_lists(r, evidence_stage_);
+      // The evidence column and --confidence need each feature's taxon: from
+      // the device, which computed it over the list it found; with
+      // --report-minimizer-data each feature is looked up again by the CPU
+      // classifier's own code, which also gives the features' hashes.
+      const bool paired = !reads[r].mate2.empty();
+      if (taxa_from_device()) {
+        const std::uint32_t mate1_features = read_taxa(r, read_taxa_);
+        classifier.finish_evidence_from_taxa(read_taxa_, mate1_features, paired, result);
       } else {
         classifier.look_up(reads[r].mate1, reads[r].mate2, evidence_stage_);
+        classifier.finish_evidence(evidence_stage_.features, evidence_stage_.lists,
+                                   evidence_stage_.shape.mate1_features, paired, result);
       }
-      classifier.finish_evidence(evidence_stage_.features, evidence_stage_.lists,
-                                 evidence_stage_.shape.mate1_features,
-                                 evidence_stage_.shape.paired, result);
     }
   }
   stats_.assign_seconds += clock.lap();
 }
 
-bool GpuLane::lists_from_device() const {
+bool GpuLane::taxa_from_device() const {
   const ClassifierOptions& options = engine_->classifier().options();
   return options.needs_evidence() && !options.found_features;
 }
 
-// Read r's features' location lists (stage.lists, in the sketch's order, as
-// Classifier::look_up gives them) from the chunk's ranges: a range is a run
-// of its shard's locations, which are the host index's from the shard's first
-// location on. stage.features stays empty: finish_evidence reads the hashes
-// only for --report-minimizer-data.
-void GpuLane::device_lists(std::size_t r, ReadStage& stage) const {
+std::uint32_t GpuLane::read_taxa(std::size_t r, std::vector<classify::taxon_node_t>& taxa) const {
   const std::uint32_t s = engine_->params().sketch_size;
-  const sketch::Location* locations = engine_->database().index.locations().data();
-  const std::vector<gpu::ShardCut>& cuts = engine_->cuts();
   const QuerySequence* seqs = host_sequences_.data();
   const std::uint64_t first = seqs[2 * r].window_prefix, mate2 = seqs[2 * r + 1].window_prefix,
                       end = seqs[2 * r + 2].window_prefix;
-  stage.features.clear();
-  stage.lists.clear();
+  taxa.clear();
+  std::uint32_t mate1_features = 0;
   for (std::uint64_t w = first; w < end; ++w) {
-    if (w == mate2) stage.shape.mate1_features = std::uint32_t(stage.lists.size());
-    for (std::uint32_t j = 0; j < host_window_features_[w]; ++j) {
-      const kernels::ListRange range = host_ranges_[w * s + j];
-      stage.lists.emplace_back(locations + cuts[range.shard].first_location + range.begin,
-                               range.count);
-    }
+    if (w == mate2) mate1_features = std::uint32_t(taxa.size());
+    const classify::taxon_node_t* window = host_taxa_.data() + w * s;
+    taxa.insert(taxa.end(), window, window + host_window_features_[w]);
   }
-  if (mate2 == end) stage.shape.mate1_features = std::uint32_t(stage.lists.size());
-  stage.shape.paired = seqs[2 * r + 1].length != 0;
+  return mate2 == end ? std::uint32_t(taxa.size()) : mate1_features;
 }
 
 }  // namespace
