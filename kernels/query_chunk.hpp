@@ -38,8 +38,8 @@ struct QueryChunkView {
   std::uint64_t* window_offsets; // windows + 1: the last is the chunk's hit count
   std::uint64_t* read_offsets;   // reads + 1
   // Null, or windows entries: each window's feature count (the first that
-  // many of its ranges are its features, in the sketch's order), so that the
-  // host can build a read's evidence from the ranges.
+  // many of its ranges are its features, in the sketch's order), for
+  // feature_taxa and the host's evidence of a read.
   std::uint8_t* window_features = nullptr;
 };
 static_assert(sketch::max_sketch_size <= 255, "a window's feature count is kept in a byte");

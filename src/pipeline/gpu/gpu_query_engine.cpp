@@ -14,9 +14,9 @@
 #include <iterator>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
-#include <stdexcept>
 
 #include "kernels/query_chunk.hpp"
 #include "metawarp/cuda/device_buffer.hpp"
