@@ -10,13 +10,6 @@
 namespace metawarp::kernels {
 namespace {
 
-template <class T>
-cuda::device_buffer<T> upload(std::span<const T> host, cudaStream_t stream) {
-  cuda::device_buffer<T> device(host.size());
-  device.copy_from_host(host.data(), host.size(), stream);
-  return device;
-}
-
 // 0, 1, ..., n - 1: each feature's list number, the value the table keeps
 // for it (the library's build takes values as an array).
 cuda::device_buffer<std::uint32_t> list_numbers(std::uint64_t n, cudaStream_t stream) {
@@ -131,9 +124,9 @@ std::vector<std::uint64_t> DeviceShard::lookup_entries(cudaStream_t stream) cons
 DeviceIndexTable::DeviceIndexTable(std::span<const ShardView> shards,
                                    std::span<const std::uint32_t> shard_begins,
                                    std::span<const std::uint32_t> window_base, cudaStream_t stream)
-    : shards_(upload(shards, stream)),
-      shard_begins_(upload(shard_begins, stream)),
-      window_base_(upload(window_base, stream)) {
+    : shards_(cuda::copy_to_device(shards, stream)),
+      shard_begins_(cuda::copy_to_device(shard_begins, stream)),
+      window_base_(cuda::copy_to_device(window_base, stream)) {
   cuda::check(cudaStreamSynchronize(stream), "uploading the GPU shard table");
 }
 

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <span>
 
 #include "metawarp/cuda/error.hpp"
 #include "metawarp/cuda/owning_buffer.hpp"
@@ -35,5 +36,14 @@ class device_buffer : public owning_buffer<T, device_memory> {
           "copying a device_buffer to host memory");
   }
 };
+
+// A new buffer holding a copy of `host`, asynchronous on `stream` (`host`
+// must stay until the stream has run the copy).
+template <class T>
+device_buffer<T> copy_to_device(std::span<const T> host, cudaStream_t stream) {
+  device_buffer<T> device(host.size());
+  device.copy_from_host(host.data(), host.size(), stream);
+  return device;
+}
 
 }  // namespace metawarp::cuda

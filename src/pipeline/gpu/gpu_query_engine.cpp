@@ -15,7 +15,6 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
-#include <type_traits>
 #include <vector>
 
 #include "kernels/query_chunk.hpp"
@@ -127,13 +126,9 @@ std::vector<DeviceTaxa> upload_taxa(const std::vector<gpu::SelectedGpu>& devices
   for (std::size_t d = 0; d < devices.size(); ++d) {
     devices[d].select();
     cuda::stream stream;
-    auto put = [&](auto& buffer, const auto& host) {
-      buffer = std::remove_reference_t<decltype(buffer)>(host.size());
-      buffer.copy_from_host(host.data(), host.size(), stream);
-    };
-    put(out[d].target_node, taxa.target_node);
-    put(out[d].parent, taxa.parent);
-    put(out[d].depth, taxa.depth);
+    out[d].target_node = cuda::copy_to_device(std::span(taxa.target_node), stream);
+    out[d].parent = cuda::copy_to_device(std::span(taxa.parent), stream);
+    out[d].depth = cuda::copy_to_device(std::span(taxa.depth), stream);
     cuda::check(cudaStreamSynchronize(stream), "uploading the taxonomy");
   }
   devices[0].select();
@@ -433,7 +428,10 @@ void GpuLane::finish(std::span<const ReadView> reads, std::span<ReadResult> resu
   host::Stopwatch clock;
   const Classifier& classifier = engine_->classifier();
   const std::uint32_t max_candidates = engine_->options().max_candidates;
+  const bool evidence = classifier.options().needs_evidence();
+  const bool device_taxa = taxa_from_device();
   for (std::size_t r = 0; r < reads.size(); ++r) {
+    const bool paired = !reads[r].mate2.empty();
     // Filled in place, every field as a new ReadResult would hold it: a
     // result made and moved per read wrote it three times, and freed and
     // allocated its evidence lists.
@@ -448,14 +446,13 @@ void GpuLane::finish(std::span<const ReadView> reads, std::span<ReadResult> resu
     result.found.clear();
     result.assignment =
         classify::assign(result.top, result.candidate_count, classifier.lineages().data(),
-                         classifier.params(/*paired=*/!reads[r].mate2.empty()));
-    if (classifier.options().needs_evidence()) {
+                         classifier.params(paired));
+    if (evidence) {
       // The evidence column and --confidence need each feature's taxon: from
       // the device, which computed it over the list it found; with
       // --report-minimizer-data each feature is looked up again by the CPU
       // classifier's own code, which also gives the features' hashes.
-      const bool paired = !reads[r].mate2.empty();
-      if (taxa_from_device()) {
+      if (device_taxa) {
         const std::uint32_t mate1_features = read_taxa(r, read_taxa_);
         classifier.finish_evidence_from_taxa(read_taxa_, mate1_features, paired, result);
       } else {
