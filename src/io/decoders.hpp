@@ -51,6 +51,10 @@ struct ChunkedGzipSettings {
   std::size_t chunk = std::size_t{2} << 20;
   std::size_t overlap = std::size_t{512} << 10;  // bytes of the next piece a piece may finish a block in
   unsigned members_left = 64;                    // later members that may take the path too
+  // At most this many pieces at once (0: 2 * threads + 2), each up to
+  // chunk + overlap compressed bytes and their decoded bytes: the memory
+  // bound. Few pieces in flight make the source wait for each delivery.
+  std::size_t pieces_in_flight = 0;
   ChunkedGzipStats* stats = nullptr;
 };
 

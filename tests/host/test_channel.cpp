@@ -47,6 +47,24 @@ TEST_CASE("Channel bounds its contents: a producer waits for room") {
   CHECK(popped == 4);
 }
 
+TEST_CASE("Channel try_push never waits: a full or closed channel drops the item") {
+  Channel<int> c(2);
+  CHECK(c.try_push(1));
+  CHECK(c.try_push(2));
+  CHECK_FALSE(c.try_push(3));  // full: dropped, not waited for
+  int x = 0;
+  REQUIRE(c.pop(x));
+  CHECK(x == 1);
+  CHECK(c.try_push(4));  // room again
+  c.close();
+  CHECK_FALSE(c.try_push(5));
+  REQUIRE(c.pop(x));
+  CHECK(x == 2);
+  REQUIRE(c.pop(x));
+  CHECK(x == 4);
+  CHECK_FALSE(c.pop(x));
+}
+
 TEST_CASE("Channel lets an item heavier than the capacity through, alone") {
   Channel<std::string> c(4);
   REQUIRE(c.push("huge", 100));

@@ -1,6 +1,7 @@
 #pragma once
-// gzip files for the decoder tests, written with zlib: FASTQ-like text, one
-// member at any level and strategy, and BGZF (members with the "BC" size
+// gzip files for the decoder tests, written with zlib: FASTQ-like text
+// (random, genome-like, runs of short periods), one member at any level,
+// strategy and memory level, and BGZF (members with the "BC" size
 // field, then the empty end-of-file member).
 #include <zlib.h>
 
@@ -23,11 +24,50 @@ inline std::string fastq_text(std::mt19937_64& random, std::size_t records) {
   return text;
 }
 
-// One gzip member (gzip wrapper), at `level`; `strategy` Z_DEFAULT_STRATEGY etc.
+// Reads drawn from one random genome, Illumina-like binned qualities: long
+// matches reach back across piece boundaries (markers into the window).
+inline std::string genome_like_fastq(std::mt19937_64& random, std::size_t records) {
+  std::string genome(200000, 'A');
+  for (char& c : genome) c = "ACGT"[random() % 4];
+  std::string text;
+  for (std::size_t i = 0; i < records; ++i) {
+    text += "@SIM:1:FCX:1:" + std::to_string(1101 + random() % 20) + ":" + std::to_string(random() % 30000) +
+            ":" + std::to_string(random() % 30000) + " 1:N:0:ACGTACGT\n";
+    std::string read = genome.substr(random() % (genome.size() - 150), 150);
+    if (random() % 4 == 0) read[random() % 150] = 'N';
+    text += read + "\n+\n";
+    for (int j = 0; j < 150; ++j) text += random() % 10 == 0 ? ',' : (random() % 7 == 0 ? ':' : 'F');
+    text += "\n";
+  }
+  return text;
+}
+
+// Text of runs of every period from 1 to 40 (a pattern repeated for 10 to
+// 409 bytes) between FASTQ-like lines: matches of every short distance,
+// overlapping their own output, many of them reaching back across a piece's
+// start into the window (and copied on from there), which is what the
+// window copies' replay has to get right.
+inline std::string periodic_text(std::mt19937_64& random, std::size_t bytes) {
+  std::string text;
+  while (text.size() < bytes) {
+    const std::size_t period = 1 + random() % 40;
+    std::string pattern(period, 'A');
+    for (char& c : pattern) c = "ACGTN!#FF:,@+"[random() % 13];
+    const std::size_t length = 10 + random() % 400;
+    for (std::size_t i = 0; i < length; ++i) text += pattern[i % period];
+    text += "\n@SIM:1:FCX:1:" + std::to_string(random() % 100000) + "\n";
+  }
+  return text;
+}
+
+// One gzip member (gzip wrapper), at `level`; `strategy` Z_DEFAULT_STRATEGY etc.;
+// `memory_level` 1..9 (zlib's memLevel): a low one makes short blocks (a block
+// ends when 2^(memory_level + 6) symbols are buffered), so small pieces of a
+// small file find block starts.
 inline std::string gzip_member(const std::string& data, int level, int strategy = Z_DEFAULT_STRATEGY,
-                        const std::string& extra = "") {
+                        const std::string& extra = "", int memory_level = 8) {
   z_stream stream{};
-  REQUIRE(deflateInit2(&stream, level, Z_DEFLATED, 15 + 16, 8, strategy) == Z_OK);
+  REQUIRE(deflateInit2(&stream, level, Z_DEFLATED, 15 + 16, memory_level, strategy) == Z_OK);
   gz_header header{};
   std::string extra_copy = extra;
   if (!extra.empty()) {

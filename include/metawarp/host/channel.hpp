@@ -34,6 +34,18 @@ class Channel {
     return true;
   }
 
+  // push() that never waits: false (the item is dropped) when there is no
+  // room now, or once the channel is closed or cancelled. For what may be
+  // dropped, such as buffers handed back for reuse.
+  bool try_push(T item, std::size_t weight = 1) {
+    std::lock_guard lock(mutex_);
+    if (cancelled_ || closed_ || (used_ != 0 && used_ + weight > capacity_)) return false;
+    used_ += weight;
+    items_.emplace_back(std::move(item), weight);
+    readable_.notify_one();
+    return true;
+  }
+
   // Waits for an item. False when the channel is closed and drained, or
   // cancelled (cancelled() tells which).
   bool pop(T& out) { return pop_until(out, std::chrono::steady_clock::time_point::max()) == Got::item; }
