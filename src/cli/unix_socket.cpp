@@ -131,11 +131,29 @@ output::FileDescriptor connect_to(const std::string& path) {
 }
 
 Peer peer_of(int connection) {
+  const auto failed = [] {
+    return std::runtime_error(std::string("cannot tell who is at the other end: ") +
+                              std::strerror(errno));
+  };
   ucred credentials{};
   socklen_t size = sizeof(credentials);
-  if (::getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0)
-    throw std::runtime_error(std::string("cannot tell who connected: ") + std::strerror(errno));
-  return {credentials.pid, credentials.uid};
+  if (::getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0) throw failed();
+  Peer peer{credentials.pid, credentials.uid, credentials.gid, {}};
+  // The supplementary groups: ERANGE says how many there are. A kernel
+  // before 4.13 cannot tell: none are known, so they grant nothing.
+  peer.groups.resize(16);
+  while (true) {
+    size = socklen_t(peer.groups.size() * sizeof(gid_t));
+    if (::getsockopt(connection, SOL_SOCKET, SO_PEERGROUPS, peer.groups.data(), &size) == 0) break;
+    if (errno == ENOPROTOOPT) {
+      size = 0;
+      break;
+    }
+    if (errno != ERANGE) throw failed();
+    peer.groups.resize(size / sizeof(gid_t) + 1);
+  }
+  peer.groups.resize(size / sizeof(gid_t));
+  return peer;
 }
 
 void send_message(int connection, std::string_view bytes, std::span<const int> fds) {

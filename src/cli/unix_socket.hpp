@@ -28,10 +28,14 @@ output::FileDescriptor accept_connection(int listening);
 // the path when there is no socket there or nobody answers.
 output::FileDescriptor connect_to(const std::string& path);
 
-// The process and user at the other end of a connection.
+// The process at the other end of a connection and its credentials as the
+// kernel recorded them when it connected (a server's: when it listened):
+// effective uid and gid, and supplementary groups.
 struct Peer {
   pid_t pid = 0;
   uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups;
 };
 Peer peer_of(int connection);
 
