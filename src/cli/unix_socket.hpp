@@ -5,6 +5,7 @@
 // in its client's folder and write to the client's own stdout and stderr.
 #include <sys/types.h>
 
+#include <chrono>
 #include <optional>
 #include <span>
 #include <string>
@@ -53,8 +54,12 @@ struct Message {
   std::vector<output::FileDescriptor> fds;  // received open, close-on-exec
 };
 
+using Deadline = std::chrono::steady_clock::time_point;
+inline constexpr Deadline no_deadline = Deadline::max();
+
 // The next message; nullopt when the other end closed the connection before
-// sending one. Throws std::runtime_error for a broken or oversized message.
-std::optional<Message> receive_message(int connection);
+// sending one. Throws std::runtime_error for a broken or oversized message,
+// and for one not whole by `deadline` (however slowly its bytes come).
+std::optional<Message> receive_message(int connection, Deadline deadline = no_deadline);
 
 }  // namespace metawarp::cli
