@@ -15,6 +15,10 @@ cleanup() {
   stop_server
 }
 trap cleanup EXIT
+for seconds in 0 nan 3601 x; do
+  expect_error "--request-seconds" "$metawarp" serve db --socket bad.sock --request-seconds "$seconds"
+done
+[ ! -e bad.sock ] || fail "a refused serve left its socket"
 start_server s.sock --request-seconds 3
 
 # expect_refusal <what the refusal must say> <serve_peer arguments...>
