@@ -18,7 +18,7 @@ group=mwtestg$$
 shared=
 fake_pid=
 cleanup() {
-  [ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null
+  [ -n "$fake_pid" ] && kill -- -"$fake_pid" 2>/dev/null  # its process group (set -m)
   stop_server
   userdel "$user" 2>/dev/null
   groupdel "$group" 2>/dev/null
@@ -45,13 +45,13 @@ cp "$metawarp" "$peer" "$shared/"
 # descriptor of root's stdin, stdout, stderr or folder.
 mkdir -m 1777 "$shared/public"
 sock=$shared/public/metawarp.sock
-as_user "$shared/serve_peer" fake-server "$sock" "$shared/public/fake.report" &
+as_user "$shared/serve_peer" fake-server "$sock" "$shared/public/fake.report" >fake.out 2>&1 &
 fake_pid=$!
 for _ in $(seq 300); do
-  [ -S "$sock" ] && break
+  grep -q '^listening$' fake.out && break
   sleep 0.1
 done
-[ -S "$sock" ] || fail "the other user's fake server did not listen"
+grep -q '^listening$' fake.out || fail "the other user's fake server did not listen: $(cat fake.out)"
 expect_error "the server at '$sock' is run by uid $uid" \
   "$metawarp" query --server "$sock" db - -o - <"$r1"
 wait "$fake_pid"

@@ -14,9 +14,10 @@
 //       the connection ("dropped after N bytes", status 0); status 1 when it
 //       was sent whole ("answered") or 30 s have passed ("never dropped")
 //   serve_peer fake-server SOCKET REPORT
-//       listens at SOCKET like a server, takes one connection, answers a
-//       request with exit status 0 and writes to REPORT what came: "nothing"
-//       or "a request with N descriptors"
+//       listens at SOCKET like a server (prints "listening" once it does),
+//       takes one connection, answers a request with exit status 0 and
+//       writes to REPORT what came: "nothing" or "a request with N
+//       descriptors"
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -113,6 +114,8 @@ int send_slowly(const std::string& socket, int milliseconds) {
 
 int fake_server(const std::string& socket, const std::string& report) {
   const auto listening = listen_at(socket);
+  std::puts("listening");
+  std::fflush(stdout);
   const auto connection = accept_connection(listening.get());
   std::string what = "nothing";
   try {
