@@ -76,11 +76,7 @@ pass "queries sent together: each its own outputs and messages"
 head -n 8 "$r1" >two.fq
 "$peer" slow s.sock 200 >slow.txt 2>&1 &
 slow_pid=$!
-for _ in $(seq 300); do
-  grep -q '^connected$' slow.txt && break
-  sleep 0.1
-done
-grep -q '^connected$' slow.txt || fail "the slow client did not connect: $(cat slow.txt)"
+wait_for_line slow.txt connected
 "$metawarp" query --server s.sock db two.fq -o quick.tsv -q --device cpu -t 2 ||
   fail "the query beside the slow client failed"
 sent_before=$(grep -c '^sent ' slow.txt)

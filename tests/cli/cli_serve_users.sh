@@ -47,11 +47,7 @@ mkdir -m 1777 "$shared/public"
 sock=$shared/public/metawarp.sock
 as_user "$shared/serve_peer" fake-server "$sock" "$shared/public/fake.report" >fake.out 2>&1 &
 fake_pid=$!
-for _ in $(seq 300); do
-  grep -q '^listening$' fake.out && break
-  sleep 0.1
-done
-grep -q '^listening$' fake.out || fail "the other user's fake server did not listen: $(cat fake.out)"
+wait_for_line fake.out listening
 expect_error "the server at '$sock' is run by uid $uid" \
   "$metawarp" query --server "$sock" db - -o - <"$r1"
 wait "$fake_pid"

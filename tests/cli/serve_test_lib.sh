@@ -25,3 +25,13 @@ start_server() {
   done
   fail "serve did not start listening: $(cat serve.log)"
 }
+
+# wait_for_line <file> <line>: until the file holds the line (about 30 s at
+# most): a helper in the background saying it is ready.
+wait_for_line() {
+  for _ in $(seq 300); do
+    grep -qxF -- "$2" "$1" && return
+    sleep 0.1
+  done
+  fail "no line '$2' in $1: $(cat "$1")"
+}
