@@ -42,6 +42,9 @@ int report_usage_error(const CLI::App& app, const std::string& message) {
 }  // namespace
 
 int run_command_line(const CommandContext& context) {
+  // Not even the program's name (a process started with argc 0): CLI11
+  // would read argv[0].
+  if (context.arguments.empty()) return report_error("an empty command line");
   CLI::App app{"metawarp: build metagenomic reference databases and classify reads"};
   // Checked after parsing, not with require_subcommand, so that an unknown
   // option is reported as such rather than as a missing command.

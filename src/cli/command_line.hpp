@@ -10,6 +10,7 @@
 namespace metawarp::cli {
 
 class QueryDatabases;
+struct Peer;
 
 inline constexpr const char* program_version = "metawarp 0.1.0";
 
@@ -20,6 +21,8 @@ struct CommandContext {
   QueryDatabases* databases = nullptr;
   // A server's request: only `query` (and `classify`) are commands.
   bool request = false;
+  // With a request: who sent it, for what it may read (cli/peer_access.hpp).
+  const Peer* client = nullptr;
   // Set by a server when the request's client went away (QueryOptions::cancelled).
   const std::atomic<bool>* cancelled = nullptr;
 };

@@ -39,6 +39,14 @@ int run_on_server(const std::string& socket, const std::vector<std::string>& arg
   request.umask = ::umask(0);
   ::umask(request.umask);
   output::FileDescriptor connection = connect_to(socket);
+  // Whoever listens there gets this process's folder and streams: only a
+  // server of this user's own (docs/reliability.md, "The server's trust model").
+  const uid_t owner = peer_of(connection.get()).uid;
+  if (owner != ::geteuid())
+    throw std::runtime_error("the server at '" + socket + "' is run by uid " +
+                             std::to_string(owner) + ", not by this user (uid " +
+                             std::to_string(::geteuid()) +
+                             "): nothing was sent to it; use a server of your own");
   int fds[request_fds];
   fds[request_cwd] = folder.get();
   fds[request_stdin] = STDIN_FILENO;
@@ -50,9 +58,12 @@ int run_on_server(const std::string& socket, const std::vector<std::string>& arg
   const std::optional<Message> reply = receive_message(connection.get());
   if (!reply)
     throw std::runtime_error("the server at '" + socket +
-                             "' ended the connection without an answer (it was stopped, or "
-                             "is another user's)");
-  const int status = decode_reply(reply->bytes).exit_status;
+                             "' ended the connection without an answer (it was stopped)");
+  const QueryReply answer = decode_reply(reply->bytes);
+  if (!answer.refusal.empty())
+    throw std::runtime_error("the server at '" + socket + "' refused the request: " +
+                             answer.refusal);
+  const int status = answer.exit_status;
   // A query that would have been killed by SIGPIPE (its stdout's reader
   // went away) ends this process so too.
   if (status == killed_by(SIGPIPE)) {

@@ -14,7 +14,8 @@ namespace metawarp::cli {
 
 // Sends `arguments` (main's, --server and its value left out) to the server
 // and waits for the query's exit status. Throws std::runtime_error when
-// there is no server or it ends before the query does.
+// there is no server, when it is run by another user (then nothing was sent
+// to it), when it refused the request, or when it ends before the query does.
 int run_on_server(const std::string& socket, const std::vector<std::string>& arguments);
 
 // The command line without its --server option ("--server X" or "--server=X").

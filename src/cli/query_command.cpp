@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/device_choice.hpp"
 #include "cli/kraken2_options.hpp"
+#include "cli/peer_access.hpp"
 #include "cli/query_client.hpp"
 #include "cli/query_command.hpp"
 #include "cli/query_databases.hpp"
@@ -499,6 +500,9 @@ void add_query_command(CLI::App& app, const CommandContext& context) {
       if (context.request) throw std::invalid_argument("a server does not pass a query on");
       throw ExitStatus{run_on_server(cmd->server, context.arguments)};
     }
+    // A server reads the database with its own rights, and may hold it
+    // loaded: its client must be one who may read the file now.
+    if (context.client) require_readable_by(*context.client, cmd->database, "database");
     if (context.databases) return run_query(*cmd, *context.databases);
     OwnDatabases own;
     run_query(*cmd, own);

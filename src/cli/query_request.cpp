@@ -9,7 +9,7 @@ namespace metawarp::cli {
 namespace {
 
 constexpr std::string_view request_magic = "metawarp-query-request 1";
-constexpr std::string_view reply_magic = "metawarp-query-reply 1";
+constexpr std::string_view reply_magic = "metawarp-query-reply 2";
 
 // Reads a message written as lines: a header, the version, then fields.
 class Fields {
@@ -42,6 +42,16 @@ class Fields {
     rest_.remove_prefix(count);
     return text;
   }
+  // A field of `number()` bytes.
+  std::string_view sized() {
+    const long long size = number();
+    if (size < 0) throw std::runtime_error("a query message holds a bad length");
+    return bytes(std::size_t(size));
+  }
+  // Nothing may follow the last field.
+  void end() const {
+    if (!rest_.empty()) throw std::runtime_error("a query message has bytes after its end");
+  }
 
  private:
   std::string_view rest_;
@@ -63,20 +73,26 @@ std::string encode(const QueryRequest& request) {
 }
 
 std::string encode(const QueryReply& reply) {
-  return header(reply_magic) + std::to_string(reply.exit_status) + "\n";
+  return header(reply_magic) + std::to_string(reply.exit_status) + "\n" +
+         std::to_string(reply.refusal.size()) + "\n" + reply.refusal;
 }
 
-QueryRequest decode_request(std::string_view bytes) {
+QueryRequest decode_request(std::string_view bytes, std::size_t descriptors) {
   Fields fields(bytes, request_magic);
   QueryRequest request;
-  request.umask = mode_t(fields.number()) & 0777;
+  const long long umask = fields.number();
+  if (umask < 0 || umask > 0777) throw std::runtime_error("a query message holds a bad umask");
+  request.umask = mode_t(umask);
   const long long count = fields.number();
   if (count < 0 || count > 100000) throw std::runtime_error("a query message holds a bad count");
-  for (long long i = 0; i < count; ++i) {
-    const long long size = fields.number();
-    if (size < 0) throw std::runtime_error("a query message holds a bad length");
-    request.arguments.emplace_back(fields.bytes(std::size_t(size)));
-  }
+  // main()'s arguments start with the program's name: none is no command line.
+  if (count == 0) throw std::runtime_error("a request without a command line");
+  for (long long i = 0; i < count; ++i) request.arguments.emplace_back(fields.sized());
+  fields.end();
+  if (descriptors != request_fds)
+    throw std::runtime_error("a request came with " + std::to_string(descriptors) +
+                             " descriptors, not its folder and standard streams (" +
+                             std::to_string(int(request_fds)) + ")");
   return request;
 }
 
@@ -84,6 +100,8 @@ QueryReply decode_reply(std::string_view bytes) {
   Fields fields(bytes, reply_magic);
   QueryReply reply;
   reply.exit_status = int(fields.number());
+  reply.refusal = fields.sized();
+  fields.end();
   return reply;
 }
 

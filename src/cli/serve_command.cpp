@@ -2,15 +2,16 @@
 // once (for the GPU: uploads it) and runs the queries `metawarp query
 // --server PATH ...` sends it, one at a time, each as that command would run
 // by itself but without the load and the GPU's start and exit
-// (docs/cli-query.md, "A resident server"). It runs until it is stopped
-// (SIGINT, SIGTERM, SIGHUP), which removes its socket and the outputs of a
-// query in progress.
+// (docs/cli-query.md, "A resident server"). Requests are received side by
+// side, each within a deadline, and checked before they run
+// (docs/reliability.md, "The server's trust model"). It runs until it is
+// stopped (SIGINT, SIGTERM, SIGHUP), which removes its socket and the outputs
+// of a query in progress.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -20,6 +21,8 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
 
 #include "cli/command_line.hpp"
@@ -39,6 +42,8 @@ namespace {
 struct ServeCommand {
   QueryCommand defaults;  // the database and device options; the rest a query's defaults
   std::string socket;
+  // How long a client has to send its whole request, from its connection.
+  double request_seconds = 10;
 };
 
 output::FileDescriptor duplicate(int fd) {
@@ -103,6 +108,19 @@ class ProcessState {
     ::umask(umask_);
   }
 
+  // "serve: <line>" on the server's own stderr, from any thread, whatever
+  // streams a query is using meanwhile.
+  void log(const std::string& line) const {
+    const std::string text = "serve: " + line + "\n";
+    std::size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = ::write(err_.get(), text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // nowhere to say it
+      done += std::size_t(n);
+    }
+  }
+
  private:
   output::FileDescriptor folder_, in_, out_, err_;
   mode_t umask_ = 022;
@@ -159,43 +177,113 @@ class InClientState {
   const ProcessState& state_;
 };
 
-// One client's query, start to end. A failure of the exchange itself ends
-// this client's connection, not the server.
-void serve_one(int connection, ResidentDatabases& databases, const ProcessState& state,
-               bool quiet) {
-  const Peer client = peer_of(connection);
-  if (client.uid != ::getuid()) {
-    std::fprintf(stderr, "serve: refused a client of another user (pid %d)\n", int(client.pid));
-    return;
+// How many connections are received at once. Each receives its request on a
+// thread of its own, so a client that is slow to send delays nobody else
+// (at most this many such clients at once hold the others up, each until its
+// request's deadline); the requests that have come whole run one at a time.
+constexpr int receiving_threads = 16;
+
+class Server {
+ public:
+  Server(int listening, ResidentDatabases& databases, double request_seconds, bool quiet)
+      : listening_(listening),
+        databases_(databases),
+        request_time_(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(request_seconds))),
+        quiet_(quiet) {}
+
+  // Serves until the process is stopped; returns only by an error that ends
+  // the server (connections can no longer be accepted).
+  void run() {
+    host::ThreadGroup receivers;
+    // The first such error wakes the other receivers from accept(), so
+    // that it ends the server instead of leaving it half alive.
+    receivers.on_stop([this] { ::shutdown(listening_, SHUT_RDWR); });
+    for (int i = 0; i < receiving_threads; ++i)
+      receivers.spawn([this] {
+        while (true) {
+          const output::FileDescriptor connection = accept_connection(listening_);
+          serve(connection.get());
+        }
+      });
+    receivers.join();
   }
-  // A client that connects and sends nothing must not hold the server.
-  const timeval request_wait{10, 0};
-  ::setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &request_wait, sizeof(request_wait));
-  std::optional<Message> message = receive_message(connection);
-  if (!message) return;
-  if (message->fds.size() != request_fds)
-    throw std::runtime_error("a request came without its folder and standard streams");
-  const QueryRequest request = decode_request(message->bytes);
-  std::atomic<bool> gone{false};
-  CommandContext context;
-  context.arguments = request.arguments;
-  context.databases = &databases;
-  context.request = true;
-  context.cancelled = &gone;
-  const auto start = std::chrono::steady_clock::now();
-  int status;
-  {
-    HangupWatch watch(connection, gone);
-    const InClientState in_client(state, message->fds, request.umask);
-    status = run_command_line(context);
+
+ private:
+  // One client, start to end. Whatever it sends, the server goes on: a
+  // request that is not run is answered with the reason (a refusal).
+  void serve(int connection) noexcept {
+    const Deadline deadline = std::chrono::steady_clock::now() + request_time_;
+    Peer client;
+    try {
+      client = peer_of(connection);
+      if (client.uid != ::geteuid())
+        throw std::runtime_error("this server serves only its own user (uid " +
+                                 std::to_string(::geteuid()) + ")");
+      std::optional<Message> message = receive_message(connection, deadline);
+      if (!message) return;  // it left without asking
+      const QueryRequest request = decode_request(message->bytes, message->fds.size());
+      return run_query(connection, client, *message, request);
+    } catch (const std::exception& e) {
+      refuse(connection, client, e.what());
+    }
   }
-  message->fds.clear();
-  if (!quiet)
-    std::fprintf(stderr, "serve: query of pid %d: exit status %d%s, %s\n", int(client.pid), status,
-                 gone.load() ? " (the client went away)" : "",
-                 pipeline::format_seconds(host::seconds_since(start)).c_str());
-  if (!gone.load()) send_message(connection, encode(QueryReply{status}));
-}
+
+  void refuse(int connection, const Peer& client, const std::string& why) {
+    state_.log("refused the request of pid " + std::to_string(client.pid) + " (uid " +
+               std::to_string(client.uid) + "): " + why);
+    try {
+      send_message(connection, encode(QueryReply{1, why}));
+    } catch (const std::exception&) {
+      // It is gone: nobody to tell.
+    }
+  }
+
+  // The query in the client's folder and streams, while no other runs; the
+  // exit status to the client. A failure to enter its folder or streams
+  // throws (the request is refused).
+  void run_query(int connection, const Peer& client, Message& message,
+                 const QueryRequest& request) {
+    std::atomic<bool> gone{false};
+    CommandContext context;
+    context.arguments = request.arguments;
+    context.databases = &databases_;
+    context.request = true;
+    context.client = &client;
+    context.cancelled = &gone;
+    int status;
+    {
+      const std::lock_guard one_at_a_time(running_);
+      const auto start = std::chrono::steady_clock::now();
+      {
+        HangupWatch watch(connection, gone);
+        const InClientState in_client(state_, message.fds, request.umask);
+        status = run_command_line(context);
+      }
+      message.fds.clear();
+      if (!quiet_)
+        state_.log("query of pid " + std::to_string(client.pid) + ": exit status " +
+                   std::to_string(status) + (gone.load() ? " (the client went away)" : "") +
+                   ", " + pipeline::format_seconds(host::seconds_since(start)));
+    }
+    if (gone.load()) return;
+    try {
+      send_message(connection, encode(QueryReply{status, {}}));
+    } catch (const std::exception& e) {
+      state_.log("the exit status of pid " + std::to_string(client.pid) +
+                 "'s query was not delivered: " + e.what());
+    }
+  }
+
+  const int listening_;
+  ResidentDatabases& databases_;
+  const ProcessState state_;
+  const std::chrono::steady_clock::duration request_time_;
+  const bool quiet_;
+  // One query at a time: while it runs, the process's folder and standard
+  // streams are its client's.
+  std::mutex running_;
+};
 
 void run_serve(ServeCommand& cmd) {
   const std::string socket = std::filesystem::absolute(cmd.socket).string();
@@ -214,16 +302,9 @@ void run_serve(ServeCommand& cmd) {
     loading.done(pipeline::format_bytes(std::filesystem::file_size(d.database)) + ", " +
                  pipeline::format_seconds(loading.seconds()));
   }
-  const ProcessState state;
+  Server server(listening.get(), databases, cmd.request_seconds, cmd.defaults.quiet);
   if (!cmd.defaults.quiet) std::fprintf(stderr, "serve: listening on %s\n", socket.c_str());
-  while (true) {
-    output::FileDescriptor connection = accept_connection(listening.get());
-    try {
-      serve_one(connection.get(), databases, state, cmd.defaults.quiet);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "serve: a client's request failed: %s\n", e.what());
-    }
-  }
+  server.run();
 }
 
 }  // namespace
@@ -239,8 +320,16 @@ void add_serve_command(CLI::App& app) {
       ->required();
   add_device_options(*sub, cmd->defaults);
   sub->add_flag("-q,--quiet", cmd->defaults.quiet, "No messages on stderr but errors");
+  sub->add_option("--request-seconds", cmd->request_seconds,
+                  "Seconds a client has, from its connection, to send its whole request "
+                  "(0.1 to 3600)")
+      ->capture_default_str();
   sub->callback([cmd, sub] {
     read_device_options(*sub, cmd->defaults);
+    // Written so that NaN fails too (CLI::Range lets it through).
+    if (!(cmd->request_seconds >= 0.1 && cmd->request_seconds <= 3600))
+      throw std::invalid_argument("--request-seconds must be between 0.1 and 3600, not " +
+                                  std::to_string(cmd->request_seconds));
     run_serve(*cmd);
   });
 }

@@ -1,10 +1,12 @@
 #include "cli/unix_socket.hpp"
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -72,11 +74,29 @@ void write_all(int fd, const char* bytes, std::size_t size) {
   }
 }
 
+// Waits until `fd` has something to read (or its end); throws when the
+// deadline comes first.
+void wait_readable(int fd, Deadline deadline) {
+  if (deadline == no_deadline) return;  // the read itself blocks
+  while (true) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0)
+      throw std::runtime_error("the message did not arrive whole before the deadline");
+    pollfd readable{fd, POLLIN, 0};
+    const int ready = ::poll(&readable, 1, int(std::min<long long>(left.count(), 60000)));
+    if (ready > 0) return;
+    if (ready < 0 && errno != EINTR)
+      throw std::runtime_error(std::string("the connection failed: ") + std::strerror(errno));
+  }
+}
+
 // Reads exactly `size` bytes; false at the end of the connection before the
 // first byte, an error after it.
-bool read_all(int fd, char* bytes, std::size_t size) {
+bool read_all(int fd, char* bytes, std::size_t size, Deadline deadline) {
   std::size_t got = 0;
   while (got < size) {
+    wait_readable(fd, deadline);
     const ssize_t n = ::recv(fd, bytes + got, size - got, 0);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0)
@@ -131,11 +151,29 @@ output::FileDescriptor connect_to(const std::string& path) {
 }
 
 Peer peer_of(int connection) {
+  const auto failed = [] {
+    return std::runtime_error(std::string("cannot tell who is at the other end: ") +
+                              std::strerror(errno));
+  };
   ucred credentials{};
   socklen_t size = sizeof(credentials);
-  if (::getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0)
-    throw std::runtime_error(std::string("cannot tell who connected: ") + std::strerror(errno));
-  return {credentials.pid, credentials.uid};
+  if (::getsockopt(connection, SOL_SOCKET, SO_PEERCRED, &credentials, &size) != 0) throw failed();
+  Peer peer{credentials.pid, credentials.uid, credentials.gid, {}};
+  // The supplementary groups: ERANGE says how many there are. A kernel
+  // before 4.13 cannot tell: none are known, so they grant nothing.
+  peer.groups.resize(16);
+  while (true) {
+    size = socklen_t(peer.groups.size() * sizeof(gid_t));
+    if (::getsockopt(connection, SOL_SOCKET, SO_PEERGROUPS, peer.groups.data(), &size) == 0) break;
+    if (errno == ENOPROTOOPT) {
+      size = 0;
+      break;
+    }
+    if (errno != ERANGE) throw failed();
+    peer.groups.resize(size / sizeof(gid_t) + 1);
+  }
+  peer.groups.resize(size / sizeof(gid_t));
+  return peer;
 }
 
 void send_message(int connection, std::string_view bytes, std::span<const int> fds) {
@@ -169,7 +207,7 @@ void send_message(int connection, std::string_view bytes, std::span<const int> f
   write_all(connection, bytes.data(), bytes.size());
 }
 
-std::optional<Message> receive_message(int connection) {
+std::optional<Message> receive_message(int connection, Deadline deadline) {
   std::uint32_t length = 0;
   char header[sizeof(length)];
   iovec part{header, sizeof(header)};
@@ -179,6 +217,7 @@ std::optional<Message> receive_message(int connection) {
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * max_message_fds)] = {};
   message.msg_control = control;
   message.msg_controllen = sizeof(control);
+  wait_readable(connection, deadline);
   ssize_t got;
   do got = ::recvmsg(connection, &message, MSG_CMSG_CLOEXEC);
   while (got < 0 && errno == EINTR);
@@ -198,12 +237,12 @@ std::optional<Message> receive_message(int connection) {
   if (got == 0) return std::nullopt;
   if (message.msg_flags & MSG_CTRUNC)
     throw std::runtime_error("a message came with too many descriptors");
-  if (!read_all(connection, header + got, sizeof(header) - std::size_t(got)))
+  if (!read_all(connection, header + got, sizeof(header) - std::size_t(got), deadline))
     throw std::runtime_error("the connection ended within a message");
   std::memcpy(&length, header, sizeof(length));
   if (length > max_message_bytes) throw std::runtime_error("a message is too large");
   result.bytes.resize(length);
-  if (length > 0 && !read_all(connection, result.bytes.data(), length))
+  if (length > 0 && !read_all(connection, result.bytes.data(), length, deadline))
     throw std::runtime_error("the connection ended within a message");
   return result;
 }

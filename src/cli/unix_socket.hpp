@@ -5,6 +5,7 @@
 // in its client's folder and write to the client's own stdout and stderr.
 #include <sys/types.h>
 
+#include <chrono>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,10 +29,14 @@ output::FileDescriptor accept_connection(int listening);
 // the path when there is no socket there or nobody answers.
 output::FileDescriptor connect_to(const std::string& path);
 
-// The process and user at the other end of a connection.
+// The process at the other end of a connection and its credentials as the
+// kernel recorded them when it connected (a server's: when it listened):
+// effective uid and gid, and supplementary groups.
 struct Peer {
   pid_t pid = 0;
   uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups;
 };
 Peer peer_of(int connection);
 
@@ -49,8 +54,12 @@ struct Message {
   std::vector<output::FileDescriptor> fds;  // received open, close-on-exec
 };
 
+using Deadline = std::chrono::steady_clock::time_point;
+inline constexpr Deadline no_deadline = Deadline::max();
+
 // The next message; nullopt when the other end closed the connection before
-// sending one. Throws std::runtime_error for a broken or oversized message.
-std::optional<Message> receive_message(int connection);
+// sending one. Throws std::runtime_error for a broken or oversized message,
+// and for one not whole by `deadline` (however slowly its bytes come).
+std::optional<Message> receive_message(int connection, Deadline deadline = no_deadline);
 
 }  // namespace metawarp::cli

@@ -5,33 +5,13 @@
 # interrupted client's query is cancelled and its outputs removed while the
 # server goes on; the socket path is never anything but a socket, and a
 # stopped server leaves none behind.
-source "$(dirname "$0")/cli_test_lib.sh"
+source "$(dirname "$0")/serve_test_lib.sh"
 
-set -m  # the server's own process group: a signal to it reaches it alone
 r1=$data/reads_R1.fq
 r2=$data/reads_R2.fq
 build_test_database db
-server_pid=
-stop_server() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-  server_pid=
-}
+serve_command=("$metawarp" serve db)
 trap stop_server EXIT
-
-# start_server <socket> <serve options...>: in the background, until it says
-# it listens (about 60 s at most).
-start_server() {
-  local socket=$1
-  shift
-  "$metawarp" serve db --socket "$socket" --device cpu -t 2 "$@" 2>serve.log &
-  server_pid=$!
-  for _ in $(seq 600); do
-    grep -q '^serve: listening on ' serve.log && return
-    kill -0 "$server_pid" 2>/dev/null || fail "serve ended: $(cat serve.log)"
-    sleep 0.1
-  done
-  fail "serve did not start listening: $(cat serve.log)"
-}
 
 # A socket path that holds something else is refused and left as it was.
 echo "not a socket" >taken
