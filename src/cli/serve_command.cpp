@@ -30,6 +30,7 @@
 #include "cli/unix_socket.hpp"
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/thread_group.hpp"
+#include "output/output_path.hpp"
 #include "output/remove_on_failure.hpp"
 #include "pipeline/progress.hpp"
 
@@ -215,6 +216,9 @@ void run_serve(ServeCommand& cmd) {
                  pipeline::format_seconds(loading.seconds()));
   }
   const ProcessState state;
+  // A query's descriptors 0 to 2 are its client's streams; any other is the
+  // server's own, never a client's output.
+  output::limit_output_descriptors_to_standard_streams();
   if (!cmd.defaults.quiet) std::fprintf(stderr, "serve: listening on %s\n", socket.c_str());
   while (true) {
     output::FileDescriptor connection = accept_connection(listening.get());

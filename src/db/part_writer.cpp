@@ -119,7 +119,8 @@ class Spill {
 
 struct PartWriter::State {
   State(const std::filesystem::path& database, unsigned threads_)
-      : file(database.string(), output::OnFailure::keep_existing, "database"),
+      : file(database.string(), output::OnFailure::keep_existing, "database",
+             output::Writes::at_offsets),
         threads(threads_),
         features(file.target().path, "features"),
         offsets(file.target().path, "offsets"),
