@@ -33,6 +33,7 @@
 #include "cli/unix_socket.hpp"
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/thread_group.hpp"
+#include "output/output_path.hpp"
 #include "output/remove_on_failure.hpp"
 #include "pipeline/progress.hpp"
 
@@ -302,6 +303,9 @@ void run_serve(ServeCommand& cmd) {
     loading.done(pipeline::format_bytes(std::filesystem::file_size(d.database)) + ", " +
                  pipeline::format_seconds(loading.seconds()));
   }
+  // A query's descriptors 0 to 2 are its client's streams; any other is the
+  // server's own, never a client's output.
+  output::limit_output_descriptors_to_standard_streams();
   Server server(listening.get(), databases, cmd.request_seconds, cmd.defaults.quiet);
   if (!cmd.defaults.quiet) std::fprintf(stderr, "serve: listening on %s\n", socket.c_str());
   server.run();

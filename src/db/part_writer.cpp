@@ -34,7 +34,8 @@ constexpr std::size_t offsets_per_block = copy_block / sizeof(std::uint64_t);
 // One index array on its way to the file: a spill file next to the database,
 // `<database>.<array>.tmp-<pid>`, so that a process killed before it could
 // remove it leaves a name the next write of the same database removes
-// (output/stale_temporaries.hpp).
+// (output/stale_temporaries.hpp: the database's AtomicFile, made first,
+// removed the stale ones).
 class Spill {
  public:
   Spill(const std::filesystem::path& database, const std::string& array)
@@ -87,7 +88,6 @@ class Spill {
                                           const std::string& array) {
     std::filesystem::path base = database;
     base += "." + array;
-    output::remove_stale_temporaries(base);
     return output::temporary_path(base, ::getpid());
   }
 
@@ -119,7 +119,8 @@ class Spill {
 
 struct PartWriter::State {
   State(const std::filesystem::path& database, unsigned threads_)
-      : file(database.string(), output::OnFailure::keep_existing, "database"),
+      : file(database.string(), output::OnFailure::keep_existing, "database",
+             output::Writes::at_offsets),
         threads(threads_),
         features(file.target().path, "features"),
         offsets(file.target().path, "offsets"),

@@ -30,7 +30,8 @@ void save(const Database& db, const std::filesystem::path& path, unsigned thread
   // First, so that a path that cannot be written fails before any work. A
   // failed save keeps the database that was there: a failed rebuild must not
   // destroy a working one.
-  output::AtomicFile file(path.string(), output::OnFailure::keep_existing, "database");
+  output::AtomicFile file(path.string(), output::OnFailure::keep_existing, "database",
+                          output::Writes::at_offsets);
   const std::vector<char> targets = serialise_targets(db.targets);
   const std::vector<char> nodes = serialise_nodes(db.taxonomy.nodes());
   const std::vector<char> merged = serialise_merged(db.taxonomy.merged());

@@ -22,31 +22,54 @@ constexpr mode_t new_file_mode = 0666;
 // the content is never readable by more users than the old file allowed.
 constexpr mode_t replacement_start_mode = 0600;
 
-// This process's temporary for `target`, after the stale ones were removed
-// (before the new one is registered, so that a leftover with this pid goes).
-std::filesystem::path fresh_temporary_path(const std::filesystem::path& target) {
-  remove_stale_temporaries(target);
-  return temporary_path(target, ::getpid());
-}
-
 }  // namespace
 
-AtomicFile::AtomicFile(const std::string& path, OnFailure on_failure, std::string noun)
-    : path_(path),
-      noun_(std::move(noun)),
-      target_(resolve_output(path, noun_)),
-      temporary_(fresh_temporary_path(target_.path)),
-      remove_temporary_(temporary_) {
+AtomicFile::AtomicFile(const std::string& path, OnFailure on_failure, std::string noun,
+                       Writes writes)
+    : path_(path), noun_(std::move(noun)), target_(resolve_output(path, noun_, writes)) {
   buffer_.resize(buffer_bytes);
+  if (target_.renamed())
+    create_temporary(on_failure);
+  else
+    open_stream();
+}
+
+void AtomicFile::create_temporary(OnFailure on_failure) {
+  // The stale temporaries go first, before the new one is registered, so
+  // that a leftover with this process's pid goes too.
+  remove_stale_temporaries(target_.path);
+  temporary_ = temporary_path(target_.path, ::getpid());
+  remove_temporary_.emplace(temporary_);
+  const bool replacing = target_.kind == TargetKind::regular_file;
   file_ = FileDescriptor(::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-                                target_.exists ? replacement_start_mode : new_file_mode));
+                                replacing ? replacement_start_mode : new_file_mode));
   if (!file_.is_open()) {
     const int error = errno;
-    remove_temporary_.keep();  // not ours: this process is writing the same target already
+    remove_temporary_->keep();  // not ours: this process is writing the same target already
     fail("cannot create the temporary file '" + temporary_.string() + "'", error);
   }
   // Only now: a path that cannot even be created leaves the old file alone.
   if (on_failure == OnFailure::remove_existing) remove_existing_.emplace(target_.path);
+}
+
+void AtomicFile::open_stream() {
+  if (target_.kind == TargetKind::descriptor) {
+    // A duplicate shares the descriptor's file offset and O_APPEND; closing
+    // it leaves the process's own descriptor open.
+    file_ = FileDescriptor(::fcntl(target_.descriptor, F_DUPFD_CLOEXEC, 0));
+    if (!file_.is_open())
+      fail("cannot use descriptor " + std::to_string(target_.descriptor), errno);
+    return;
+  }
+  // O_NOFOLLOW: the path has no links in it (output_path.hpp); one put there
+  // since is not followed. No O_CREAT, no O_TRUNC: it is written, not made.
+  file_ = FileDescriptor(
+      ::open(target_.path.c_str(), O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC));
+  if (!file_.is_open()) fail("cannot open it for writing", errno);
+  struct stat st {};
+  if (::fstat(file_.get(), &st) != 0 || st.st_dev != target_.device ||
+      st.st_ino != target_.inode)
+    fail("it changed while it was being opened", 0);
 }
 
 // The members clean up: file_ closes, remove_temporary_ and remove_existing_
@@ -103,7 +126,7 @@ void AtomicFile::write_at(std::uint64_t offset, const void* data, std::size_t by
 }
 
 void AtomicFile::copy_owner_and_mode() {
-  if (!target_.exists) return;
+  if (target_.kind != TargetKind::regular_file) return;
   struct stat st {};
   if (::fstat(file_.get(), &st) != 0) fail("stat of the temporary file failed", errno);
   // Owner first: changing it may clear set-user-id bits that fchmod then sets.
@@ -126,12 +149,16 @@ void AtomicFile::sync_folder() {
 void AtomicFile::commit() {
   if (!file_.is_open()) fail("committed twice", 0);
   flush_buffer();
+  if (!target_.renamed()) {
+    if (const int error = file_.close()) fail("write failed (close)", error);
+    return;
+  }
   copy_owner_and_mode();
   if (::fsync(file_.get()) != 0) fail("write failed (fsync)", errno);
   if (const int error = file_.close()) fail("write failed (close)", error);
   if (::rename(temporary_.c_str(), target_.path.c_str()) != 0)
     fail("renaming '" + temporary_.string() + "' failed", errno);
-  remove_temporary_.keep();
+  remove_temporary_->keep();
   if (remove_existing_) remove_existing_->keep();
   sync_folder();
 }

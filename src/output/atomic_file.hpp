@@ -1,14 +1,23 @@
 #pragma once
-// A file written completely or not at all.
+// An output: a file written completely or not at all, or a stream written
+// directly. Every output metawarp writes goes through it.
 //
-// The content goes to `<target>.tmp-<pid>` next to the target (the path after
-// following symbolic links, output_path.hpp); commit() flushes it, fsyncs it,
-// gives it the replaced file's permission bits (and owner and group, where
-// the process may set them; a new file gets 0666 & ~umask), renames it over
-// the target and fsyncs the folder, so that even a power cut leaves either
-// the old file or the complete new one. Every write, the flush, the sync and
-// the close are checked. Until commit() succeeds the temporary is removed by
-// the destructor and by an interrupt (signals.hpp).
+// A file (a new path or a regular file, output_path.hpp): the content goes to
+// `<target>.tmp-<pid>` next to the target (the path after following symbolic
+// links); commit() flushes it, fsyncs it, gives it the replaced file's
+// permission bits (and owner and group, where the process may set them; a new
+// file gets 0666 & ~umask), renames it over the target and fsyncs the
+// folder, so that even a power cut leaves either the old file or the
+// complete new one. Until commit() succeeds the temporary is removed by the
+// destructor and by an interrupt (signals.hpp).
+//
+// A character device or a FIFO is opened for writing (no O_CREAT, no
+// O_TRUNC, O_NOFOLLOW: the checked path is the one opened; a FIFO waits for
+// its reader), a descriptor (/dev/stdout, /dev/fd/N) duplicated; commit()
+// flushes and closes. No temporary, no rename, nothing removed on failure:
+// what was written cannot be taken back (the exit status tells).
+//
+// Every write, the flush, the sync and the close are checked.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -33,10 +42,13 @@ enum class OnFailure {
 
 class AtomicFile {
  public:
-  // Applies the output path rule (throws before creating anything), removes
-  // stale temporaries of the same target, creates the temporary. Errors are
-  // write_error(noun, path, ...): noun "database" or empty.
-  AtomicFile(const std::string& path, OnFailure on_failure, std::string noun = {});
+  // Applies the output path rule (throws before creating anything); for a
+  // file removes the stale temporaries of the same target and creates the
+  // temporary, for a stream opens it. Errors are write_error(noun, path,
+  // ...): noun "database" or empty. `writes`: Writes::at_offsets for an
+  // output written with write_at().
+  AtomicFile(const std::string& path, OnFailure on_failure, std::string noun = {},
+             Writes writes = Writes::in_order);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
@@ -47,15 +59,19 @@ class AtomicFile {
   // parts by several threads at once, which may call it concurrently. Not to
   // be mixed with write().
   void write_at(std::uint64_t offset, const void* data, std::size_t bytes) const;
-  // Makes the file the target (see above). Throws when any step fails; the
-  // temporary is then removed and, with keep_existing, the old file kept.
+  // Makes the file the target, or ends a stream (see above). Throws when any
+  // step fails; the temporary is then removed and, with keep_existing, the
+  // old file kept.
   void commit();
 
   const OutputTarget& target() const { return target_; }
+  // Empty for a stream.
   const std::filesystem::path& temporary() const { return temporary_; }
 
  private:
   [[noreturn]] void fail(std::string_view what, int error) const;
+  void create_temporary(OnFailure on_failure);
+  void open_stream();
   void write_through(const char* data, std::size_t bytes);
   void flush_buffer();
   void copy_owner_and_mode();
@@ -65,7 +81,7 @@ class AtomicFile {
   std::string noun_;
   OutputTarget target_;
   std::filesystem::path temporary_;
-  RemoveOnFailure remove_temporary_;
+  std::optional<RemoveOnFailure> remove_temporary_;
   std::optional<RemoveOnFailure> remove_existing_;
   FileDescriptor file_;
   std::vector<char> buffer_;

@@ -6,8 +6,6 @@
 #include <optional>
 #include <stdexcept>
 
-#include "output/output_path.hpp"
-
 namespace metawarp::output {
 namespace {
 
@@ -21,10 +19,18 @@ struct Identity {
   std::string place;
 };
 
+// What two paths must not share: a regular file, or a pipe (two outputs
+// would mix their bytes). A character device (/dev/null, a terminal) may
+// take any number of outputs.
+std::optional<std::pair<dev_t, ino_t>> identity_of(const struct stat& st) {
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) return std::nullopt;
+  return std::pair{st.st_dev, st.st_ino};
+}
+
 std::optional<std::pair<dev_t, ino_t>> file_behind(int fd) {
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-  return std::pair{st.st_dev, st.st_ino};
+  if (::fstat(fd, &st) != 0) return std::nullopt;
+  return identity_of(st);
 }
 
 Identity identify(const std::string& path, int stream_fd) {
@@ -36,7 +42,7 @@ Identity identify(const std::string& path, int stream_fd) {
   }
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0)
-    id.file = std::pair{st.st_dev, st.st_ino};
+    id.file = identity_of(st);
   else
     id.place = resolve_path(path).string();
   return id;
@@ -84,9 +90,10 @@ void check_distinct(const std::vector<NamedPath>& outputs, const std::vector<Nam
 }
 
 void check_outputs(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs,
-                   std::string_view noun) {
+                   std::string_view noun, Writes writes) {
   for (const NamedPath& out : outputs)
-    if (!out.path.empty() && out.path != standard_stream) check_output_path(out.path, noun);
+    if (!out.path.empty() && out.path != standard_stream)
+      check_output_path(out.path, noun, writes);
   check_distinct(outputs, inputs);
 }
 

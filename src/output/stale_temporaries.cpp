@@ -1,6 +1,7 @@
 #include "output/stale_temporaries.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,13 +19,24 @@ namespace {
 
 constexpr std::string_view temporary_infix = ".tmp-";
 
-// The pid in `<target name>.tmp-<pid>`, when `name` has that form.
+bool starts_with(std::string_view text, std::string_view start) {
+  return text.substr(0, start.size()) == start;
+}
+
+// The pid in `<target name>.tmp-<pid>` or `<target name>.<part>.tmp-<pid>`
+// (part: lowercase letters), when `name` has one of those forms.
 std::optional<pid_t> temporary_pid(std::string_view name, std::string_view target_name) {
-  if (name.size() <= target_name.size() + temporary_infix.size() ||
-      name.substr(0, target_name.size()) != target_name ||
-      name.substr(target_name.size(), temporary_infix.size()) != temporary_infix)
-    return std::nullopt;
-  const std::string_view digits = name.substr(target_name.size() + temporary_infix.size());
+  if (!starts_with(name, target_name)) return std::nullopt;
+  std::string_view rest = name.substr(target_name.size());
+  if (!starts_with(rest, temporary_infix)) {  // a part first: '.' and lowercase letters
+    if (!starts_with(rest, ".")) return std::nullopt;
+    std::size_t end = 1;
+    while (end < rest.size() && rest[end] >= 'a' && rest[end] <= 'z') ++end;
+    if (end == 1) return std::nullopt;
+    rest.remove_prefix(end);
+    if (!starts_with(rest, temporary_infix)) return std::nullopt;
+  }
+  const std::string_view digits = rest.substr(temporary_infix.size());
   if (digits.size() > 10) return std::nullopt;
   long long pid = 0;
   for (char c : digits) {
@@ -52,13 +64,18 @@ void remove_stale_temporaries(const std::filesystem::path& target) {
   DIR* dir = ::opendir(folder.c_str());
   if (!dir) return;
   const pid_t self = ::getpid();
+  const uid_t user = ::geteuid();
   while (const dirent* entry = ::readdir(dir)) {
     const std::optional<pid_t> pid = temporary_pid(entry->d_name, target_name);
     if (!pid) continue;
-    const std::filesystem::path stale = folder / entry->d_name;
-    if (*pid == self ? is_registered(stale) : !process_gone(*pid)) continue;
+    if (*pid == self ? is_registered(folder / entry->d_name) : !process_gone(*pid)) continue;
+    // Checked and removed through the listed folder: the file checked is
+    // the file removed (in a sticky folder only its owner, this user, could
+    // swap it).
     struct stat st {};
-    if (::lstat(stale.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(stale.c_str());
+    if (::fstatat(::dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISREG(st.st_mode) && st.st_uid == user)
+      ::unlinkat(::dirfd(dir), entry->d_name, 0);
   }
   ::closedir(dir);
 }

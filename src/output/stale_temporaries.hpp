@@ -1,12 +1,16 @@
 #pragma once
-// Temporary files of atomic outputs: `<target>.tmp-<pid>` next to the target.
+// Temporary files of atomic outputs: `<target>.tmp-<pid>` next to the target,
+// and `<target>.<part>.tmp-<pid>` (part: lowercase letters) for the spill
+// files of a database written in parts (`x.mwdb.features.tmp-<pid>`).
 //
 // A process killed by SIGKILL (the OOM killer, say) or a power cut cannot
-// remove its temporary. The next atomic write to the same target removes the
-// temporaries whose process is gone (kill(pid, 0) fails with ESRCH) and
-// those with this process's own pid that it is not writing (an earlier
-// process had the same pid, as happens in containers); the temporaries of
-// running processes are kept. A process in another PID namespace (another container)
+// remove its temporaries. The next atomic write to the same target removes,
+// of the regular files of those two forms that this user owns, those whose
+// process is gone (kill(pid, 0) fails with ESRCH) and those with this
+// process's own pid that it is not writing (an earlier process had the same
+// pid, as happens in containers). Those of running processes are kept, and
+// so are files of another user, also by root: a file someone else gave
+// such a name is not metawarp's to remove. A process in another PID namespace (another container)
 // writing to the same target at the same time looks gone: metawarp does not
 // support two hosts writing one output at once.
 #include <sys/types.h>

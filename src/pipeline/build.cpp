@@ -205,9 +205,10 @@ BuildSummary run_build(const BuildOptions& options, const std::filesystem::path&
                        const MakeBuildExecutor& make, const PartitionsNeeded& needed) {
   BuildInputs inputs = find_build_inputs(options);
   // The database path may be written (a new path or a regular file to
-  // replace) and is none of the files the build reads: refused before work.
+  // replace, written at offsets) and is none of the files the build reads:
+  // refused before work.
   output::check_outputs({{"database", database.string()}}, files_read_by_build(options, inputs),
-                        "database");
+                        "database", output::Writes::at_offsets);
   load_build_taxonomy(options, inputs);
   BuildSummary summary;
   // One part is saved from memory; several go to a PartWriter as they

@@ -232,11 +232,14 @@ QuerySummary run_with_safe_outputs(const QueryOptions& options,
   check_query_paths(options, {});
   // Until the query has succeeded, a failure or an interrupt removes every
   // output file, new or old, also one already committed: a failed query
-  // leaves none of its outputs behind, stale ones included.
+  // leaves none of its outputs behind, stale ones included. Streams
+  // (devices, FIFOs, descriptors) are never removed.
   std::vector<output::RemoveOnFailure> outputs;
-  for (const output::NamedPath& out : query_outputs(options))
-    if (!out.path.empty() && out.path != "-")
-      outputs.emplace_back(output::resolve_output(out.path, {}).path);
+  for (const output::NamedPath& out : query_outputs(options)) {
+    if (out.path.empty() || out.path == "-") continue;
+    const output::OutputTarget target = output::resolve_output(out.path, {});
+    if (target.renamed()) outputs.emplace_back(target.path);
+  }
   const QuerySummary summary = run();
   for (output::RemoveOnFailure& out : outputs) out.keep();
   return summary;

@@ -2,11 +2,12 @@
 // A query output: a file, stdout ("-") or nothing (""), with write errors
 // turned into exceptions that name it.
 //
-// A file is an atomic output (output/atomic_file.hpp) with the query policy:
-// it appears only when close() commits it, and an OutputFile destroyed
-// without close() (the query failed) removes its temporary and the older
-// file at its path, so a failed query leaves neither a partial new output
-// nor a stale old one that looks current. stdout is streamed as it comes.
+// A path is an output/atomic_file.hpp output with the query policy: a file
+// appears only when close() commits it, and an OutputFile destroyed without
+// close() (the query failed) removes its temporary and the older file at
+// its path, so a failed query leaves neither a partial new output nor a
+// stale old one that looks current. A device, FIFO or descriptor path
+// (/dev/null, /dev/stdout) and "-" (stdout) are streamed as the output comes.
 #include <cstdio>
 #include <memory>
 #include <string>

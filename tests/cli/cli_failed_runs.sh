@@ -54,4 +54,17 @@ expect_error "bad.fa" "$metawarp" build db bad.fa -q --no-taxonomy
 same_bytes db db.before
 no_temporaries .
 pass "a failed rebuild kept the old database"
+
+# A build killed by SIGKILL (which cannot be caught) leaves its temporaries;
+# a partitioned one also its spill files <database>.<array>.tmp-<pid>.
+# Simulated with a pid whose process is gone: the next build, partitioned or
+# not, removes them all, and keeps those of a running process (this shell).
+gone=$(sh -c 'echo $$')
+for part in "" .features .offsets .locations; do echo "partial" >"killed.mwdb$part.tmp-$gone"; done
+echo "running" >"killed.mwdb.features.tmp-$$"
+expect_success "$metawarp" build killed.mwdb "$data/genomes/genome_000001.fna" -q --no-taxonomy
+[ -e "killed.mwdb.features.tmp-$$" ] || fail "a running process's spill file was removed"
+rm "killed.mwdb.features.tmp-$$"
+no_temporaries .
+pass "a build removed the temporaries and spill files of a killed partitioned build"
 echo "all failed-run checks passed"

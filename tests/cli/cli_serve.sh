@@ -62,7 +62,19 @@ pass "stdin and a relative path from another folder"
 
 # Errors come as the query's own: the message on the client's stderr, status 1.
 expect_error "File does not exist" "$metawarp" query --server s.sock db missing.fq
-expect_error "character device" "$metawarp" query --server s.sock db "$r1" -o /dev/null
+expect_error "a directory" "$metawarp" query --server s.sock db "$r1" -o sub
+# The client's streams are the served query's descriptors 0 to 2: -o /dev/stdout
+# writes to the client's stdout (appended here). Its other descriptors are the
+# server's own: refused.
+echo "earlier line" >appended.tsv
+"$metawarp" query --server s.sock db "$r1" -o /dev/stdout -q --device cpu -t 2 >>appended.tsv ||
+  fail "a query through the server to /dev/stdout failed"
+{
+  echo "earlier line"
+  cat alone.tsv
+} | cmp -s - appended.tsv || fail "-o /dev/stdout through the server: not appended to the client's stdout"
+expect_error "descriptor 3 is the server's" "$metawarp" query --server s.sock db "$r1" -o /dev/fd/3
+pass "descriptors through the server: the client's stdout written, the server's own refused"
 # A reader that goes away ends the client as it ends a query of its own.
 "$metawarp" query --server s.sock db "$r1" -o - -q --device cpu -t 2 | head -n 1 >/dev/null
 status=${PIPESTATUS[0]}

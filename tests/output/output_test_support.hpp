@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "output/atomic_file.hpp"
 #include "scratch_dir.hpp"
 
 namespace metawarp::test {
@@ -55,6 +56,16 @@ std::string error_of(F&& f) {
     return e.what();
   }
   return "";
+}
+
+// Writes `text` to `path` as a query output is written (committed); the
+// error's message, or "" when it worked.
+inline std::string error_writing(const std::string& path, const std::string& text) {
+  return error_of([&] {
+    output::AtomicFile file(path, output::OnFailure::remove_existing);
+    file.write(text);
+    file.commit();
+  });
 }
 
 inline bool contains(const std::string& text, const std::string& part) {

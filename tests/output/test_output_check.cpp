@@ -1,5 +1,6 @@
 // check_distinct: an output may be neither an input nor another output,
 // however the two paths are spelled, and each standard stream is used once.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "catch.hpp"
@@ -77,4 +78,16 @@ TEST_CASE("distinct: standard output and standard input are each used at most on
       error_of([] { check_distinct({}, {{"reads 1", "-"}, {"reads 2", "-"}}); });
   CHECK(contains(message, "standard input is given twice"));
   CHECK_NOTHROW(check_distinct({{"--output", "-"}}, {{"reads", "-"}}));
+}
+
+TEST_CASE("distinct: outputs may share a character device, not a FIFO") {
+  // `-o /dev/null --report /dev/null`: /dev/null (and a terminal) takes any
+  // number of outputs; two outputs into one FIFO would mix their lines.
+  CHECK(error_of([] { check_distinct({{"--output", "/dev/null"}, {"--report", "/dev/null"}}, {}); })
+            .empty());
+  ScratchDir dir("shared_fifo");
+  const std::string fifo = dir / "fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  CHECK(contains(error_of([&] { check_distinct({{"--output", fifo}, {"--report", fifo}}, {}); }),
+                 "are the same file"));
 }

@@ -1,8 +1,11 @@
-// The output path rule: new paths and single-link regular files are allowed,
-// symbolic links are followed, everything else is refused before anything is
-// created.
+// The output path rule: new paths and single-link regular files are replaced,
+// character devices, FIFOs and descriptors written directly (the database,
+// written at offsets, takes only files), symbolic links are followed (the
+// rule for whose: test_output_links.cpp), everything else is refused before
+// anything is created.
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -16,30 +19,59 @@
 using namespace metawarp;
 using namespace metawarp::test;
 
-TEST_CASE("output path: /dev/null is refused before anything is created") {
+TEST_CASE("output path: the database refuses /dev/null before anything is created") {
   // Constructing (never committing) is safe even if the check were broken:
   // only commit() renames over the target, and the destructor removes the
   // temporary.
-  const std::string message = error_of(
-      [] { output::AtomicFile("/dev/null", output::OnFailure::keep_existing, "database"); });
+  const std::string message = error_of([] {
+    output::AtomicFile("/dev/null", output::OnFailure::keep_existing, "database",
+                       output::Writes::at_offsets);
+  });
   CHECK(contains(message, "cannot write database '/dev/null'"));
   CHECK(contains(message, "character device"));
+  CHECK(contains(message, "written in parts at their offsets"));
   CHECK(S_ISCHR(lstat_of("/dev/null").st_mode));
   CHECK(temporaries_in("/dev").empty());
-  CHECK_THROWS(output::resolve_output("/dev/null", ""));
+  const output::OutputTarget null = output::resolve_output("/dev/null", "");
+  CHECK(null.kind == output::TargetKind::device_or_fifo);
+  CHECK_FALSE(null.renamed());
 }
 
-TEST_CASE("output path: FIFO, socket and directory are refused, naming what they are") {
-  ScratchDir dir("kinds");
+TEST_CASE("output path: what each stream is, and that the database takes none") {
+  ScratchDir dir("streams");
   const std::string fifo = dir / "fifo";
   REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
-  std::string message = error_of([&] { output::resolve_output(fifo, ""); });
-  CHECK(contains(message, "cannot write '" + fifo + "'"));
+  CHECK(output::resolve_output(fifo, "").kind == output::TargetKind::device_or_fifo);
+  // Opening a FIFO for writing would block until a reader comes: the
+  // refusal must come before any open, and nothing may replace the FIFO.
+  const std::string message = error_of([&] {
+    output::AtomicFile(fifo, output::OnFailure::keep_existing, "database",
+                       output::Writes::at_offsets);
+  });
+  CHECK(contains(message, "cannot write database '" + fifo + "'"));
   CHECK(contains(message, "FIFO"));
-  // Opening a FIFO for writing would block until a reader comes: the check
-  // must not open it, and nothing may replace it.
-  CHECK_THROWS(output::AtomicFile(fifo, output::OnFailure::remove_existing));
   CHECK(S_ISFIFO(lstat_of(fifo).st_mode));
+
+  for (const auto& [path, fd] : {std::pair<std::string, int>{"/dev/stdout", 1},
+                                 {"/dev/stderr", 2},
+                                 {"/dev/fd/2", 2},
+                                 {"/proc/self/fd/1", 1},
+                                 {"/proc/thread-self/fd/2", 2}}) {
+    const output::OutputTarget target = output::resolve_output(path, "");
+    CHECK(target.kind == output::TargetKind::descriptor);
+    CHECK(target.descriptor == fd);
+    CHECK(contains(error_of([&] {
+                     output::check_output_path(path, "database", output::Writes::at_offsets);
+                   }),
+                   "it names descriptor " + std::to_string(fd)));
+  }
+}
+
+TEST_CASE("output path: block device, socket and directory are refused, naming what they are") {
+  ScratchDir dir("kinds");
+  const std::string block = dir / "block";  // never opened: only root may make one
+  if (::mknod(block.c_str(), S_IFBLK | 0600, makedev(7, 0)) == 0)
+    CHECK(contains(error_of([&] { output::resolve_output(block, ""); }), "block device"));
 
   const std::string socket_path = dir / "socket";
   const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
@@ -55,6 +87,9 @@ TEST_CASE("output path: FIFO, socket and directory are refused, naming what they
   std::filesystem::create_directory(folder);
   CHECK(contains(error_of([&] { output::resolve_output(folder, ""); }), "directory"));
   CHECK(contains(error_of([&] { output::resolve_output(dir / "new/", ""); }), "ends with '/'"));
+  write_text(dir / "file.tsv", "old");
+  CHECK(contains(error_of([&] { output::resolve_output(dir / "file.tsv/", ""); }),
+                 "ends with '/'"));
   CHECK(temporaries_in(dir.path()).empty());
 }
 
@@ -74,12 +109,12 @@ TEST_CASE("output path: a file with several hard links is refused and both names
 TEST_CASE("output path: new paths and regular files are allowed, resolved to an absolute path") {
   ScratchDir dir("allowed");
   const output::OutputTarget fresh = output::resolve_output(dir / "new.tsv", "");
-  CHECK_FALSE(fresh.exists);
+  CHECK(fresh.kind == output::TargetKind::new_file);
   CHECK(fresh.path == std::filesystem::canonical(dir.path()) / "new.tsv");
   write_text(dir / "old.tsv", "old\n");
   ::chmod((dir / "old.tsv").c_str(), 0640);
   const output::OutputTarget old = output::resolve_output(dir / "old.tsv", "");
-  CHECK(old.exists);
+  CHECK(old.kind == output::TargetKind::regular_file);
   CHECK(old.mode == 0640);
   CHECK(contains(error_of([&] { output::resolve_output(dir / "missing/x.tsv", ""); }),
                  "its folder"));
@@ -113,9 +148,12 @@ TEST_CASE("output path: symbolic links are followed; the link stays, its target 
   CHECK(read_text(dir / "real/fresh.tsv") == "fresh");
   CHECK(S_ISLNK(lstat_of(dir / "first").st_mode));
 
-  // A link to a device is refused like the device, naming where it leads.
+  // A link to a device leads to the device; where the device is refused,
+  // the message says where the link leads.
   std::filesystem::create_symlink("/dev/null", dir / "null");
-  const std::string message = error_of([&] { output::resolve_output(dir / "null", ""); });
+  CHECK(output::resolve_output(dir / "null", "").path == "/dev/null");
+  const std::string message = error_of(
+      [&] { output::resolve_output(dir / "null", "database", output::Writes::at_offsets); });
   CHECK(contains(message, "leads to '/dev/null'"));
   CHECK(contains(message, "character device"));
 

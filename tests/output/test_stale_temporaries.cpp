@@ -75,3 +75,41 @@ TEST_CASE("stale temporaries: this process writing one target twice at once is r
   first.commit();
   CHECK(read_text(target) == "first");
 }
+
+TEST_CASE("stale temporaries: the spill files of a killed partitioned write go too") {
+  // A partitioned build writes `<database>.<array>.tmp-<pid>` beside the
+  // database's own temporary; SIGKILL leaves all of them.
+  ScratchDir dir("parts");
+  const std::string target = dir / "x.mwdb";
+  const pid_t gone = dead_pid();
+  std::vector<std::string> stale, kept;
+  for (const char* part : {"", ".features", ".offsets", ".locations"})
+    stale.push_back(output::temporary_path(target + part, gone).string());
+  // Kept: a running process's, another target's, a name not of our forms.
+  kept.push_back(output::temporary_path(target + ".features", ::getppid()).string());
+  kept.push_back(output::temporary_path(dir / "y.mwdb.features", gone).string());
+  kept.push_back(output::temporary_path(target + ".two.parts", gone).string());
+  for (const auto* paths : {&stale, &kept})
+    for (const std::string& path : *paths) write_text(path, "partial");
+  {
+    output::AtomicFile file(target, output::OnFailure::keep_existing, "database");
+    file.write("complete");
+    file.commit();
+  }
+  for (const std::string& path : stale) CHECK_FALSE(std::filesystem::exists(path));
+  for (const std::string& path : kept) CHECK(std::filesystem::exists(path));
+}
+
+TEST_CASE("stale temporaries: another user's are kept, even by root") {
+  if (::geteuid() != 0) {
+    WARN("not root: no file here can belong to another user; nothing to check");
+    return;
+  }
+  ScratchDir dir("other_owner");
+  const std::string target = dir / "out.tsv";
+  const std::string theirs = output::temporary_path(target, dead_pid()).string();
+  write_text(theirs, "another user's");
+  REQUIRE(::chown(theirs.c_str(), 65534, 65534) == 0);
+  REQUIRE(error_writing(target, "done") == "");
+  CHECK(read_text(theirs) == "another user's");
+}
