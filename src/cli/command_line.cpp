@@ -41,18 +41,22 @@ int report_usage_error(const CLI::App& app, const std::string& message) {
 
 }  // namespace
 
-int run_command_line(const CommandContext& context) {
-  CLI::App app{"metawarp: build metagenomic reference databases and classify reads"};
-  // Checked after parsing, not with require_subcommand, so that an unknown
-  // option is reported as such rather than as a missing command.
-  app.require_subcommand(0, 1);
-  app.set_version_flag("--version", program_version);
+void add_commands(CLI::App& app, const CommandContext& context) {
   if (!context.request) {
     add_build_command(app);
     add_info_command(app);
     add_serve_command(app);
   }
   add_query_command(app, context);
+}
+
+int run_command_line(const CommandContext& context) {
+  CLI::App app{"metawarp: build metagenomic reference databases and classify reads"};
+  // Checked after parsing, not with require_subcommand, so that an unknown
+  // option is reported as such rather than as a missing command.
+  app.require_subcommand(0, 1);
+  app.set_version_flag("--version", program_version);
+  add_commands(app, context);
   std::vector<char*> argv;
   std::vector<std::string> arguments = context.arguments;
   for (std::string& argument : arguments) argv.push_back(argument.data());
