@@ -61,7 +61,8 @@ unsigned count_partitions(const BuildOptions& options, const BuildInputs& inputs
     // 10 % above the estimate: the parts' shares are expected, not exact.
     const double bytes = double(estimate_pairs(inputs.files, options.params.sketch)) *
                          double(host_bytes_per_pair) * 1.1;
-    n = std::max(n, unsigned(std::min(65536.0, std::ceil(bytes / double(options.partition_bytes)))));
+    n = std::max(n, unsigned(std::min(double(max_partitions),
+                                      std::ceil(bytes / double(options.partition_bytes)))));
   }
   if (needed) n = std::max(n, needed(options, inputs));
   return n;
