@@ -25,6 +25,7 @@
 #include "metawarp/host/parallel_for.hpp"
 #include "metawarp/sketch/sketch.hpp"
 #include "output/file_descriptor.hpp"
+#include "output/file_kind.hpp"
 
 namespace metawarp::db {
 namespace {
@@ -43,9 +44,13 @@ struct SectionEntry {
 class Reader {
  public:
   Reader(const std::filesystem::path& path, unsigned threads) : threads_(threads) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) fail("no such file");
-    if (std::filesystem::is_directory(path, ec)) fail("is a directory, not a database file");
+    // Before it is opened: opening a FIFO waits for a writer, and the file is
+    // read in place, several times (checksums, parts), which only a regular
+    // file allows.
+    struct stat kind {};
+    if (::stat(path.c_str(), &kind) != 0)
+      fail(errno == ENOENT ? "no such file" : std::string("cannot open: ") + std::strerror(errno));
+    if (!S_ISREG(kind.st_mode)) fail(output::file_kind(kind) + ", not a database file");
     file_ = output::FileDescriptor(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!file_.is_open()) fail(std::string("cannot open: ") + std::strerror(errno));
     struct stat st {};

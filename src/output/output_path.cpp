@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "output/file_kind.hpp"
 #include "output/write_error.hpp"
 
 namespace metawarp::output {
@@ -61,15 +62,10 @@ fs::path with_canonical_folder(const fs::path& path) {
 }
 
 std::string kind_of(const struct stat& st) {
-  if (S_ISDIR(st.st_mode)) return "a directory";
-  if (S_ISCHR(st.st_mode)) return "a character device";
-  if (S_ISBLK(st.st_mode)) return "a block device";
-  if (S_ISFIFO(st.st_mode)) return "a FIFO (named pipe)";
-  if (S_ISSOCK(st.st_mode)) return "a socket";
   if (S_ISREG(st.st_mode))
     return "a regular file with " + std::to_string(st.st_nlink) +
            " hard links (replacing it would separate it from its other names)";
-  return "not a regular file";
+  return file_kind(st);
 }
 
 }  // namespace
