@@ -32,8 +32,9 @@ std::uint64_t size_unit(std::string_view suffix) {
   if (lower.empty() || lower == "b") return 1;
   static constexpr std::array<std::pair<char, unsigned>, 4> units{
       {{'k', 10}, {'m', 20}, {'g', 30}, {'t', 40}}};
+  const std::string rest = lower.substr(1);  // "", "b" or "ib": k, kb, kib
   for (const auto& [letter, shift] : units)
-    if (lower[0] == letter && (lower.size() == 1 || lower.substr(1) == "b" || lower.substr(1) == "ib"))
+    if (lower[0] == letter && (rest.empty() || rest == "b" || rest == "ib"))
       return std::uint64_t(1) << shift;
   return 0;
 }

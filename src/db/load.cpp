@@ -142,7 +142,8 @@ void read_section(Reader& in, std::uint32_t version, const SectionEntry& s, Inde
 // The build parameters, every field of them checked: a hand-made file can
 // carry valid checksums over any value. Each problem names the field.
 DatabaseParams read_params(Reader& in, const char* h) {
-  const auto refuse = [&in](const std::string& field, std::uint32_t value, const std::string& rule) {
+  const auto refuse = [&in](const std::string& field, std::uint32_t value,
+                            const std::string& rule) {
     in.fail("header field " + field + " is " + std::to_string(value) + ": " + rule);
   };
   if (u32_at(h + 16) != ff::hash_function_id)
@@ -157,7 +158,8 @@ DatabaseParams read_params(Reader& in, const char* h) {
   p.remove_overpopulated_features = (flags & ff::flag_remove_overpopulated) != 0;
   std::string why;
   if (!sketch::valid(p.sketch, &why)) in.fail("header field " + why);
-  if (p.max_locations_per_feature == 0) refuse("max locations per feature", 0, "must be at least 1");
+  if (p.max_locations_per_feature == 0)
+    refuse("max locations per feature", 0, "must be at least 1");
   if (flags & ~ff::flag_remove_overpopulated)
     refuse("flags", flags, "only bit 0 (overpopulated features removed) is defined");
   if (u32_at(h + 44) != 0) refuse("reserved (bytes 44 to 47)", u32_at(h + 44), "must be 0");
@@ -255,18 +257,18 @@ taxonomy::Taxonomy parse_taxonomy(Reader& in, const IndexArray<char>& node_bytes
 // locations than the cap. The problem names the target or the counts.
 void check_metadata(Reader& in, const Database& db, std::uint64_t features,
                     std::uint64_t locations) {
-  const sketch::SketchParams& sketch = db.params.sketch;
+  const sketch::SketchParams& params = db.params.sketch;
   if (db.targets.size() > std::numeric_limits<sketch::target_id_t>::max())
     in.fail(std::to_string(db.targets.size()) + " targets: target ids have 32 bits");
   std::uint64_t bases = 0;
   for (std::size_t i = 0; i < db.targets.size(); ++i) {
     const Target& t = db.targets[i];
     const std::string target = "target " + std::to_string(i) + " ('" + t.name + "'): ";
-    if (sketch::window_count(t.length, sketch) != t.windows)
+    const std::uint64_t windows = sketch::window_count(t.length, params);
+    if (windows != t.windows)
       in.fail(target + std::to_string(t.windows) + " windows, but its length " +
-              std::to_string(t.length) + " gives " +
-              std::to_string(sketch::window_count(t.length, sketch)) + " with k " +
-              std::to_string(sketch.k) + " and w " + std::to_string(sketch.window));
+              std::to_string(t.length) + " gives " + std::to_string(windows) + " with k " +
+              std::to_string(params.k) + " and w " + std::to_string(params.window));
     if (t.length > std::numeric_limits<std::uint64_t>::max() - bases)
       in.fail(target + "the targets' lengths add up to more than 2^64 - 1 bases");
     bases += t.length;

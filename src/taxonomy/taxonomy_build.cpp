@@ -14,8 +14,8 @@ namespace {
 
 // "10 -> 11 -> 12 -> 10" for the taxa at positions [first, last) of `nodes`,
 // a cycle; a long one by its first taxa and its length.
-std::string cycle_text(const std::vector<Node>& nodes, std::vector<std::uint32_t>::const_iterator first,
-                       std::vector<std::uint32_t>::const_iterator last) {
+using Positions = std::vector<std::uint32_t>::const_iterator;
+std::string cycle_text(const std::vector<Node>& nodes, Positions first, Positions last) {
   constexpr std::ptrdiff_t listed = 8;
   std::string text;
   for (auto it = first; it != last && it - first < listed; ++it)

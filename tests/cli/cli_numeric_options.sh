@@ -18,8 +18,10 @@ expect_error "--batch-size 18446744073709551616: must be a whole number between 
 expect_error "--partitions -1: must be a whole number between 0 and " "${query[@]}" --partitions -1
 expect_error "--max-memory -1: must be a size in bytes between 0 and " "${query[@]}" --max-memory -1
 expect_error "--hit-memory -1: must be a size in bytes between 1 and " "${query[@]}" --hit-memory -1
-expect_error "--insert-size -1: must be a whole number between 0 and " "${query[@]}" --insert-size -1
-expect_error "--partitions -1: must be a whole number between 0 and 65536" "${build[@]}" --partitions -1
+expect_error "--insert-size -1: must be a whole number between 0 and " "${query[@]}" \
+  --insert-size -1
+expect_error "--partitions -1: must be a whole number between 0 and 65536" "${build[@]}" \
+  --partitions -1
 expect_error "--partition-size -1: must be a size in bytes between 0 and " "${build[@]}" \
   --partition-size -1
 expect_error "--batch-size 18446744073709551616: must be a whole number between 1 and " \
@@ -34,7 +36,8 @@ expect_error "--window-length 4294967295: must be a whole number between 1 and "
 expect_error "--threads 0x10: must be a whole number between 1 and " "${query[@]}" -t 0x10
 expect_error "--threads ' 4': must be a whole number" "${query[@]}" -t ' 4'
 expect_error "--max-memory 8q: must be a size in bytes" "${query[@]}" --max-memory 8q
-expect_error "--max-memory 17179869184g: must be a size in bytes" "${query[@]}" --max-memory 17179869184g
+expect_error "--max-memory 17179869184g: must be a size in bytes" "${query[@]}" \
+  --max-memory 17179869184g
 expect_error "--confidence nan: must be a number between 0 and 1" "${query[@]}" --confidence nan
 expect_error "--confidence -0.1: must be a number between 0 and 1" "${query[@]}" --confidence -0.1
 expect_error "--gpu -1: must be a whole number between 0 and " "${query[@]}" --gpu -1

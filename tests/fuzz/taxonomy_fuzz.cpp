@@ -34,9 +34,10 @@ void walk(const taxonomy::Taxonomy& tree) {
       fuzz::report_bug("lineage of taxid " + std::to_string(node.id));
     // One root, taxid 1: a taxon that is its own parent would cut its taxa
     // off the tree (issue 25, case 10).
-    if (lineage.back() != taxonomy::root_taxon || tree.find(lineage.back())->parent != lineage.back())
+    const taxid_t root = lineage.back();
+    if (root != taxonomy::root_taxon || tree.find(root)->parent != root)
       fuzz::report_bug("lineage of taxid " + std::to_string(node.id) + " ends at " +
-                       std::to_string(lineage.back()) + ", not at the root (taxid 1)");
+                       std::to_string(root) + ", not at the root (taxid 1)");
     tree.ranked_lineage(node.id);
   }
   for (std::size_t i = 0; i + 1 < nodes.size() && i < 64; ++i) {
