@@ -77,15 +77,20 @@ namespace detail {
 
 CLI::Option* add_checked_option(
     CLI::App& app, const std::string& names, const std::string& help, const char* type,
-    std::string default_text,
+    const std::string& range, std::string default_text,
     std::function<void(const std::string& option, const std::string& text)> set) {
   // The option's name (its first long name) for the message, known once it exists.
   auto name = std::make_shared<std::string>();
   CLI::Option* option = app.add_option_function<std::string>(
       names, [name, set = std::move(set)](const std::string& text) { set(*name, text); }, help);
   *name = option->get_name();
-  option->type_name(type)->default_str(std::move(default_text));
+  option->type_name(range.empty() ? std::string(type) : type + (":" + range))
+      ->default_str(std::move(default_text));
   return option;
+}
+
+std::string range_text(std::uint64_t min, std::uint64_t max, std::uint64_t type_max) {
+  return max == type_max ? std::string() : std::to_string(min) + ".." + std::to_string(max);
 }
 
 }  // namespace detail
@@ -93,7 +98,9 @@ CLI::Option* add_checked_option(
 CLI::Option* add_size(CLI::App& app, const std::string& names, std::uint64_t& value,
                       const std::string& help, std::uint64_t min, std::uint64_t max) {
   return detail::add_checked_option(
-      app, names, help, size_type, std::to_string(value),
+      app, names, help, size_type,
+      detail::range_text(min, max, std::numeric_limits<std::uint64_t>::max()),
+      std::to_string(value),
       [&value, min, max](const std::string& option, const std::string& text) {
         value = parse_whole_number(option, text, min, max, true);
       });
@@ -102,7 +109,9 @@ CLI::Option* add_size(CLI::App& app, const std::string& names, std::uint64_t& va
 CLI::Option* add_fraction(CLI::App& app, const std::string& names, double& value,
                           const std::string& help, double min, double max) {
   return detail::add_checked_option(
-      app, names, help, fraction_type, CLI::detail::to_string(value),
+      app, names, help, fraction_type,
+      CLI::detail::to_string(min) + ".." + CLI::detail::to_string(max),
+      CLI::detail::to_string(value),
       [&value, min, max](const std::string& option, const std::string& text) {
         value = parse_fraction(option, text, min, max);
       });

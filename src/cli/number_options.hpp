@@ -17,7 +17,8 @@
 namespace metawarp::cli {
 
 // The type names these options show in --help, which tests/cli's walk over
-// the parser (test_number_options.cpp) also recognises.
+// the parser (test_number_options.cpp) also recognises. An option with an
+// upper limit shows its range after the name: "N:1..32".
 inline constexpr const char* whole_type = "N";
 inline constexpr const char* size_type = "SIZE";
 inline constexpr const char* fraction_type = "X";
@@ -31,11 +32,14 @@ std::uint64_t parse_whole_number(const std::string& option, const std::string& t
 double parse_fraction(const std::string& option, const std::string& text, double min, double max);
 
 namespace detail {
-// An option of one value whose text `set(option name, text)` checks and stores.
+// An option of one value whose text `set(option name, text)` checks and
+// stores; --help shows `type`, with `range` when it is not empty.
 CLI::Option* add_checked_option(
     CLI::App& app, const std::string& names, const std::string& help, const char* type,
-    std::string default_text,
+    const std::string& range, std::string default_text,
     std::function<void(const std::string& option, const std::string& text)> set);
+// "min..max" for --help, or "" when `max` is the type's own limit (`type_max`).
+std::string range_text(std::uint64_t min, std::uint64_t max, std::uint64_t type_max);
 }  // namespace detail
 
 // A whole-number option stored in `value` (whose current value is the
@@ -50,7 +54,9 @@ CLI::Option* add_number(CLI::App& app, const std::string& names, T& value,
     if (min < 0) throw std::logic_error(names + ": a negative minimum is not supported");
   }
   return detail::add_checked_option(
-      app, names, help, whole_type, std::to_string(value),
+      app, names, help, whole_type,
+      detail::range_text(std::uint64_t(min), std::uint64_t(max), std::numeric_limits<T>::max()),
+      std::to_string(value),
       [&value, min, max](const std::string& option, const std::string& text) {
         value = T(parse_whole_number(option, text, std::uint64_t(min), std::uint64_t(max)));
       });
