@@ -47,7 +47,7 @@ std::uint64_t parse_whole_number(const std::string& option, const std::string& t
       (size ? "a size in bytes between " : "a whole number between ") + std::to_string(min) +
       " and " + std::to_string(max) +
       (size ? " (suffixes k, m, g, t: 2^10, 2^20, 2^30, 2^40)" : "");
-  // Digits only: no sign, no blanks, no hexadecimal or octal prefix.
+  // Decimal digits only: no sign, no blanks, no 0x; a leading 0 is not octal.
   std::size_t digits = 0;
   while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
   if (digits == 0 || (digits < text.size() && !size)) refuse(option, text, rule);
