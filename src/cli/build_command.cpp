@@ -6,8 +6,10 @@
 #include "cli/build_warnings.hpp"
 #include "cli/commands.hpp"
 #include "cli/device_choice.hpp"
+#include "cli/number_options.hpp"
 #include "cli/thread_limit.hpp"
 #include "metawarp/host/clock.hpp"
+#include "metawarp/sketch/types.hpp"
 #include "pipeline/build.hpp"
 #include "pipeline/shard_layout.hpp"
 
@@ -26,8 +28,9 @@ struct BuildCommand {
 };
 
 // Refused here, before the build starts: an unbounded thread count and a
-// database on standard output. The database path itself is checked by the
-// build driver against every file the build reads, before any work.
+// database on standard output (the numbers' ranges were checked as they were
+// parsed). The database path itself is checked by the build driver against
+// every file the build reads, before any work.
 void check_before_work(BuildCommand& cmd) {
   auto& opt = cmd.options;
   const Bounded threads = bound_threads("build", opt.threads, available_cores());
@@ -36,13 +39,11 @@ void check_before_work(BuildCommand& cmd) {
   if (cmd.database == "-")
     throw std::invalid_argument("the database cannot go to standard output ('-'); give a file");
   if (!cmd.gpus.empty() || cmd.shards_per_gpu != 1) {
-    if (cmd.shards_per_gpu == 0) throw std::invalid_argument("--shards-per-gpu must be at least 1");
     opt.gpu.layout.devices =
         cmd.gpus.empty() ? std::vector<int>{opt.gpu.device} : pipeline::parse_gpu_list(cmd.gpus);
     opt.gpu.layout.shards_per_gpu = cmd.shards_per_gpu;
     opt.gpu.layout_given = true;
   }
-  if (opt.cpu_shards == 0) throw std::invalid_argument("--shards must be at least 1");
 }
 
 void run_build(BuildCommand& cmd) {
@@ -116,21 +117,17 @@ void add_build_command(CLI::App& app) {
   sub->add_option("--accession2taxid", opt.accession2taxid_files,
                   "NCBI accession2taxid files (.gz ok)")
       ->check(CLI::ExistingFile);
-  sub->add_option("-k,--kmer-length", opt.params.sketch.k, "k-mer length (1..32)")
-      ->capture_default_str();
-  sub->add_option("-w,--window-length", opt.params.sketch.window, "Window length in bases")
-      ->capture_default_str();
-  sub->add_option("-s,--sketch-size", opt.params.sketch.sketch_size,
-                  "Features kept per window (1..64)")
-      ->capture_default_str();
-  sub->add_option("--max-locations-per-feature", opt.params.max_locations_per_feature,
-                  "Keep at most this many (target, window) locations per feature: the smallest")
-      ->capture_default_str();
+  add_number(*sub, "-k,--kmer-length", opt.params.sketch.k, "k-mer length", 1u, sketch::max_k);
+  add_number(*sub, "-w,--window-length", opt.params.sketch.window,
+             "Window length in bases (at least k)", 1u, sketch::max_window);
+  add_number(*sub, "-s,--sketch-size", opt.params.sketch.sketch_size, "Features kept per window",
+             1u, sketch::max_sketch_size);
+  add_number(*sub, "--max-locations-per-feature", opt.params.max_locations_per_feature,
+             "Keep at most this many (target, window) locations per feature: the smallest", 1u);
   sub->add_flag("--remove-overpopulated-features", opt.params.remove_overpopulated_features,
                 "Drop features whose location list reached the cap");
-  sub->add_option("-t,--threads", opt.threads,
-                  "Worker threads (at most 4 x the cores, 1024)")
-      ->capture_default_str();
+  add_number(*sub, "-t,--threads", opt.threads, "Worker threads (at most 4 x the cores, 1024)",
+             1u);
   auto* quiet = sub->add_flag("-q,--quiet", opt.quiet, "No progress or summary on stderr");
   sub->add_flag("-v,--verbose", cmd->verbose, "Also the executor's time per stage")
       ->excludes(quiet);
@@ -140,37 +137,34 @@ void add_build_command(CLI::App& app) {
   sub->add_option("--table", cmd->table, "GPU build table: multi-value or bucket-list")
       ->check(CLI::IsMember({"multi-value", "bucket-list"}))
       ->capture_default_str();
-  sub->add_option("--batch-size", opt.gpu.batch_bases, "GPU: bases per host-to-device batch")
-      ->capture_default_str();
-  sub->add_option("--max-gpu-memory,--gpu-memory-limit", opt.gpu.memory_limit,
-                  "GPU: use at most this many bytes of each GPU's memory (0: all that is free; "
-                  "suffixes k, m, g: 2^10, 2^20, 2^30); a database that needs more is built in "
-                  "partitions")
-      ->transform(CLI::AsSizeValue(false));
-  sub->add_option("--table-capacity", opt.gpu.table_capacity,
-                  "GPU: (feature, location) pairs of the whole database the tables hold, each "
-                  "shard and partition its share (0: estimated from the input)");
-  auto* gpu_device =
-      sub->add_option("--gpu", opt.gpu.device, "GPU: CUDA device number")->capture_default_str();
+  add_number(*sub, "--batch-size", opt.gpu.batch_bases, "GPU: bases per host-to-device batch", 1);
+  add_size(*sub, "--max-gpu-memory,--gpu-memory-limit", opt.gpu.memory_limit,
+           "GPU: use at most this many bytes of each GPU's memory (0: all that is free; "
+           "suffixes k, m, g, t: 2^10, 2^20, 2^30, 2^40); a database that needs more is built in "
+           "partitions");
+  add_number(*sub, "--table-capacity", opt.gpu.table_capacity,
+             "GPU: (feature, location) pairs of the whole database the tables hold, each "
+             "shard and partition its share (0: estimated from the input)");
+  auto* gpu_device = add_number(*sub, "--gpu", opt.gpu.device, "GPU: CUDA device number", 0);
   sub->add_option("--gpus", cmd->gpus,
                   "GPU: spread the build over these GPUs: a count N (devices 0..N-1) or a list "
                   "(0,2,3); one shard of the database each")
       ->excludes(gpu_device);
-  sub->add_option("--shards-per-gpu", cmd->shards_per_gpu,
-                  "GPU: shards per GPU (several on one GPU exercise the multi-GPU split)")
-      ->capture_default_str();
-  sub->add_option("--shards", opt.cpu_shards,
-                  "CPU: build in this many shards side by side (the same database; for tests)")
-      ->capture_default_str();
-  sub->add_option("--partitions", opt.partitions,
-                  "Build the database in this many parts by feature range, one pass over the "
-                  "references each, each written as it completes (0: as many as the memory "
-                  "limits need; the database is the same)")
-      ->capture_default_str();
-  sub->add_option("--partition-size", opt.partition_bytes,
-                  "Host memory per partition in bytes (suffixes k, m, g); sets the number of "
-                  "partitions unless --partitions is given (0: no limit)")
-      ->transform(CLI::AsSizeValue(false));
+  add_number(*sub, "--shards-per-gpu", cmd->shards_per_gpu,
+             "GPU: shards per GPU (several on one GPU exercise the multi-GPU split)", 1u,
+             pipeline::max_shards_per_gpu);
+  // Each shard runs at least one thread of its own.
+  add_number(*sub, "--shards", opt.cpu_shards,
+             "CPU: build in this many shards side by side (the same database; for tests)", 1u,
+             thread_ceiling);
+  add_number(*sub, "--partitions", opt.partitions,
+             "Build the database in this many parts by feature range, one pass over the "
+             "references each, each written as it completes (0: as many as the memory "
+             "limits need; the database is the same)",
+             0u, pipeline::max_partitions);
+  add_size(*sub, "--partition-size", opt.partition_bytes,
+           "Host memory per partition in bytes (suffixes k, m, g, t); sets the number of "
+           "partitions unless --partitions is given (0: no limit)");
   sub->callback([cmd] {
     cmd->options.taxonomy_dir = cmd->taxonomy_dir;
     cmd->options.gpu.table = cmd->table == "bucket-list" ? pipeline::BuildTable::bucket_list

@@ -41,6 +41,15 @@ int report_usage_error(const CLI::App& app, const std::string& message) {
 
 }  // namespace
 
+void add_commands(CLI::App& app, const CommandContext& context) {
+  if (!context.request) {
+    add_build_command(app);
+    add_info_command(app);
+    add_serve_command(app);
+  }
+  add_query_command(app, context);
+}
+
 int run_command_line(const CommandContext& context) {
   // Not even the program's name (a process started with argc 0): CLI11
   // would read argv[0].
@@ -50,12 +59,7 @@ int run_command_line(const CommandContext& context) {
   // option is reported as such rather than as a missing command.
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", program_version);
-  if (!context.request) {
-    add_build_command(app);
-    add_info_command(app);
-    add_serve_command(app);
-  }
-  add_query_command(app, context);
+  add_commands(app, context);
   std::vector<char*> argv;
   std::vector<std::string> arguments = context.arguments;
   for (std::string& argument : arguments) argv.push_back(argument.data());

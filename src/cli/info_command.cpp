@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/name_list.hpp"
+#include "cli/number_options.hpp"
 #include "cli/target_problems.hpp"
 #include "db/database.hpp"
 #include "db/stats.hpp"
@@ -237,12 +238,11 @@ void add_info_command(CLI::App& app) {
                 "List targets without a taxon or without a species in their lineage");
   sub->add_option("--gpus", cmd->gpus,
                   "GPU memory per GPU for this layout: a number of GPUs or a device list (0,2)");
-  sub->add_option("--shards-per-gpu", cmd->shards_per_gpu, "Shards per GPU for --gpus")
-      ->check(CLI::Range(1u, 64u));
-  sub->add_option("--gpu-memory", cmd->gpu_memory,
-                  "Memory of each GPU in bytes (suffixes K, M, G): how many GPUs or partitions "
-                  "the database needs")
-      ->transform(CLI::AsSizeValue(false));
+  add_number(*sub, "--shards-per-gpu", cmd->shards_per_gpu, "Shards per GPU for --gpus", 1u,
+             pipeline::max_shards_per_gpu);
+  add_size(*sub, "--gpu-memory", cmd->gpu_memory,
+           "Memory of each GPU in bytes (suffixes K, M, G, T): how many GPUs or partitions the "
+           "database needs");
   sub->callback([cmd] { run_info(*cmd); });
 }
 

@@ -14,6 +14,7 @@
 #include "cli/commands.hpp"
 #include "cli/device_choice.hpp"
 #include "cli/kraken2_options.hpp"
+#include "cli/number_options.hpp"
 #include "cli/peer_access.hpp"
 #include "cli/query_client.hpp"
 #include "cli/query_command.hpp"
@@ -107,11 +108,9 @@ void resolve_classifier_options(QueryCommand& cmd) {
   opt.classifier.lowest = rank_option("--lowest", cmd.lowest);
   opt.classifier.highest = rank_option("--highest", cmd.highest);
   opt.abundance_rank = rank_option("--abundance-rank", cmd.abundance_rank);
-  // Kraken2's evidence options (docs/cli-query.md): F as an integer number
-  // of millionths, so every executor compares the same integers.
-  if (!(cmd.confidence >= 0.0 && cmd.confidence <= 1.0))
-    throw std::invalid_argument("--confidence must be between 0 and 1, not " +
-                                std::to_string(cmd.confidence));
+  // Kraken2's evidence options (docs/cli-query.md): F (0..1, checked as
+  // parsed) as an integer number of millionths, so every executor compares
+  // the same integers.
   opt.classifier.confidence_millionths =
       std::uint32_t(std::llround(cmd.confidence * classify::confidence_scale));
 }
@@ -138,7 +137,6 @@ void check_before_work(QueryCommand& cmd) {
     throw std::invalid_argument(
         "--report-minimizer-data is not available with --partitions or --max-memory (the "
         "database's feature counts need the whole index in memory)");
-  if (opt.batch_size == 0) throw std::invalid_argument("--batch-size must be at least 1");
   if (opt.abundance_em && opt.abundance.empty())
     throw std::invalid_argument("--abundance-em needs --abundance FILE (the table it extends)");
   if (cmd.many_samples() && !opt.reads.empty())
@@ -370,26 +368,24 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
 }  // namespace
 
 void add_device_options(CLI::App& sub, QueryCommand& cmd) {
-  sub.add_option("-t,--threads", cmd.options.threads, "Worker threads (at most 4 x the cores, 1024)")
-      ->capture_default_str();
+  add_number(sub, "-t,--threads", cmd.options.threads,
+             "Worker threads (at most 4 x the cores, 1024)", 1u);
   sub.add_option("--device", cmd.device, "Where to classify: auto (GPU if present), cpu or gpu")
       ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
       ->capture_default_str();
   // The GPUs (--gpu: one; --gpus: several) and shards the index is cut into.
-  auto* one_gpu =
-      sub.add_option("--gpu", cmd.gpu_device, "GPU: CUDA device number")->capture_default_str();
+  auto* one_gpu = add_number(sub, "--gpu", cmd.gpu_device, "GPU: CUDA device number", 0);
   sub.add_option("--gpus", cmd.gpu_list,
                   "GPUs the database is sharded over: a count N (devices 0..N-1) or a list "
                   "(0,2,3); they must reach one another's memory (peer access)")
       ->excludes(one_gpu);
-  sub.add_option("--shards-per-gpu", cmd.gpu.layout.shards_per_gpu,
-                  "Shards (feature ranges) per GPU; results do not depend on it")
-      ->check(CLI::Range(1, 64))
-      ->capture_default_str();
-  sub.add_option("--gpu-lanes", cmd.gpu.lanes,
-                  "GPU: streams the worker threads share (each with its own buffers; at most "
-                  "the threads, 64)")
-      ->capture_default_str();
+  add_number(sub, "--shards-per-gpu", cmd.gpu.layout.shards_per_gpu,
+             "Shards (feature ranges) per GPU; results do not depend on it", 1u,
+             pipeline::max_shards_per_gpu);
+  add_number(sub, "--gpu-lanes", cmd.gpu.lanes,
+             "GPU: streams the worker threads share (each with its own buffers; at most "
+             "the threads, 64)",
+             1u);
 }
 
 void read_device_options(const CLI::App& sub, QueryCommand& cmd) {
@@ -443,46 +439,36 @@ void add_query_command(CLI::App& app, const CommandContext& context) {
                 "taxa by an EM, and cell abundance (per genome length)");
   sub->add_flag("--top-hits", opt.top_hits, "Add the top candidates (target:hits) per read");
   // Kraken2's evidence options (docs/cli-query.md, docs/accuracy.md).
-  sub->add_option("--confidence", cmd->confidence,
-                  "Lift a read to the lowest taxon whose clade holds at least this fraction of "
-                  "its features, unclassified if none does (0..1; 0: off)")
-      ->capture_default_str();
+  add_fraction(*sub, "--confidence", cmd->confidence,
+               "Lift a read to the lowest taxon whose clade holds at least this fraction of "
+               "its features, unclassified if none does (0: off)",
+               0.0, 1.0);
   sub->add_flag("--report-minimizer-data", opt.report_minimizer_data,
                 "Report: also the distinct features seen per taxon and those the database holds");
-  sub->add_option("--max-candidates", cls.max_candidates,
-                  "Best targets considered per read (1..16)")
-      ->capture_default_str();
-  sub->add_option("--hit-min", cls.hit_min,
-                  "Hits the best candidate needs (0: s/3 for single reads, s/2 for pairs)")
-      ->capture_default_str();
-  sub->add_option("--hit-diff", cls.hit_diff,
-                  "LCA over candidates with at least best - hit-diff hits")
-      ->capture_default_str();
+  add_number(*sub, "--max-candidates", cls.max_candidates, "Best targets considered per read",
+             1u, classify::max_candidates_limit);
+  add_number(*sub, "--hit-min", cls.hit_min,
+             "Hits the best candidate needs (0: s/3 for single reads, s/2 for pairs)");
+  add_number(*sub, "--hit-diff", cls.hit_diff,
+             "LCA over candidates with at least best - hit-diff hits");
   sub->add_option("--lowest", cmd->lowest, "Lift assignments below this rank to it")
       ->capture_default_str();
   sub->add_option("--highest", cmd->highest, "Leave reads above this rank unclassified")
       ->capture_default_str();
-  sub->add_option("--insert-size", cls.insert_size,
-                  "Largest fragment a pair spans (0: the sum of the mates' lengths)")
-      ->capture_default_str();
-  sub->add_option("--batch-size", opt.batch_size,
-                  "Reads (pairs) per batch (GPU default: " +
-                      std::to_string(default_gpu_batch_size) + ")")
-      ->capture_default_str();
+  add_number(*sub, "--insert-size", cls.insert_size,
+             "Largest fragment a pair spans (0: the sum of the mates' lengths)");
+  add_number(*sub, "--batch-size", opt.batch_size,
+             "Reads (pairs) per batch (GPU default: " + std::to_string(default_gpu_batch_size) +
+                 ")",
+             1);
   add_device_options(*sub, *cmd);
-  sub->add_option("--partitions", cmd->partitions.partitions,
-                  "Read the database in this many parts, one at a time (0: as --max-memory "
-                  "needs)")
-      ->capture_default_str();
-  sub->add_option("--max-memory", cmd->partitions.max_memory,
-                  "Hold at most this much of the database at once (e.g. 8G; host memory, "
-                  "and GPU memory with the GPU), reading it in parts (0: no limit)")
-      ->transform(CLI::AsSizeValue(false))
-      ->capture_default_str();
-  sub->add_option("--hit-memory", cmd->partitions.hit_memory,
-                  "With parts: about this much memory for the hits of the reads in flight")
-      ->transform(CLI::AsSizeValue(false))
-      ->capture_default_str();
+  add_number(*sub, "--partitions", cmd->partitions.partitions,
+             "Read the database in this many parts, one at a time (0: as --max-memory needs)");
+  add_size(*sub, "--max-memory", cmd->partitions.max_memory,
+           "Hold at most this much of the database at once (e.g. 8G; host memory, "
+           "and GPU memory with the GPU), reading it in parts (0: no limit)");
+  add_size(*sub, "--hit-memory", cmd->partitions.hit_memory,
+           "With parts: about this much memory for the hits of the reads in flight", 1);
   // Kraken2's spellings: --paired, --use-names, --classified-out, ...
   add_kraken2_options(*sub, opt, cmd->kraken2);
   sub->add_option("--server", cmd->server,

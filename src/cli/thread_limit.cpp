@@ -9,7 +9,6 @@ namespace metawarp::cli {
 namespace {
 
 constexpr unsigned threads_per_core = 4;  // room for I/O waits, no more
-constexpr unsigned thread_ceiling = 1024;
 constexpr std::uint32_t lane_ceiling = 64;
 
 }  // namespace

@@ -8,6 +8,9 @@
 
 namespace metawarp::cli {
 
+// The most threads a command starts, whatever the cores.
+inline constexpr unsigned thread_ceiling = 1024;
+
 // The most worker threads a command starts: 4 x the cores, at most 1024.
 unsigned max_threads(unsigned cores);
 

@@ -25,6 +25,7 @@
 #include "metawarp/host/parallel_for.hpp"
 #include "metawarp/sketch/sketch.hpp"
 #include "output/file_descriptor.hpp"
+#include "output/file_kind.hpp"
 
 namespace metawarp::db {
 namespace {
@@ -43,9 +44,13 @@ struct SectionEntry {
 class Reader {
  public:
   Reader(const std::filesystem::path& path, unsigned threads) : threads_(threads) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) fail("no such file");
-    if (std::filesystem::is_directory(path, ec)) fail("is a directory, not a database file");
+    // Before it is opened: opening a FIFO waits for a writer, and the file is
+    // read in place, several times (checksums, parts), which only a regular
+    // file allows.
+    struct stat kind {};
+    if (::stat(path.c_str(), &kind) != 0)
+      fail(errno == ENOENT ? "no such file" : std::string("cannot open: ") + std::strerror(errno));
+    if (!S_ISREG(kind.st_mode)) fail(output::file_kind(kind) + ", not a database file");
     file_ = output::FileDescriptor(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!file_.is_open()) fail(std::string("cannot open: ") + std::strerror(errno));
     struct stat st {};
@@ -134,10 +139,17 @@ void read_section(Reader& in, std::uint32_t version, const SectionEntry& s, Inde
     in.fail("checksum mismatch in section '" + name + "' (the file is corrupted)");
 }
 
+// The build parameters, every field of them checked: a hand-made file can
+// carry valid checksums over any value. Each problem names the field.
 DatabaseParams read_params(Reader& in, const char* h) {
-  DatabaseParams p;
+  const auto refuse = [&in](const std::string& field, std::uint32_t value,
+                            const std::string& rule) {
+    in.fail("header field " + field + " is " + std::to_string(value) + ": " + rule);
+  };
   if (u32_at(h + 16) != ff::hash_function_id)
-    in.fail("unknown k-mer hash function id " + std::to_string(u32_at(h + 16)));
+    refuse("k-mer hash function", u32_at(h + 16),
+           "this build knows only " + std::to_string(ff::hash_function_id));
+  DatabaseParams p;
   p.sketch.k = u32_at(h + 20);
   p.sketch.window = u32_at(h + 24);
   p.sketch.sketch_size = u32_at(h + 28);
@@ -145,9 +157,12 @@ DatabaseParams read_params(Reader& in, const char* h) {
   const std::uint32_t flags = u32_at(h + 36);
   p.remove_overpopulated_features = (flags & ff::flag_remove_overpopulated) != 0;
   std::string why;
-  if (!sketch::valid(p.sketch, &why)) in.fail("implausible sketch parameters: " + why);
-  if (p.max_locations_per_feature == 0) in.fail("implausible max_locations_per_feature 0");
-  if (flags & ~ff::flag_remove_overpopulated) in.fail("unknown flags in header");
+  if (!sketch::valid(p.sketch, &why)) in.fail("header field " + why);
+  if (p.max_locations_per_feature == 0)
+    refuse("max locations per feature", 0, "must be at least 1");
+  if (flags & ~ff::flag_remove_overpopulated)
+    refuse("flags", flags, "only bit 0 (overpopulated features removed) is defined");
+  if (u32_at(h + 44) != 0) refuse("reserved (bytes 44 to 47)", u32_at(h + 44), "must be 0");
   return p;
 }
 
@@ -235,6 +250,35 @@ taxonomy::Taxonomy parse_taxonomy(Reader& in, const IndexArray<char>& node_bytes
   }
 }
 
+// What the metadata says beyond its checksums (a hand-made file can carry
+// valid ones over anything): each target's window count is the one its
+// length gives (a length of 2^64 - 1 would be shown wrapped), the lengths add
+// up within 2^64 - 1, target ids fit 32 bits, and no feature can have more
+// locations than the cap. The problem names the target or the counts.
+void check_metadata(Reader& in, const Database& db, std::uint64_t features,
+                    std::uint64_t locations) {
+  const sketch::SketchParams& params = db.params.sketch;
+  if (db.targets.size() > std::numeric_limits<sketch::target_id_t>::max())
+    in.fail(std::to_string(db.targets.size()) + " targets: target ids have 32 bits");
+  std::uint64_t bases = 0;
+  for (std::size_t i = 0; i < db.targets.size(); ++i) {
+    const Target& t = db.targets[i];
+    const std::string target = "target " + std::to_string(i) + " ('" + t.name + "'): ";
+    const std::uint64_t windows = sketch::window_count(t.length, params);
+    if (windows != t.windows)
+      in.fail(target + std::to_string(t.windows) + " windows, but its length " +
+              std::to_string(t.length) + " gives " + std::to_string(windows) + " with k " +
+              std::to_string(params.k) + " and w " + std::to_string(params.window));
+    if (t.length > std::numeric_limits<std::uint64_t>::max() - bases)
+      in.fail(target + "the targets' lengths add up to more than 2^64 - 1 bases");
+    bases += t.length;
+  }
+  if (locations > static_cast<unsigned __int128>(features) * db.params.max_locations_per_feature)
+    in.fail("the index holds " + std::to_string(locations) + " locations for " +
+            std::to_string(features) + " features, more than max locations per feature " +
+            std::to_string(db.params.max_locations_per_feature) + " allows");
+}
+
 // What a file holds before its index (steps 1-9 and 11 of
 // docs/database-format.md "Reading and validation"): the header, the section
 // table, the targets and the taxonomy. Shared by load() and
@@ -294,6 +338,8 @@ Metadata read_metadata(Reader& in) {
   m.db.taxonomy =
       parse_taxonomy(in, node_bytes, m.section(ff::SectionId::taxonomy_nodes).count, merged_bytes,
                      m.section(ff::SectionId::taxonomy_merged).count);
+  check_metadata(in, m.db, m.section(ff::SectionId::features).count,
+                 m.section(ff::SectionId::locations).count);
   return m;
 }
 

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "output/file_kind.hpp"
 #include "output/path_walk.hpp"
 #include "output/write_error.hpp"
 
@@ -19,15 +20,10 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string kind_of(const struct stat& st) {
-  if (S_ISDIR(st.st_mode)) return "a directory";
-  if (S_ISCHR(st.st_mode)) return "a character device";
-  if (S_ISBLK(st.st_mode)) return "a block device";
-  if (S_ISFIFO(st.st_mode)) return "a FIFO (named pipe)";
-  if (S_ISSOCK(st.st_mode)) return "a socket";
   if (S_ISREG(st.st_mode))
     return "a regular file with " + std::to_string(st.st_nlink) +
            " hard links (replacing it would separate it from its other names)";
-  return "not a regular file";
+  return file_kind(st);
 }
 
 std::atomic<int> highest_output_descriptor{INT_MAX};

@@ -61,7 +61,8 @@ unsigned count_partitions(const BuildOptions& options, const BuildInputs& inputs
     // 10 % above the estimate: the parts' shares are expected, not exact.
     const double bytes = double(estimate_pairs(inputs.files, options.params.sketch)) *
                          double(host_bytes_per_pair) * 1.1;
-    n = std::max(n, unsigned(std::min(65536.0, std::ceil(bytes / double(options.partition_bytes)))));
+    n = std::max(n, unsigned(std::min(double(max_partitions),
+                                      std::ceil(bytes / double(options.partition_bytes)))));
   }
   if (needed) n = std::max(n, needed(options, inputs));
   return n;
@@ -137,10 +138,7 @@ db::Database build_parts(const BuildOptions& options, const BuildInputs& inputs,
                          BuildSummary& summary,
                          const std::function<void(db::FeatureIndex)>& take_part) {
   const unsigned partitions = count_partitions(options, inputs, needed);
-  if (partitions > 1 && std::find(inputs.files.begin(), inputs.files.end(), "-") != inputs.files.end())
-    throw std::runtime_error("a build in " + std::to_string(partitions) +
-                             " partitions reads the references once per partition, and "
-                             "standard input ('-') can be read only once: give files");
+  check_rereadable(inputs.files, partitions);
   const std::vector<index::FeatureRange> ranges = index::split_features(
       options.features, partitions, feature_distribution(options.params.sketch));
   summary.partitions = partitions;

@@ -19,7 +19,10 @@ bool is_gzip(const std::string& path) {
 std::uint64_t estimate_pairs(const std::vector<std::string>& files, const sketch::SketchParams& p) {
   std::uint64_t bases = 0;
   for (const auto& f : files) {
-    if (f == "-") continue;
+    // Only a regular file is measured: a pipe's bytes (stdin, a FIFO) would
+    // be gone for the build that reads it, and its size is not known.
+    std::error_code error;
+    if (f == "-" || !std::filesystem::is_regular_file(f, error)) continue;
     const std::uint64_t size = std::filesystem::file_size(f);
     bases += is_gzip(f) ? size * 5 : size;
   }

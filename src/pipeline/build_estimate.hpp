@@ -14,7 +14,8 @@ namespace metawarp::pipeline {
 
 // Upper estimate of the pairs of all features: every window holds at most s
 // features; compressed files are assumed to expand 5x (genomes compress about
-// 3.5x with gzip).
+// 3.5x with gzip); standard input and pipes, whose size is not known before
+// they are read, count nothing.
 std::uint64_t estimate_pairs(const std::vector<std::string>& files, const sketch::SketchParams& p);
 
 // The distribution of features these parameters produce (feature_split.hpp).

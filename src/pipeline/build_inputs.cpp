@@ -9,6 +9,7 @@
 
 #include "io/sequence_reader.hpp"
 #include "metawarp/sketch/sketch.hpp"
+#include "output/file_kind.hpp"
 
 namespace metawarp::pipeline {
 namespace {
@@ -69,6 +70,23 @@ void load_build_taxonomy(const BuildOptions& options, BuildInputs& inputs) {
     throw std::runtime_error("taxonomy '" + options.taxonomy_dir.string() +
                              "' holds no taxa (empty nodes.dmp): every read would be "
                              "unclassified; give a complete NCBI taxonomy, or --no-taxonomy");
+}
+
+void check_rereadable(const std::vector<std::string>& files, unsigned passes) {
+  if (passes <= 1) return;
+  for (const std::string& file : files) {
+    struct stat st {};
+    std::string problem;
+    if (file == "-")
+      problem = "standard input ('-') can be read only once";
+    else if (::stat(file.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+      problem = "'" + file + "' is " + output::file_kind(st) + ", which can be read only once";
+    else
+      continue;  // a regular file, or one the read will report
+    throw std::runtime_error(problem + ", and a build in " + std::to_string(passes) +
+                             " partitions reads the references once per partition: give "
+                             "regular files, or build in one partition");
+  }
 }
 
 std::vector<output::NamedPath> files_read_by_build(const BuildOptions& options,

@@ -29,6 +29,12 @@ BuildInputs find_build_inputs(const BuildOptions& options);
 // error unless options.allow_no_taxonomy.
 void load_build_taxonomy(const BuildOptions& options, BuildInputs& inputs);
 
+// Before a build that reads the references `passes` times (once per
+// partition): throws std::runtime_error naming the first file that cannot be
+// read twice (standard input, a pipe or FIFO, a character device, a
+// socket), since a second pass would wait forever or read something else.
+void check_rereadable(const std::vector<std::string>& files, unsigned passes);
+
 // Every file the build reads (references, taxonomy dumps, id maps), each with
 // what it is, for the check that the database is none of them.
 std::vector<output::NamedPath> files_read_by_build(const BuildOptions& options,

@@ -33,6 +33,10 @@ struct GpuBuildOptions {
 // rule that turns --partition-size into a number of partitions and a limit.
 inline constexpr std::uint64_t host_bytes_per_pair = 32;
 
+// The most partitions a build is cut into, asked for or needed: each reads
+// every reference once, so more would take longer than any memory saves.
+inline constexpr unsigned max_partitions = 65536;
+
 struct BuildOptions {
   std::vector<std::string> references;            // files or directories
   std::filesystem::path taxonomy_dir;             // NCBI dump folder

@@ -10,6 +10,10 @@
 
 namespace metawarp::pipeline {
 
+// The most shards on one GPU (`--shards-per-gpu`): several exercise the
+// multi-GPU split on one device; beyond this they only cost memory.
+inline constexpr unsigned max_shards_per_gpu = 64;
+
 struct ShardLayout {
   std::vector<int> devices{0};  // CUDA device numbers, each once
   unsigned shards_per_gpu = 1;

@@ -77,8 +77,7 @@ taxid_t Taxonomy::lca(taxid_t a, taxid_t b) const {
   if (pb == npos) return nodes_[pa].id;
   while (depth_[pa] > depth_[pb]) pa = parent_pos_[pa];
   while (depth_[pb] > depth_[pa]) pb = parent_pos_[pb];
-  while (pa != pb) {
-    if (parent_pos_[pa] == pa) return no_taxon;  // two different roots
+  while (pa != pb) {  // at the latest both reach the one root together
     pa = parent_pos_[pa];
     pb = parent_pos_[pb];
   }

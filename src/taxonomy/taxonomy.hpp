@@ -44,13 +44,15 @@ class Taxonomy {
   // also be gzip-compressed (nodes.dmp.gz). Without merged.dmp[.gz], a single
   // merged*.dmp[.gz] (e.g. merged-2013.dmp.gz) is used. Only scientific names
   // are kept. Throws std::runtime_error naming file, line and problem on
-  // malformed input, a parent that is not in nodes.dmp, a duplicate id or a
-  // cycle.
+  // malformed input, a parent that is not in nodes.dmp, a duplicate id, a
+  // taxon other than the root that is its own parent, or a cycle (naming its
+  // taxa).
   static Taxonomy load_ncbi(const std::filesystem::path& dir);
   // The files load_ncbi(dir) reads (those that exist).
   static std::vector<std::filesystem::path> ncbi_files(const std::filesystem::path& dir);
-  // Nodes in any order; a root is a node that is its own parent. Throws on
-  // duplicate ids, id 0, missing parents and cycles.
+  // Nodes in any order, one tree: the root, taxid 1, is its own parent, and
+  // every other node's parents lead to it. Throws on duplicate ids, id 0,
+  // missing parents, another node that is its own parent, and cycles.
   static Taxonomy from_nodes(std::vector<Node> nodes,
                              std::vector<std::pair<taxid_t, taxid_t>> merged = {});
 
@@ -70,7 +72,7 @@ class Taxonomy {
   // caller). All no_taxon for unknown ids.
   RankedLineage ranked_lineage(taxid_t id) const;
   // Lowest common ancestor in the full tree. An unknown id (or no_taxon) is
-  // neutral: lca(a, unknown) == resolve(a). no_taxon for taxa in different trees.
+  // neutral: lca(a, unknown) == resolve(a).
   taxid_t lca(taxid_t a, taxid_t b) const;
 
   // The taxa `keep` and all their ancestors (and the merged entries pointing
@@ -104,7 +106,8 @@ class Taxonomy {
   std::unordered_map<taxid_t, std::uint32_t> sparse_index_;
   // Per node, by position: the parent's position (a root points at itself)
   // and the distance to the root. Walks never exceed depth_ steps, and
-  // construction rejects cycles, so no query can loop.
+  // construction rejects cycles and second roots, so no query can loop and
+  // every lineage ends at the root.
   std::vector<std::uint32_t> parent_pos_;
   std::vector<std::uint32_t> depth_;
   std::vector<std::pair<taxid_t, taxid_t>> merged_;  // old -> new, sorted

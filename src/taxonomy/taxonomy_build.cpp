@@ -3,11 +3,30 @@
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "taxonomy/taxonomy.hpp"
 #include "taxonomy/taxonomy_origin.hpp"
 
 namespace metawarp::taxonomy {
+namespace {
+
+// "10 -> 11 -> 12 -> 10" for the taxa at positions [first, last) of `nodes`,
+// a cycle; a long one by its first taxa and its length.
+using Positions = std::vector<std::uint32_t>::const_iterator;
+std::string cycle_text(const std::vector<Node>& nodes, Positions first, Positions last) {
+  constexpr std::ptrdiff_t listed = 8;
+  std::string text;
+  for (auto it = first; it != last && it - first < listed; ++it)
+    text += std::to_string(nodes[*it].id) + " -> ";
+  if (last - first > listed) text += "... -> ";
+  text += std::to_string(nodes[*first].id);
+  if (last - first > listed) text += " (" + std::to_string(last - first) + " taxa)";
+  return text;
+}
+
+}  // namespace
 
 Taxonomy Taxonomy::from_nodes(std::vector<Node> nodes,
                               std::vector<std::pair<taxid_t, taxid_t>> merged) {
@@ -75,11 +94,18 @@ Taxonomy Taxonomy::build(std::vector<Node> nodes,
     if (parent == npos)
       throw std::runtime_error(where(pos) + "parent " + std::to_string(node.parent) +
                                " of taxid " + std::to_string(node.id) + " is not in the taxonomy");
+    // One tree: a second root would cut its taxa off the others, so that no
+    // read could be called above them (the report and the per-read calls
+    // would not even agree on what is classified).
+    if (parent == pos && node.id != root_taxon)
+      throw std::runtime_error(where(pos) + "taxid " + std::to_string(node.id) +
+                               " is its own parent, which only the root (taxid " +
+                               std::to_string(root_taxon) + ") may be");
     t.parent_pos_[pos] = parent;
   }
 
   // Depths, iteratively (lineages can be deep); a node met again while its
-  // own chain is still open lies on a cycle.
+  // own chain is still open lies on a cycle, which the message lists.
   constexpr std::uint32_t unset = npos, open = npos - 1;
   t.depth_.assign(n, unset);
   std::vector<std::uint32_t> chain;
@@ -95,9 +121,12 @@ Taxonomy Taxonomy::build(std::vector<Node> nodes,
       chain.push_back(p);
       p = t.parent_pos_[p];
     }
-    if (t.depth_[p] == open)
-      throw std::runtime_error(where(p) + "taxid " + std::to_string(t.nodes_[p].id) +
-                               " is on a cycle of parents (its lineage never reaches a root)");
+    if (t.depth_[p] == open) {
+      const auto first = std::find(chain.begin(), chain.end(), p);
+      throw std::runtime_error(where(p) + "taxa " + cycle_text(t.nodes_, first, chain.end()) +
+                               " form a cycle of parents, which never reaches the root (taxid " +
+                               std::to_string(root_taxon) + ")");
+    }
     std::uint32_t depth = t.depth_[p];
     while (!chain.empty()) {
       t.depth_[chain.back()] = ++depth;

@@ -2,6 +2,8 @@
 // byte for byte: CPU shards (one pass, several executors) and partitions
 // (one pass each, written as they complete), on test_data and on random
 // references; a partition over its memory limit stops with what to change.
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -14,6 +16,7 @@
 #include "error_of.hpp"
 #include "db/database.hpp"
 #include "pipeline/build.hpp"
+#include "pipeline/build_inputs.hpp"
 #include "scratch_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -140,4 +143,24 @@ TEST_CASE("a build in partitions refuses standard input, which it cannot read tw
   o.partitions = 2;
   const std::string message = error_of([&] { pipeline::build_database(o); });
   CHECK(message.find("standard input") != std::string::npos);
+}
+
+TEST_CASE("a build in partitions refuses a pipe, FIFO or device by name, before opening it") {
+  test::ScratchDir dir("rereadable");
+  const fs::path fifo = dir.path() / "refs.fifo", file = dir.path() / "refs.fa";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::ofstream(file) << ">a\nACGT\n";
+  // Nothing opens the FIFO (no writer): opening it would not return.
+  const std::vector<std::string> once{file.string(), fifo.string()};
+  CHECK_NOTHROW(pipeline::check_rereadable(once, 1));
+  const std::string message = error_of([&] { pipeline::check_rereadable(once, 2); });
+  CHECK(message.rfind('\'', 0) == 0);
+  CHECK(message.substr(1) == fifo.string() + "' is a FIFO (named pipe), which can be read only "
+                                             "once, and a build in 2 partitions reads the "
+                                             "references once per partition: give regular "
+                                             "files, or build in one partition");
+  CHECK(error_of([&] { pipeline::check_rereadable({"/dev/null"}, 3); })
+            .rfind("'/dev/null' is a character device", 0) == 0);
+  // Regular files, and a file that is not there (its read reports it), pass.
+  CHECK_NOTHROW(pipeline::check_rereadable({file.string(), (dir.path() / "gone.fa").string()}, 2));
 }

@@ -26,9 +26,11 @@ expect_error "database is required" "$metawarp" info
 expect_error "reads is required" "$metawarp" query db
 expect_error "--threads" "$metawarp" query db "$reads" -t abc
 expect_error "--threads" "$metawarp" build new.mwdb "$data/genomes" -t -1
-expect_error "--threads must be at least 1" "$metawarp" query db "$reads" -t 0
-expect_error "--batch-size must be at least 1" "$metawarp" query db "$reads" --batch-size 0
-expect_error "--gpu-lanes must be at least 1" "$metawarp" query db "$reads" --gpu-lanes 0
+expect_error "--threads 0: must be a whole number between 1 and" "$metawarp" query db "$reads" -t 0
+expect_error "--batch-size 0: must be a whole number between 1 and" "$metawarp" query db "$reads" \
+  --batch-size 0
+expect_error "--gpu-lanes 0: must be a whole number between 1 and" "$metawarp" query db "$reads" \
+  --gpu-lanes 0
 expect_error "--device" "$metawarp" query db "$reads" --device tpu
 expect_error "--max-candidates" "$metawarp" query db "$reads" --max-candidates 17 -o ''
 expect_error "unknown rank" "$metawarp" query db "$reads" --lowest kingdoms

@@ -2,6 +2,7 @@
 // foreign and newer files with a message that says what is wrong.
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "catch.hpp"
 #include "db/checksum.hpp"
 #include "db/database.hpp"
+#include "db/metadata.hpp"
 #include "file_bytes.hpp"
 #include "metawarp/sketch/sketch.hpp"
 #include "sample_database.hpp"
@@ -237,7 +239,7 @@ TEST_CASE("load rejects implausible content even with matching checksums") {
   std::memcpy(bad.data() + 20, "\x00\x00\x00\x00", 4);  // k = 0
   reseal_header(bad);
   write_bytes(path, bad);
-  CHECK(contains(load_error(path), "implausible sketch parameters"));
+  CHECK(contains(load_error(path), "header field k (k-mer length) is 0"));
 
   // A location naming a target that does not exist, with a valid section checksum.
   bad = good;
@@ -247,6 +249,76 @@ TEST_CASE("load rejects implausible content even with matching checksums") {
   reseal_section(bad, 5);
   write_bytes(path, bad);
   CHECK(contains(load_error(path), "outside the targets' windows"));
+}
+
+// Hand-made databases: each insane value with valid checksums is refused by
+// the full load and by the metadata load (the partitioned query's), the
+// message naming the database and the field.
+TEST_CASE("load refuses insane header and target values even with valid checksums") {
+  ScratchDir dir("insane");
+  const fs::path path = dir.path() / "db.mwdb";
+  const Database db = make_database(8);
+  save(db, path);
+  const std::vector<char> good = read_bytes(path);
+  const std::size_t targets = read_at<std::uint64_t>(good, section_entry(0) + 8);
+  const auto set_u32 = [](std::vector<char>& bytes, std::size_t at, std::uint32_t v) {
+    std::memcpy(bytes.data() + at, &v, 4);
+  };
+
+  struct Case {
+    std::string what;
+    std::function<void(std::vector<char>&)> edit;
+    std::vector<std::string> named;  // parts of the message
+  };
+  const std::vector<Case> cases{
+      {"window length 2^32-1", [&](auto& b) { set_u32(b, 24, 0xffffffffu); },
+       {"header field w (window length)", "4294967295", "16777216"}},
+      {"k 33", [&](auto& b) { set_u32(b, 20, 33); }, {"header field k (k-mer length)", "33"}},
+      {"k 0", [&](auto& b) { set_u32(b, 20, 0); }, {"header field k (k-mer length)", " 0"}},
+      {"w below k", [&](auto& b) { set_u32(b, 24, 20); }, {"header field w (window length)", "20"}},
+      {"s 65", [&](auto& b) { set_u32(b, 28, 65); }, {"header field s (sketch size)", "65"}},
+      {"cap 0", [&](auto& b) { set_u32(b, 32, 0); },
+       {"header field max locations per feature", " 0"}},
+      {"hash id 2", [&](auto& b) { set_u32(b, 16, 2); }, {"header field k-mer hash function", "2"}},
+      {"unknown flag", [&](auto& b) { set_u32(b, 36, 3); }, {"header field flags", "3"}},
+      {"reserved field", [&](auto& b) { set_u32(b, 44, 1); },
+       {"header field reserved (bytes 44 to 47)", "1", "must be 0"}},
+      {"more locations than the cap allows", [&](auto& b) { set_u32(b, 32, 1); },
+       {"locations", "max locations per feature 1"}},
+      {"target length 2^64-1",
+       [&](auto& b) {
+         set_u64(b, targets + 8, ~std::uint64_t(0));
+         reseal_section(b, 0);
+       },
+       {"target 0 ('NC_000913.3')", "8 windows, but its length 18446744073709551615 gives "
+        "141898031336227320 with k 21 and w 150"}},
+      {"target windows not those of its length",
+       [&](auto& b) {
+         set_u32(b, targets + 4, db.targets[0].windows + 1);
+         reseal_section(b, 0);
+       },
+       {"target 0 ('NC_000913.3')", std::to_string(db.targets[0].windows + 1) + " windows"}},
+  };
+  for (const Case& c : cases) {
+    std::vector<char> bad = good;
+    c.edit(bad);
+    reseal_header(bad);
+    write_bytes(path, bad);
+    for (const bool whole : {true, false}) {
+      std::string error;
+      try {
+        if (whole)
+          load(path);
+        else
+          load_metadata(path);
+      } catch (const std::runtime_error& e) {
+        error = e.what();
+      }
+      INFO(c.what << (whole ? " (load)" : " (load_metadata)") << ": " << error);
+      CHECK(error.rfind("database '" + path.string() + "': ", 0) == 0);
+      for (const std::string& part : c.named) CHECK(contains(error, part));
+    }
+  }
 }
 
 TEST_CASE("every load error names the database once, in front") {

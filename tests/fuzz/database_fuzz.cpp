@@ -3,7 +3,7 @@
 // stop most mutations at the first check, so an option bit re-seals them first (the header's and
 // each section's where the table says it lies), to reach the checks behind. A database that loads
 // is looked through: every feature's locations lie inside their targets' windows, every target's
-// taxon has a lineage.
+// taxon has a lineage that ends at the root.
 //
 // Input: one option byte (bit 0: re-seal the checksums), then the file.
 #include <unistd.h>
@@ -86,7 +86,31 @@ void look_through(const db::Database& database) {
         fuzz::report_bug("a loaded database has a location outside its targets' windows");
     }
   }
-  for (const db::Target& target : database.targets) database.taxonomy.lineage(target.taxid);
+  // A mapped target's lineage ends at the root (taxid 1): a taxon that is its
+  // own parent, or a cycle, is a rejected load (issue 25, case 10).
+  for (const db::Target& target : database.targets) {
+    const std::vector<taxonomy::taxid_t> lineage = database.taxonomy.lineage(target.taxid);
+    if (!lineage.empty() && lineage.back() != taxonomy::root_taxon)
+      fuzz::report_bug("a loaded database has taxid " + std::to_string(target.taxid) +
+                       " whose lineage ends at " + std::to_string(lineage.back()));
+  }
+}
+
+// `bytes` (a saved database) with the parent of taxon `id` set to `parent`
+// in the taxonomy nodes section; the checksums are left to the harness's
+// re-seal.
+std::string with_parent(std::string bytes, taxonomy::taxid_t id, taxonomy::taxid_t parent) {
+  const std::size_t entry = ff::fixed_header_bytes + 1 * ff::section_entry_bytes;
+  std::size_t at = u64_at(bytes, entry + 8);
+  const std::size_t end = at + u64_at(bytes, entry + 16);
+  while (at < end) {  // u32 id, u32 parent, u8 rank, u32 name length, name
+    if (u32_at(bytes, at) == id) {
+      std::memcpy(bytes.data() + at + 4, &parent, 4);
+      return bytes;
+    }
+    at += 9 + 4 + u32_at(bytes, at + 9);
+  }
+  fuzz::report_bug("seed: no taxon " + std::to_string(id));
 }
 
 std::string saved_bytes(const db::Database& database) {
@@ -117,5 +141,10 @@ std::vector<std::string> fuzz_seeds() {
     seeds.push_back(fuzz::make_input(std::string(1, '\0'), {bytes}));
   }
   seeds.push_back(fuzz::make_input("\x01", {saved_bytes(db::Database{})}));
+  // A species that is its own parent, and a species and genus that are each
+  // other's (sample_database.hpp: 562 under 561).
+  const std::string sample = saved_bytes(db::test::make_database(1, 150));
+  seeds.push_back(fuzz::make_input("\x01", {with_parent(sample, 562, 562)}));
+  seeds.push_back(fuzz::make_input("\x01", {with_parent(sample, 561, 562)}));
   return seeds;
 }

@@ -1,7 +1,7 @@
 // The taxonomy loaders on any bytes: nodes.dmp, names.dmp and merged.dmp
 // (Taxonomy::load_ncbi), a seqid2taxid map and an accession2taxid table,
 // written to a folder, each plain or gzip. A taxonomy that loads is walked:
-// every lineage ends at a root, an LCA lies on both lineages.
+// every lineage ends at the root (taxid 1), an LCA lies on both lineages.
 //
 // Input: one option byte (which files are gzip, whether merged.dmp is there),
 // then up to five files separated by lines "=====": nodes, names, merged,
@@ -32,9 +32,12 @@ void walk(const taxonomy::Taxonomy& tree) {
     const std::vector<taxid_t> lineage = tree.lineage(node.id);
     if (lineage.empty() || lineage.front() != node.id || lineage.size() > nodes.size())
       fuzz::report_bug("lineage of taxid " + std::to_string(node.id));
+    // One root, taxid 1: a taxon that is its own parent would cut its taxa
+    // off the tree (issue 25, case 10).
     const taxid_t root = lineage.back();
-    if (tree.find(root) == nullptr || tree.find(root)->parent != root)
-      fuzz::report_bug("lineage of taxid " + std::to_string(node.id) + " ends below a root");
+    if (root != taxonomy::root_taxon || tree.find(root)->parent != root)
+      fuzz::report_bug("lineage of taxid " + std::to_string(node.id) + " ends at " +
+                       std::to_string(root) + ", not at the root (taxid 1)");
     tree.ranked_lineage(node.id);
   }
   for (std::size_t i = 0; i + 1 < nodes.size() && i < 64; ++i) {
@@ -112,16 +115,22 @@ std::vector<std::string> fuzz_seeds() {
       "accession\taccession.version\ttaxid\tgi\nA00001\tA00001.1\t561\t7\n"
       "NC_000913\tNC_000913.3\t562\t8\n";
   const std::vector<std::string> good = {nodes, names, merged, seqids, accessions};
+  // The option byte 0 (every file plain, merged.dmp there): "\x00" as a C
+  // string would be no byte at all.
+  const std::string plain(1, '\0');
   return {
-      fuzz::make_input("\x00", good),
+      fuzz::make_input(plain, good),
       fuzz::make_input("\x1f", good),  // all gzip
       fuzz::make_input("\x80", good),  // no merged.dmp
-      fuzz::make_input("\x00",
+      fuzz::make_input(plain,
                        {nodes + test::nodes_line(562, 1, "genus"), names, "", "a\t1\nb\n", ""}),
-      fuzz::make_input("\x00",
+      fuzz::make_input(plain,
                        {test::nodes_line(1, 1, "no rank") + test::nodes_line(10, 11, "genus") +
                             test::nodes_line(11, 10, "genus"),
                         names, merged, seqids, accessions}),
+      fuzz::make_input(plain, {nodes + test::nodes_line(7, 7, "species") +
+                                    test::nodes_line(8, 7, "strain"),
+                                names, merged, seqids, accessions}),  // a second root
       fuzz::make_input("\x02", {nodes, names + "562\t|\tonly three\t|\t\t|\n", "4\t|\tabc\t|\n",
                                 "x\t0\n", "NC_1\tNC_1.1\n"}),
   };

@@ -127,6 +127,12 @@ TEST_CASE("window_count edge cases") {
   CHECK(window_count(31, p) == 0);
   CHECK(window_count(32, p) == 1);
   CHECK(window_count(100, p) == 69);
+  // Lengths near 2^64 (a hand-made database's): no wrap-around to 0.
+  p.window = 127;  // stride 96
+  CHECK(window_count(~std::uint64_t(0), p) == (~std::uint64_t(0) - 31) / 96 + 1);
+  p.k = 1;
+  p.window = 1;
+  CHECK(window_count(~std::uint64_t(0), p) == ~std::uint64_t(0));
 }
 
 TEST_CASE("every k-mer start belongs to exactly one window") {
@@ -162,6 +168,11 @@ TEST_CASE("parameter validation") {
   CHECK_FALSE(valid(SketchParams{16, 127, 0}));
   CHECK_FALSE(valid(SketchParams{16, 127, 65}, &why));
   CHECK(why.find("s") != std::string::npos);
+  // The longest window, and one past it (a hand-made database said 2^32 - 1).
+  CHECK(valid(SketchParams{16, max_window, 16}));
+  CHECK_FALSE(valid(SketchParams{16, max_window + 1, 16}, &why));
+  CHECK(why == "w (window length) is 16777217: must be between k (16) and 16777216");
+  CHECK_FALSE(valid(SketchParams{16, 0xffffffffu, 16}));
 }
 
 TEST_CASE("window sketches equal the brute-force reference") {

@@ -242,6 +242,31 @@ TEST_CASE("subset_with_ancestors keeps lineages and merged entries", "[taxonomy]
   CHECK(t.subset_with_ancestors(std::vector<taxid_t>{}).empty());
 }
 
+TEST_CASE("only the root may be its own parent", "[taxonomy]") {
+  const auto node = [](taxid_t id, taxid_t parent) { return Node{id, parent, Rank::none, ""}; };
+  // A second root would cut its taxa off the tree: their reads would count as
+  // classified per read and as unclassified in the report.
+  REQUIRE_THROWS_WITH(Taxonomy::from_nodes({node(1, 1), node(2, 1), node(50, 50), node(51, 50)}),
+                      "taxonomy: taxid 50 is its own parent, which only the root (taxid 1) may be");
+  REQUIRE_THROWS_WITH(Taxonomy::from_nodes({node(7, 7)}),
+                      "taxonomy: taxid 7 is its own parent, which only the root (taxid 1) may be");
+  // The root is its own parent; a root that is not (1 -> 5 -> 1) is a cycle.
+  CHECK(Taxonomy::from_nodes({node(1, 1), node(2, 1)}).lineage(2) == std::vector<taxid_t>{2, 1});
+  REQUIRE_THROWS_WITH(Taxonomy::from_nodes({node(1, 5), node(5, 1)}),
+                      "taxonomy: taxa 1 -> 5 -> 1 form a cycle of parents, which never reaches "
+                      "the root (taxid 1)");
+}
+
+TEST_CASE("a long cycle is named by its first taxa and its length", "[taxonomy]") {
+  std::vector<Node> nodes{Node{1, 1, Rank::none, ""}};
+  for (taxid_t id = 100; id < 200; ++id)
+    nodes.push_back(Node{id, id == 199 ? 100 : id + 1, Rank::none, ""});
+  REQUIRE_THROWS_WITH(Taxonomy::from_nodes(nodes),
+                      "taxonomy: taxa 100 -> 101 -> 102 -> 103 -> 104 -> 105 -> 106 -> 107 -> ... "
+                      "-> 100 (100 taxa) form a cycle of parents, which never reaches the root "
+                      "(taxid 1)");
+}
+
 TEST_CASE("from_nodes builds the same taxonomy as the dump files", "[taxonomy]") {
   TempDir dir;
   const Taxonomy loaded = load_hand_tree(dir);
@@ -268,15 +293,11 @@ TEST_CASE("from_nodes rejects invalid trees without hanging", "[taxonomy]") {
                       "taxonomy: parent 6 of taxid 5 is not in the taxonomy");
   REQUIRE_THROWS_AS(Taxonomy::from_nodes({node(1, 1), node(5, 1), node(5, 1)}), std::runtime_error);
   REQUIRE_THROWS_AS(Taxonomy::from_nodes({node(1, 1), node(0, 1)}), std::runtime_error);
-  // 10 -> 11 -> 12 -> 10 never reaches the root.
-  REQUIRE_THROWS_AS(Taxonomy::from_nodes({node(1, 1), node(10, 11), node(11, 12), node(12, 10),
-                                          node(13, 10)}),
-                    std::runtime_error);
-  // Two separate trees are allowed; their taxa have no common ancestor.
-  const Taxonomy forest = Taxonomy::from_nodes({node(1, 1), node(2, 1), node(50, 50), node(51, 50)});
-  CHECK(forest.lca(2, 51) == no_taxon);
-  CHECK(forest.lca(2, 1) == 1);
-  CHECK(forest.ranked_lineage(51).at(CanonicalRank::root) == 50);
+  // 10 -> 11 -> 12 -> 10 never reaches the root: the message names the taxa of the cycle.
+  REQUIRE_THROWS_WITH(Taxonomy::from_nodes({node(1, 1), node(10, 11), node(11, 12), node(12, 10),
+                                            node(13, 10)}),
+                      "taxonomy: taxa 10 -> 11 -> 12 -> 10 form a cycle of parents, which never "
+                      "reaches the root (taxid 1)");
   const Taxonomy empty = Taxonomy::from_nodes({});
   CHECK(empty.empty());
   CHECK(empty.lca(1, 2) == no_taxon);

@@ -20,25 +20,29 @@ namespace metawarp::sketch {
 
 // Number of windows of a sequence: 0 if it is shorter than k, else
 // ceil((length - k + 1) / stride). The last window may hold fewer k-mers.
+// Exact for any length (a database's target length is checked with it).
 METAWARP_HD_INLINE std::uint64_t window_count(std::uint64_t length, const SketchParams& p) {
   if (length < p.k) return 0;
   const std::uint64_t kmers = length - p.k + 1;
   const std::uint64_t stride = p.stride();
-  return (kmers + stride - 1) / stride;
+  return kmers / stride + (kmers % stride != 0);
 }
 
-// Checks 1 <= k <= 32, w >= k, 1 <= s <= 64. Host only (std::string); `why`
-// (optional) receives a message naming the offending parameter.
+// Checks 1 <= k <= 32, k <= w <= max_window, 1 <= s <= 64. Host only
+// (std::string); `why` (optional) receives what is wrong, naming the
+// parameter and its value ("w (window length) is 20: must be between k (21)
+// and 16777216"): the build and a database header's check say the same.
 inline bool valid(const SketchParams& p, std::string* why = nullptr) {
-  auto fail = [&](const char* msg) {
-    if (why) *why = msg;
+  const auto fail = [&](const char* name, std::uint32_t value, const std::string& range) {
+    if (why) *why = std::string(name) + " is " + std::to_string(value) + ": must be between " + range;
     return false;
   };
-  if (p.k < 1 || p.k > max_k) return fail("k must be between 1 and 32");
-  if (p.window < 1) return fail("window length w must be at least 1");
-  if (p.window < p.k) return fail("window length w must be at least k");
+  if (p.k < 1 || p.k > max_k) return fail("k (k-mer length)", p.k, "1 and " + std::to_string(max_k));
+  if (p.window < p.k || p.window > max_window)
+    return fail("w (window length)", p.window,
+                "k (" + std::to_string(p.k) + ") and " + std::to_string(max_window));
   if (p.sketch_size < 1 || p.sketch_size > max_sketch_size)
-    return fail("sketch size s must be between 1 and 64");
+    return fail("s (sketch size)", p.sketch_size, "1 and " + std::to_string(max_sketch_size));
   return true;
 }
 

@@ -14,11 +14,16 @@ using window_id_t = std::uint32_t;
 
 inline constexpr std::uint32_t max_k = 32;
 inline constexpr std::uint32_t max_sketch_size = 64;
+// The longest window, 16 Mi bases: one window then holds a whole bacterial
+// genome, so a longer one can only hide more of a reference in one window.
+// The bound lets a database's header be checked for sanity (a hand-made one
+// said 2^32 - 1) and keeps window arithmetic far from 32-bit limits.
+inline constexpr std::uint32_t max_window = std::uint32_t(1) << 24;
 
 // Sketching parameters, stored in the database. Defaults as MetaCache.
 struct SketchParams {
   std::uint32_t k = 16;            // k-mer length, 1..32
-  std::uint32_t window = 127;      // window length w in bases, w >= k
+  std::uint32_t window = 127;      // window length w in bases, k <= w <= max_window
   std::uint32_t sketch_size = 16;  // s: smallest distinct hashes kept per window
 
   // Consecutive windows start w-k+1 bases apart, so they overlap by k-1 bases
