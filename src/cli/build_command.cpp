@@ -48,7 +48,7 @@ void check_before_work(BuildCommand& cmd) {
 void run_build(BuildCommand& cmd) {
   check_before_work(cmd);
   const auto start = std::chrono::steady_clock::now();
-  const bool gpu = use_gpu(cmd.device, "build", cmd.options.quiet);
+  const bool gpu = use_gpu(cmd.device, "build", cmd.options.quiet, cmd.verbose);
   if (gpu && cmd.options.cpu_shards > 1)
     throw std::invalid_argument("--shards is for --device cpu; on GPUs use --gpus and --shards-per-gpu");
   if (!gpu && cmd.options.gpu.layout_given)

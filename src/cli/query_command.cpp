@@ -228,7 +228,7 @@ class SampleSummaries final : public pipeline::SampleObserver {
 // database's.
 void run_partitioned_query(QueryCommand& cmd) {
   auto& opt = cmd.options;
-  const bool gpu = use_gpu(cmd.device, "query", cmd.quiet);
+  const bool gpu = use_gpu(cmd.device, "query", cmd.quiet, cmd.verbose);
   // The batch size stays the CPU's on the GPU too: the GPU collector looks up
   // a whole super-batch at once, and the batches are what the threads parse
   // and decide in parallel (65536-pair batches left half of 16 cores idle).
@@ -286,7 +286,7 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
   check_before_work(cmd);
   if (cmd.partitions.enabled()) return run_partitioned_query(cmd);
   auto& opt = cmd.options;
-  const bool gpu = use_gpu(cmd.device, "query", cmd.quiet);
+  const bool gpu = use_gpu(cmd.device, "query", cmd.quiet, cmd.verbose);
   if (gpu && !cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;
   // The lanes' pinned bases: the bases of a batch of the (first) sample,
   // where its records tell before reading (plain FASTQ). A FASTQ record's
@@ -400,7 +400,7 @@ void read_device_options(const CLI::App& sub, QueryCommand& cmd) {
 DatabaseLoad default_query_load(QueryCommand& cmd, const std::string& command) {
   resolve_classifier_options(cmd);
   bound_query_threads(cmd);
-  return database_load(cmd, use_gpu(cmd.device, command.c_str(), cmd.quiet));
+  return database_load(cmd, use_gpu(cmd.device, command.c_str(), cmd.quiet, cmd.verbose));
 }
 
 void add_query_command(CLI::App& app, const CommandContext& context) {
