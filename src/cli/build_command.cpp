@@ -110,6 +110,9 @@ void add_build_command(CLI::App& app) {
       ->excludes(gtdb);
   sub->add_flag("--allow-empty", opt.allow_empty,
                 "Accept references without any sequence (an empty database)");
+  sub->add_flag("--allow-no-taxa", opt.allow_no_taxa,
+                "Accept a build in which no target has a taxon (a taxonomy but no map naming "
+                "the references): reads can then only be reported by target (query --top-hits)");
   sub->add_option("--seqid2taxid", opt.seqid2taxid_files,
                   "Sequence id to taxid map (Kraken2 two-column format)")
       ->check(CLI::ExistingFile);

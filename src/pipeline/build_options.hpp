@@ -48,6 +48,10 @@ struct BuildOptions {
   // database is empty: both are errors unless the caller says they are wanted.
   bool allow_no_taxonomy = false;
   bool allow_empty = false;
+  // A taxonomy given but no target mapped to a taxon (no seqid map, say):
+  // the database would classify nothing, so the build is an error unless
+  // this says it is wanted (--allow-no-taxa).
+  bool allow_no_taxa = false;
   GpuBuildOptions gpu;
   // The features this build keeps (index/feature_range.hpp): all of them for
   // a whole database, one part's range for the executor of a shard or a
