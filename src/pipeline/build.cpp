@@ -230,8 +230,13 @@ BuildSummary run_build(const BuildOptions& options, const std::filesystem::path&
   BuildInputs inputs = find_build_inputs(options);
   // The database path may be written (a new path or a regular file to
   // replace) and is none of the files the build reads: refused before work.
-  output::check_outputs({{"database", database.string()}}, files_read_by_build(options, inputs),
-                        "database");
+  const std::vector<output::NamedPath> read = files_read_by_build(options, inputs);
+  output::check_outputs({{"database", database.string()}}, read, "database");
+  if (!options.run_outputs.empty()) {
+    std::vector<output::NamedPath> written = options.run_outputs;
+    written.push_back({"database", database.string()});
+    output::check_outputs(written, read);
+  }
   load_build_taxonomy(options, inputs);
   BuildSummary summary;
   // One part is saved from memory; several go to a PartWriter as they

@@ -7,6 +7,7 @@
 
 #include "db/database.hpp"
 #include "metawarp/index/feature_range.hpp"
+#include "output/output_check.hpp"
 #include "pipeline/shard_layout.hpp"
 
 namespace metawarp::pipeline {
@@ -52,6 +53,10 @@ struct BuildOptions {
   // the database would classify nothing, so the build is an error unless
   // this says it is wanted (--allow-no-taxa).
   bool allow_no_taxa = false;
+  // Files the caller writes for the whole build (--summary-json): checked
+  // with the database before any work (the output path rule, distinct from
+  // the database and every file the build reads), written by the caller.
+  std::vector<output::NamedPath> run_outputs;
   GpuBuildOptions gpu;
   // The features this build keeps (index/feature_range.hpp): all of them for
   // a whole database, one part's range for the executor of a shard or a
