@@ -4,7 +4,7 @@
 // a hundred errors about std::span. metawarp::core asks for C++20 itself
 // (cmake/metawarpConfig.cmake.in); tools/check_install.sh checks both.
 #if !defined(__cplusplus) || __cplusplus < 202002L
-#error "metawarp needs C++20: compile with -std=c++20 (CMake: link metawarp::core, which asks for it)"
+#error "metawarp needs C++20: compile with -std=c++20 (in CMake: link metawarp::core)"
 #endif
 
 // Host/device annotation for code shared by the CPU and GPU paths. This is the

@@ -14,7 +14,10 @@ namespace metawarp::cli {
 class JsonObject {
  public:
   JsonObject& add(std::string_view name, std::string_view text);
-  JsonObject& add(std::string_view name, const char* text) { return add(name, std::string_view(text)); }
+  // (A string literal would take the bool overload otherwise.)
+  JsonObject& add(std::string_view name, const char* text) {
+    return add(name, std::string_view(text));
+  }
   JsonObject& add(std::string_view name, std::uint64_t number);
   // `decimals` places after the point.
   JsonObject& add(std::string_view name, double number, int decimals);
