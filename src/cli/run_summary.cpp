@@ -43,6 +43,9 @@ void add_counts(JsonObject& object, const pipeline::QuerySummary& s) {
 }  // namespace
 
 JsonObject query_summary(const QueryRun& run) {
+  const auto paired = [&](const pipeline::Sample& sample) {
+    return sample.reads.size() == 2 || run.interleaved;
+  };
   JsonObject object = summary_start("query");
   object.add("database", database_fields(run.database_path, run.database->params,
                                          run.database->targets.size()))
@@ -57,9 +60,8 @@ JsonObject query_summary(const QueryRun& run) {
     total.reads += result.reads;
     total.classified += result.classified;
     total.seconds += result.seconds;
-    const bool paired = sample.reads.size() == 2 || run.interleaved;
     JsonObject one;
-    one.add("name", sample.name).add("inputs", sample.reads).add("paired", paired);
+    one.add("name", sample.name).add("inputs", sample.reads).add("paired", paired(sample));
     add_counts(one, result);
     samples.push_back(std::move(one));
   }
@@ -67,8 +69,7 @@ JsonObject query_summary(const QueryRun& run) {
   // One sample on the command line: its fields at the top; several: the
   // totals at the top, each sample in "samples".
   const bool many = run.samples.size() != 1 || !run.samples[0].name.empty();
-  if (!many)
-    object.add("paired", run.samples[0].reads.size() == 2 || run.interleaved);
+  if (!many) object.add("paired", paired(run.samples[0]));
   add_counts(object, total);
   if (many) object.add("samples", samples);
   object.add("elapsed_seconds", run.elapsed_seconds, 3);
