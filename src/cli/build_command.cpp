@@ -7,10 +7,12 @@
 #include "cli/commands.hpp"
 #include "cli/device_choice.hpp"
 #include "cli/number_options.hpp"
+#include "cli/run_summary.hpp"
 #include "cli/thread_limit.hpp"
 #include "metawarp/host/clock.hpp"
 #include "metawarp/sketch/types.hpp"
 #include "pipeline/build.hpp"
+#include "pipeline/query_output.hpp"
 #include "pipeline/shard_layout.hpp"
 
 namespace metawarp::cli {
@@ -25,6 +27,7 @@ struct BuildCommand {
   std::string table = "multi-value";
   std::string gpus;              // --gpus N|LIST; empty: --gpu alone
   unsigned shards_per_gpu = 1;
+  std::string summary_json;      // --summary-json FILE (cli/run_summary.hpp)
 };
 
 // Refused here, before the build starts: an unbounded thread count and a
@@ -44,12 +47,14 @@ void check_before_work(BuildCommand& cmd) {
     opt.gpu.layout.shards_per_gpu = cmd.shards_per_gpu;
     opt.gpu.layout_given = true;
   }
+  // Checked with the database by the build driver, before any work.
+  if (!cmd.summary_json.empty()) opt.run_outputs = {{summary_json_option, cmd.summary_json}};
 }
 
 void run_build(BuildCommand& cmd) {
-  check_before_work(cmd);
   const auto start = std::chrono::steady_clock::now();
-  const bool gpu = use_gpu(cmd.device, "build", cmd.options.quiet);
+  check_before_work(cmd);
+  const bool gpu = use_gpu(cmd.device, "build", cmd.options.quiet, cmd.verbose);
   if (gpu && cmd.options.cpu_shards > 1)
     throw std::invalid_argument("--shards is for --device cpu; on GPUs use --gpus and --shards-per-gpu");
   if (!gpu && cmd.options.gpu.layout_given)
@@ -60,6 +65,13 @@ void run_build(BuildCommand& cmd) {
       gpu ? pipeline::make_gpu_build_executor : pipeline::make_cpu_build_executor,
       gpu ? pipeline::PartitionsNeeded(pipeline::gpu_partitions_needed) : nullptr);
   const double total = host::seconds_since(start);
+  // After the database: a failed build keeps the database and the summary
+  // that were there.
+  pipeline::OutputFile summary_file(cmd.summary_json);
+  if (summary_file.enabled()) {
+    summary_file.write(build_summary(cmd.database, cmd.options, summary, gpu, total).text());
+    summary_file.close();
+  }
   if (cmd.options.quiet) return;
   std::fprintf(stderr,
                "build: %llu files, %llu targets (%llu unmapped), %.1f Mbp, %llu features, "
@@ -111,6 +123,9 @@ void add_build_command(CLI::App& app) {
       ->excludes(gtdb);
   sub->add_flag("--allow-empty", opt.allow_empty,
                 "Accept references without any sequence (an empty database)");
+  sub->add_flag("--allow-no-taxa", opt.allow_no_taxa,
+                "Accept a build in which no target has a taxon (a taxonomy but no map naming "
+                "the references): reads can then only be reported by target (query --top-hits)");
   sub->add_option("--seqid2taxid", opt.seqid2taxid_files,
                   "Sequence id to taxid map (Kraken2 two-column format)")
       ->check(CLI::ExistingFile);
@@ -157,6 +172,9 @@ void add_build_command(CLI::App& app) {
   add_number(*sub, "--shards", opt.cpu_shards,
              "CPU: build in this many shards side by side (the same database; for tests)", 1u,
              thread_ceiling);
+  sub->add_option("--summary-json", cmd->summary_json,
+                  "Write a summary of the build as JSON (inputs, counts, rates, database, times) "
+                  "to this file ('-': stdout)");
   add_number(*sub, "--partitions", opt.partitions,
              "Build the database in this many parts by feature range, one pass over the "
              "references each, each written as it completes (0: as many as the memory "

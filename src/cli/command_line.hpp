@@ -12,7 +12,10 @@ namespace metawarp::cli {
 class QueryDatabases;
 struct Peer;
 
-inline constexpr const char* program_version = "metawarp 0.1.0";
+// project(VERSION) of CMakeLists.txt, so that the binary, its package and
+// CITATION.cff say the same (tools/check_package.sh compares them).
+inline constexpr const char* program_version_number = METAWARP_VERSION;
+inline constexpr const char* program_version = "metawarp " METAWARP_VERSION;
 
 struct CommandContext {
   // The command line as given, for `query --server` to pass on.

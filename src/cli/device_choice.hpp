@@ -5,8 +5,10 @@
 namespace metawarp::cli {
 
 // True for the GPU. auto takes the GPU when one is usable and otherwise
-// notes on stderr (unless quiet) why `command` runs on the CPU; an explicit
-// gpu is taken as asked and fails later, saying why, when none is usable.
-bool use_gpu(const std::string& device, const char* command, bool quiet);
+// says on stderr, in a line of its own (unless quiet), that `command` runs on
+// the CPU, and why only when verbose; an explicit gpu is taken as asked and
+// fails later, saying why, when none is usable. Called before any progress
+// line starts, so that the notice never lands inside one.
+bool use_gpu(const std::string& device, const char* command, bool quiet, bool verbose);
 
 }  // namespace metawarp::cli

@@ -19,6 +19,7 @@
 #include "cli/query_client.hpp"
 #include "cli/query_command.hpp"
 #include "cli/query_databases.hpp"
+#include "cli/run_summary.hpp"
 #include "cli/sample_sheet.hpp"
 #include "cli/thread_limit.hpp"
 #include "db/database.hpp"
@@ -31,6 +32,7 @@
 #include "pipeline/progress.hpp"
 #include "pipeline/query.hpp"
 #include "pipeline/query_buffers.hpp"
+#include "pipeline/query_output.hpp"
 #include "pipeline/query_progress.hpp"
 #include "pipeline/samples.hpp"
 
@@ -153,6 +155,10 @@ void check_before_work(QueryCommand& cmd) {
                                 "--sample); for one reads file give the output paths");
   if (opt.interleaved && opt.reads.size() == 2)
     throw std::invalid_argument("--interleaved takes one reads file, not two");
+  if (cmd.summary_json.find(pipeline::sample_placeholder) != std::string::npos)
+    throw std::invalid_argument(std::string(summary_json_option) + " '" + cmd.summary_json +
+                                "': one summary covers every sample ({sample} is not replaced)");
+  if (!cmd.summary_json.empty()) opt.run_outputs = {{summary_json_option, cmd.summary_json}};
   pipeline::check_classifier_options(pipeline::engine_options(opt));
   bound_query_threads(cmd);
 
@@ -221,13 +227,32 @@ class SampleSummaries final : public pipeline::SampleObserver {
   const QueryCommand& cmd_;
 };
 
+// The samples of this run for its summary: the reads given, as one unnamed
+// sample, or the samples.
+std::vector<pipeline::Sample> summary_samples(const QueryCommand& cmd) {
+  if (cmd.many_samples()) return cmd.samples;
+  return {pipeline::Sample{"", cmd.options.reads, ""}};
+}
+
+// --summary-json, written once the query has succeeded (`file` was opened
+// before it started, so a failed query leaves none).
+void finish_summary(pipeline::OutputFile& file, const QueryCommand& cmd,
+                    const db::Database& database, bool gpu,
+                    std::vector<pipeline::QuerySummary> results) {
+  if (!file.enabled()) return;
+  QueryRun run{cmd.database, &database, gpu, cmd.options.interleaved, summary_samples(cmd),
+               std::move(results), host::seconds_since(cmd.start)};
+  file.write(query_summary(run).text());
+  file.close();
+}
+
 // --partitions / --max-memory: the database read part by part
 // (pipeline/partitioned_query.hpp), its hits found on the CPU or, one part at
 // a time on the GPU(s), by the GPU collector; outputs identical to the whole
 // database's.
-void run_partitioned_query(QueryCommand& cmd) {
+void run_partitioned_query(QueryCommand& cmd, pipeline::OutputFile& summary_file) {
   auto& opt = cmd.options;
-  const bool gpu = use_gpu(cmd.device, "query", cmd.quiet);
+  const bool gpu = use_gpu(cmd.device, "query", cmd.quiet, cmd.verbose);
   // The batch size stays the CPU's on the GPU too: the GPU collector looks up
   // a whole super-batch at once, and the batches are what the threads parse
   // and decide in parallel (65536-pair batches left half of 16 cores idle).
@@ -253,17 +278,17 @@ void run_partitioned_query(QueryCommand& cmd) {
                                            collector.get(), &stats);
   };
   const pipeline::ProgressStyle progress = pipeline::progress_style(cmd.quiet);
+  std::vector<pipeline::QuerySummary> results;
   if (cmd.many_samples()) {
     SampleSummaries summaries(cmd);
-    pipeline::run_samples(opt, cmd.samples, cmd.output_dir, query, progress, &summaries);
+    results = pipeline::run_samples(opt, cmd.samples, cmd.output_dir, query, progress, &summaries);
   } else {
-    std::optional<pipeline::QuerySummary> summary;
     {
       pipeline::QueryProgress line(progress, "query", opt);
-      summary = query(opt, &line.counters());
+      results.push_back(query(opt, &line.counters()));
     }
-    if (!cmd.quiet) print_counts("query", *summary, opt.reads.size() == 2 || opt.interleaved);
-    if (cmd.verbose) print_stages(summary->stages);
+    if (!cmd.quiet) print_counts("query", results[0], opt.reads.size() == 2 || opt.interleaved);
+    if (cmd.verbose) print_stages(results[0].stages);
   }
   if (cmd.verbose)
     std::fprintf(stderr,
@@ -274,6 +299,7 @@ void run_partitioned_query(QueryCommand& cmd) {
                  stats.load_seconds, stats.collect_seconds, stats.decide_seconds,
                  pipeline::format_bytes(stats.largest_hits_bytes).c_str());
   if (collector && cmd.verbose) print_gpu_part_stats(collector->stats(), cmd.gpu.layout);
+  finish_summary(summary_file, cmd, database.metadata(), gpu, std::move(results));
 }
 
 // What the query loads: the database file and what its engine depends on.
@@ -283,9 +309,10 @@ DatabaseLoad database_load(const QueryCommand& cmd, bool gpu) {
 
 void run_query(QueryCommand& cmd, QueryDatabases& databases) {
   check_before_work(cmd);
-  if (cmd.partitions.enabled()) return run_partitioned_query(cmd);
+  pipeline::OutputFile summary_file(cmd.summary_json);
+  if (cmd.partitions.enabled()) return run_partitioned_query(cmd, summary_file);
   auto& opt = cmd.options;
-  const bool gpu = use_gpu(cmd.device, "query", cmd.quiet);
+  const bool gpu = use_gpu(cmd.device, "query", cmd.quiet, cmd.verbose);
   if (gpu && !cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;
   // The lanes' pinned bases: the bases of a batch of the (first) sample,
   // where its records tell before reading (plain FASTQ). A FASTQ record's
@@ -321,14 +348,14 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
                  ", " + pipeline::format_seconds(load_seconds));
   };
   const pipeline::ProgressStyle progress = pipeline::progress_style(cmd.quiet);
+  std::vector<pipeline::QuerySummary> results;
 
   if (cmd.many_samples()) {
     load();
     warm_up.join();
     SampleSummaries summaries(cmd);
-    const auto results = pipeline::run_samples(*held.loaded->database, opt, cmd.samples,
-                                               cmd.output_dir, held.loaded->engine(), progress,
-                                               &summaries, &buffers);
+    results = pipeline::run_samples(*held.loaded->database, opt, cmd.samples, cmd.output_dir,
+                                    held.loaded->engine(), progress, &summaries, &buffers);
     if (!cmd.quiet) {
       double seconds = 0;
       for (const auto& r : results) seconds += r.seconds;
@@ -342,7 +369,6 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
     // database loads on a thread of its own (pipeline/query.hpp,
     // PendingDatabase); the progress line starts once the load line is done.
     std::optional<pipeline::QueryProgress> line;
-    std::optional<pipeline::QuerySummary> summary;
     {
       host::ThreadGroup loader;
       loader.spawn(load);
@@ -353,16 +379,17 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
         return pipeline::LoadedDatabase{held.loaded->database.get(), held.loaded->engine(),
                                         &line->counters()};
       }};
-      summary = pipeline::run_query(pending, opt, &buffers);
+      results.push_back(pipeline::run_query(pending, opt, &buffers));
       line.reset();
     }
     if (!cmd.quiet) {
-      print_counts("query", *summary, opt.reads.size() == 2 || opt.interleaved);
-      if (cmd.verbose) print_stages(summary->stages);
+      print_counts("query", results[0], opt.reads.size() == 2 || opt.interleaved);
+      if (cmd.verbose) print_stages(results[0].stages);
     }
   }
   if (held.loaded && held.loaded->gpu_engine && cmd.verbose)
     print_gpu_stats(held.loaded->gpu_engine->stats());
+  finish_summary(summary_file, cmd, *held.loaded->database, gpu, std::move(results));
 }
 
 }  // namespace
@@ -397,7 +424,7 @@ void read_device_options(const CLI::App& sub, QueryCommand& cmd) {
 DatabaseLoad default_query_load(QueryCommand& cmd, const std::string& command) {
   resolve_classifier_options(cmd);
   bound_query_threads(cmd);
-  return database_load(cmd, use_gpu(cmd.device, command.c_str(), cmd.quiet));
+  return database_load(cmd, use_gpu(cmd.device, command.c_str(), cmd.quiet, cmd.verbose));
 }
 
 void add_query_command(CLI::App& app, const CommandContext& context) {
@@ -471,6 +498,9 @@ void add_query_command(CLI::App& app, const CommandContext& context) {
            "With parts: about this much memory for the hits of the reads in flight", 1);
   // Kraken2's spellings: --paired, --use-names, --classified-out, ...
   add_kraken2_options(*sub, opt, cmd->kraken2);
+  sub->add_option("--summary-json", cmd->summary_json,
+                  "Write a summary of the run as JSON (inputs, counts, rates, database, times) "
+                  "to this file ('-': stdout)");
   sub->add_option("--server", cmd->server,
                   "Run on the `metawarp serve` at this socket, which holds the database "
                   "(docs/cli-query.md, \"A resident server\")");
@@ -479,6 +509,7 @@ void add_query_command(CLI::App& app, const CommandContext& context) {
                 "Also the time per stage (thread-seconds) and the GPU statistics")
       ->excludes(quiet);
   sub->callback([cmd, sub, context] {
+    cmd->start = std::chrono::steady_clock::now();
     cmd->batch_size_given = sub->count("--batch-size") > 0;
     read_device_options(*sub, *cmd);
     cmd->output_given = sub->count("--output") > 0;

@@ -3,6 +3,7 @@
 // the device options (where the database goes) and what a query with
 // nothing else given loads, so that a server loads ahead exactly what its
 // first default query would ask for.
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,8 @@ struct QueryCommand {
   pipeline::PartitionOptions partitions;  // the database part by part (CPU)
   Kraken2Flags kraken2;  // Kraken2's spellings (cli/kraken2_options.hpp)
   std::string server;    // --server SOCKET: run by `metawarp serve` (cli/query_client.hpp)
+  std::string summary_json;  // --summary-json FILE (cli/run_summary.hpp)
+  std::chrono::steady_clock::time_point start;  // when the command started
 
   bool many_samples() const { return !sample_sheet.empty() || !sample_groups.empty(); }
 };

@@ -297,8 +297,9 @@ void run_serve(ServeCommand& cmd) {
   ResidentDatabases databases;
   {
     QueryCommand& d = cmd.defaults;
-    pipeline::ProgressStep loading(d.quiet, "serve: loading database " + d.database);
+    // Before the loading line starts: its notices (no GPU, threads) are lines of their own.
     const DatabaseLoad load = default_query_load(d, "serve");
+    pipeline::ProgressStep loading(d.quiet, "serve: loading database " + d.database);
     databases.get(load);
     loading.done(pipeline::format_bytes(std::filesystem::file_size(d.database)) + ", " +
                  pipeline::format_seconds(loading.seconds()));

@@ -130,6 +130,29 @@ db::FeatureIndex read_pass(const BuildOptions& options, const BuildInputs& input
   return index;
 }
 
+// A taxonomy but not one target with a taxon (a seqid map forgotten, or one
+// for other references): every read would be unclassified. Refused before
+// the database is written, so that a working one at its path stays.
+void check_some_taxa(const BuildOptions& options, const BuildInputs& inputs,
+                     const std::vector<db::Target>& targets, const BuildSummary& summary) {
+  if (options.allow_no_taxa || inputs.taxonomy.empty() || targets.empty() ||
+      summary.unmapped_targets < targets.size())
+    return;
+  const bool maps = !options.seqid2taxid_files.empty() || !options.accession2taxid_files.empty();
+  std::string sources = maps ? "no --seqid2taxid or --accession2taxid map given names them"
+                             : "no --seqid2taxid or --accession2taxid map was given";
+  if (!options.gtdb_taxonomy_files.empty())
+    sources += ", no --gtdb-taxonomy genome accession starts their file names";
+  throw std::runtime_error(
+      (targets.size() == 1 ? std::string("the one target has no taxon")
+                           : "none of the " + std::to_string(targets.size()) +
+                                 " targets has a taxon") +
+      " (" + sources + ", and their headers carry no taxid|N; the first is '" +
+      targets.front().name +
+      "'): the database would classify no read; give the map that names these sequences, or "
+      "--allow-no-taxa to build it anyway");
+}
+
 // Builds the database in its partitions, handing each part to `take_part`
 // (in feature order) as it completes; returns the database without its
 // index.
@@ -169,6 +192,7 @@ db::Database build_parts(const BuildOptions& options, const BuildInputs& inputs,
   db::Database database;
   database.params = options.params;
   database.targets = catalog.take_with_taxa(options, inputs.taxonomy, inputs.genomes, summary);
+  check_some_taxa(options, inputs, database.targets, summary);
   if (!inputs.taxonomy.empty()) {
     std::vector<taxonomy::taxid_t> ids;
     for (const auto& t : database.targets)
@@ -205,8 +229,13 @@ BuildSummary run_build(const BuildOptions& options, const std::filesystem::path&
   // The database path may be written (a new path or a regular file to
   // replace, written at offsets) and is none of the files the build reads:
   // refused before work.
-  output::check_outputs({{"database", database.string()}}, files_read_by_build(options, inputs),
-                        "database", output::Writes::at_offsets);
+  const std::vector<output::NamedPath> read = files_read_by_build(options, inputs);
+  output::check_outputs({{"database", database.string()}}, read, "database", output::Writes::at_offsets);
+  if (!options.run_outputs.empty()) {
+    std::vector<output::NamedPath> written = options.run_outputs;
+    written.push_back({"database", database.string()});
+    output::check_outputs(written, read);
+  }
   load_build_taxonomy(options, inputs);
   BuildSummary summary;
   // One part is saved from memory; several go to a PartWriter as they

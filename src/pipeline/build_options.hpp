@@ -7,6 +7,7 @@
 
 #include "db/database.hpp"
 #include "metawarp/index/feature_range.hpp"
+#include "output/output_check.hpp"
 #include "pipeline/shard_layout.hpp"
 
 namespace metawarp::pipeline {
@@ -52,6 +53,14 @@ struct BuildOptions {
   // database is empty: both are errors unless the caller says they are wanted.
   bool allow_no_taxonomy = false;
   bool allow_empty = false;
+  // A taxonomy given but no target mapped to a taxon (no seqid map, say):
+  // the database would classify nothing, so the build is an error unless
+  // this says it is wanted (--allow-no-taxa).
+  bool allow_no_taxa = false;
+  // Files the caller writes for the whole build (--summary-json): checked
+  // with the database before any work (the output path rule, distinct from
+  // the database and every file the build reads), written by the caller.
+  std::vector<output::NamedPath> run_outputs;
   GpuBuildOptions gpu;
   // The features this build keeps (index/feature_range.hpp): all of them for
   // a whole database, one part's range for the executor of a shard or a

@@ -235,7 +235,9 @@ void check_query_paths(const QueryOptions& options, const std::filesystem::path&
   for (std::size_t i = 0; i < options.reads.size(); ++i)
     inputs.push_back(
         {options.reads.size() == 2 ? "reads " + std::to_string(i + 1) : "reads", options.reads[i]});
-  output::check_outputs(query_outputs(options), inputs);
+  std::vector<output::NamedPath> outputs = query_outputs(options);
+  outputs.insert(outputs.end(), options.run_outputs.begin(), options.run_outputs.end());
+  output::check_outputs(outputs, inputs);
 }
 
 std::unique_ptr<QueryEngine> make_cpu_query_engine(const db::Database& db,

@@ -54,6 +54,10 @@ struct QueryOptions {
   std::string unclassified_out;
   // --report-minimizer-data: the report's two columns of distinct features.
   bool report_minimizer_data = false;
+  // Files the caller writes once for the whole run (--summary-json), not per
+  // sample: checked with the query's outputs (the output path rule, distinct
+  // from every input and output), neither written nor removed by the query.
+  std::vector<output::NamedPath> run_outputs;
   // Set by another thread (a server whose client went away) to end the query:
   // it stops at its next batch with an error, its outputs removed as for any
   // failure. Null: the query runs to its end.

@@ -152,6 +152,7 @@ void check_sample_paths(const QueryOptions& options, const std::vector<Sample>& 
     for (output::NamedPath& out : query_outputs(sample_query_options(options, s, output_dir)))
       outputs.push_back({label + out.label, std::move(out.path)});
   }
+  outputs.insert(outputs.end(), options.run_outputs.begin(), options.run_outputs.end());
   output::check_outputs(outputs, inputs);
 }
 

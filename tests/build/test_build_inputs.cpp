@@ -1,5 +1,6 @@
-// What a build reads and what it refuses: a database without a taxonomy or
-// without any sequence is an error unless asked for, the files are read in
+// What a build reads and what it refuses: a database without a taxonomy,
+// without a target with a taxon or without any sequence is an error unless
+// asked for, the files are read in
 // path order and each once, and the problems worth a warning are named.
 #include <filesystem>
 #include <fstream>
@@ -105,6 +106,33 @@ TEST_CASE("build: references without any sequence are an error, unless asked for
   const db::Database db = pipeline::build_database(o);
   CHECK(db.targets.empty());
   CHECK(db.index.feature_count() == 0);
+}
+
+TEST_CASE("build: a taxonomy but no target with a taxon is an error, unless asked for") {
+  TempDir dir;
+  write_taxonomy(dir / "taxonomy");
+  write_text(dir / "a.fa", ">a\n" + random_bases(500, 1) + "\n>b taxid|999\n" +
+                               random_bases(500, 2) + "\n");
+  pipeline::BuildOptions o = options_for(dir);
+  o.references = {(dir / "a.fa").string()};
+  const std::string message = error_of(o);
+  CHECK(message.find("none of the 2 targets has a taxon") != std::string::npos);
+  CHECK(message.find("'a'") != std::string::npos);
+  CHECK(message.find("--seqid2taxid") != std::string::npos);
+  CHECK(message.find("--allow-no-taxa") != std::string::npos);
+  o.allow_no_taxa = true;
+  CHECK(pipeline::build_database(o).targets.size() == 2);
+
+  // One target with a taxon is a database (the others are a warning).
+  o.allow_no_taxa = false;
+  write_text(dir / "a.fa", ">a taxid|100\n" + random_bases(500, 1) + "\n>b\n" +
+                               random_bases(500, 2) + "\n");
+  CHECK(pipeline::build_database(o).targets.size() == 2);
+  // Without a taxonomy on purpose, no taxon is what was asked for.
+  o.taxonomy_dir.clear();
+  o.allow_no_taxonomy = true;
+  write_text(dir / "a.fa", ">a\n" + random_bases(500, 1) + "\n");
+  CHECK(pipeline::build_database(o).targets.size() == 1);
 }
 
 TEST_CASE("build: the database does not depend on the order of the files given") {

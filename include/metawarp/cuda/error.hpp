@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "metawarp/config.hpp"
+
 namespace metawarp::cuda {
 
 // Throws std::runtime_error "<what> failed: <CUDA's description>" on error.

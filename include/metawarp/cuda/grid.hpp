@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "metawarp/config.hpp"
+
 namespace metawarp::cuda {
 
 // Blocks of `block` threads for `threads` threads: at least 1, at most 2^20

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "metawarp/config.hpp"
+
 namespace metawarp::cuda {
 
 // Makes `buffer` (a device_buffer or pinned_buffer) hold at least `size`

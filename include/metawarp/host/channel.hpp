@@ -10,6 +10,8 @@
 #include <mutex>
 #include <utility>
 
+#include "metawarp/config.hpp"
+
 namespace metawarp::host {
 
 template <class T>

@@ -2,6 +2,8 @@
 // Wall-clock seconds for stage timings.
 #include <chrono>
 
+#include "metawarp/config.hpp"
+
 namespace metawarp::host {
 
 // Seconds since `start`.

@@ -10,6 +10,8 @@
 #include <sys/mman.h>
 #endif
 
+#include "metawarp/config.hpp"
+
 namespace metawarp::host {
 
 inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;

@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "metawarp/config.hpp"
+
 namespace metawarp::host {
 
 class ThreadGroup {

@@ -8,6 +8,8 @@
 // the shard planner count it, so it is written once, here.
 #include <cstdint>
 
+#include "metawarp/config.hpp"
+
 namespace metawarp::index {
 
 // Slots per bucket of the feature lookup (and threads reading one bucket

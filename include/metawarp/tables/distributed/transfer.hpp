@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "metawarp/config.hpp"
+
 namespace metawarp::tables::distributed {
 
 struct Transfer {

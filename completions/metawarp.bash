@@ -1,0 +1,102 @@
+# bash completion for metawarp: its commands, each command's options, the
+# values of options that take words, and file names for paths (folders only
+# where a folder is asked for). Installed as
+# share/bash-completion/completions/metawarp; for a checkout:
+#   source completions/metawarp.bash
+# tests/cli/cli_install_docs.sh checks the option lists against `--help`.
+
+_metawarp() {
+  local cur prev words cword
+  if declare -F _init_completion >/dev/null; then
+    _init_completion || return
+  else
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD - 1]}
+    words=("${COMP_WORDS[@]}")
+    cword=$COMP_CWORD
+  fi
+
+  local commands="build query classify info serve"
+  local command="" i
+  for ((i = 1; i < cword; i++)); do
+    case ${words[i]} in
+      build | query | classify | info | serve)
+        command=${words[i]}
+        break
+        ;;
+    esac
+  done
+
+  local build_options="--taxonomy --gtdb-taxonomy --no-taxonomy --allow-empty --allow-no-taxa
+    --seqid2taxid --accession2taxid -k --kmer-length -w --window-length -s --sketch-size
+    --max-locations-per-feature --remove-overpopulated-features -t --threads -q --quiet
+    -v --verbose --device --table --batch-size --max-gpu-memory --gpu-memory-limit
+    --table-capacity --gpu --gpus --shards-per-gpu --shards --summary-json --partitions
+    --partition-size -h --help"
+  local query_options="--samples --sample --output-dir --interleaved -o --output
+    --kraken-output --report --abundance --abundance-rank --abundance-em --top-hits
+    --confidence --report-minimizer-data --max-candidates --hit-min --hit-diff --lowest
+    --highest --insert-size --batch-size -t --threads --device --gpu --gpus --shards-per-gpu
+    --gpu-lanes --partitions --max-memory --hit-memory --paired --gzip-compressed
+    --bzip2-compressed --minimum-hit-groups --use-names --report-zero-counts --use-mpa-style
+    --classified-out --unclassified-out --summary-json --server -q --quiet -v --verbose
+    -h --help"
+  local info_options="--targets --taxa --unranked --gpus --shards-per-gpu --gpu-memory -h --help"
+  local serve_options="--socket -t --threads --device --gpu --gpus --shards-per-gpu --gpu-lanes
+    -q --quiet -h --help"
+  local ranks="sequence subspecies species genus family order class phylum kingdom domain root"
+
+  # The value of the option before the cursor.
+  case $prev in
+    --taxonomy | --output-dir)
+      COMPREPLY=($(compgen -d -- "$cur"))
+      return
+      ;;
+    --device)
+      COMPREPLY=($(compgen -W "auto cpu gpu" -- "$cur"))
+      return
+      ;;
+    --table)
+      COMPREPLY=($(compgen -W "multi-value bucket-list" -- "$cur"))
+      return
+      ;;
+    --lowest | --highest | --abundance-rank)
+      COMPREPLY=($(compgen -W "$ranks" -- "$cur"))
+      return
+      ;;
+    -k | --kmer-length | -w | --window-length | -s | --sketch-size | --max-locations-per-feature | \
+      -t | --threads | --batch-size | --max-gpu-memory | --gpu-memory-limit | --table-capacity | \
+      --gpu | --gpus | --shards-per-gpu | --shards | --partitions | --partition-size | \
+      --gpu-memory | --confidence | --max-candidates | --hit-min | --hit-diff | --insert-size | \
+      --gpu-lanes | --max-memory | --hit-memory | --minimum-hit-groups)
+      return  # a number: nothing to offer
+      ;;
+    --gtdb-taxonomy | --seqid2taxid | --accession2taxid | --summary-json | --samples | -o | \
+      --output | --kraken-output | --report | --abundance | --classified-out | \
+      --unclassified-out | --server | --socket)
+      COMPREPLY=($(compgen -f -- "$cur"))
+      compopt -o filenames 2>/dev/null
+      return
+      ;;
+  esac
+
+  if [ -z "$command" ]; then
+    COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
+    return
+  fi
+  if [[ $cur == -* ]]; then
+    local options
+    case $command in
+      build) options=$build_options ;;
+      query | classify) options=$query_options ;;
+      info) options=$info_options ;;
+      serve) options=$serve_options ;;
+    esac
+    COMPREPLY=($(compgen -W "$options" -- "$cur"))
+    return
+  fi
+  # The database, references, reads: paths.
+  COMPREPLY=($(compgen -f -- "$cur"))
+  compopt -o filenames 2>/dev/null
+}
+complete -F _metawarp metawarp
