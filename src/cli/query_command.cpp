@@ -25,6 +25,7 @@
 #include "pipeline/classifier.hpp"
 #include "pipeline/gpu_available.hpp"
 #include "pipeline/gpu_query.hpp"
+#include "pipeline/out_of_memory.hpp"
 #include "pipeline/partitioned_query.hpp"
 #include "pipeline/process_memory.hpp"
 #include "pipeline/progress.hpp"
@@ -294,6 +295,14 @@ void run_partitioned_query(QueryCommand& cmd) {
   if (collector && cmd.verbose) print_gpu_part_stats(collector->stats(), cmd.gpu.layout);
 }
 
+// What a whole-database query's reads hold, and what lowers it, for an
+// out-of-memory error.
+std::string batches_held(const pipeline::QueryOptions& o) {
+  return "batches of up to " + std::to_string(o.batch_size) + " reads on " +
+         std::to_string(o.threads) + " threads";
+}
+constexpr const char* lower_batches = "lower --batch-size or --threads";
+
 // What the query loads: the database file and what its engine depends on.
 DatabaseLoad database_load(const QueryCommand& cmd, bool gpu) {
   return {cmd.database, gpu, pipeline::engine_options(cmd.options), cmd.gpu};
@@ -318,7 +327,8 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
   pipeline::QueryBuffers& buffers = databases.buffers();
   host::ThreadGroup warm_up;
   warm_up.spawn([&] {
-    buffers.prepare(first_sample);
+    pipeline::naming_out_of_memory("reserving the reads' batches (" + batches_held(opt) + ")",
+                                   lower_batches, [&] { buffers.prepare(first_sample); });
   });
   // Loaded here, once for every sample (classifier options out of range
   // were refused by check_before_work, before any output is touched).
@@ -344,9 +354,11 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
     load();
     warm_up.join();
     SampleSummaries summaries(cmd);
-    const auto results = pipeline::run_samples(*held.loaded->database, opt, cmd.samples,
-                                               cmd.output_dir, held.loaded->engine(), progress,
-                                               &summaries, &buffers);
+    const auto results = pipeline::naming_out_of_memory(
+        "classifying the reads (" + batches_held(opt) + ")", lower_batches, [&] {
+          return pipeline::run_samples(*held.loaded->database, opt, cmd.samples, cmd.output_dir,
+                                       held.loaded->engine(), progress, &summaries, &buffers);
+        });
     if (!cmd.quiet) {
       double seconds = 0;
       for (const auto& r : results) seconds += r.seconds;
@@ -371,7 +383,9 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
         return pipeline::LoadedDatabase{held.loaded->database.get(), held.loaded->engine(),
                                         &line->counters()};
       }};
-      summary = pipeline::run_query(pending, opt, &buffers);
+      summary = pipeline::naming_out_of_memory(
+          "classifying the reads (" + batches_held(opt) + ")", lower_batches,
+          [&] { return pipeline::run_query(pending, opt, &buffers); });
       line.reset();
     }
     if (!cmd.quiet) {

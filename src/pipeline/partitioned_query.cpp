@@ -12,6 +12,7 @@
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/ordered_pipeline.hpp"
 #include "metawarp/host/parallel_for.hpp"
+#include "pipeline/out_of_memory.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/query_batch.hpp"
 
@@ -223,9 +224,16 @@ class PartitionedRun {
       const std::size_t p = backwards ? parts_.size() - 1 - i : i;
       if (!state.loaded || state.loaded_part != p) {
         state.loaded.reset();  // one part in memory at a time
-        state.loaded = db_.load_part(parts_[p], options_.threads);
-        state.loaded_part = p;
-        collector_.use_part(*state.loaded, parts_[p]);
+        const db::IndexPart& part = parts_[p];
+        naming_out_of_memory(
+            "reading part " + std::to_string(p + 1) + "/" + std::to_string(parts_.size()) +
+                " of database '" + db_.path().string() + "' (" +
+                format_bytes(db::index_bytes(part.features(), part.locations())) + ")",
+            "give --max-memory (the memory the query may use) or more --partitions", [&] {
+              state.loaded = db_.load_part(part, options_.threads);
+              state.loaded_part = p;
+              collector_.use_part(*state.loaded, part);
+            });
         ++stats.part_loads;
         stats.load_seconds += clock.lap();
       }
@@ -391,7 +399,13 @@ QuerySummary run_partitioned_query(const db::PartialDatabase& db, const Partitio
   if (plan.hit_memory == 0) throw std::invalid_argument("a partitioned query needs hit memory");
   PartitionStats own_stats;
   return run_with_safe_outputs(options, [&] {
-    return PartitionedRun(db, plan, options, counters, collector).run(stats ? *stats : own_stats);
+    return naming_out_of_memory(
+        "holding the reads in flight and their hits (a super-batch of about " +
+            format_bytes(plan.hit_memory) + ")",
+        "lower --hit-memory or --batch-size, or --max-memory to the memory free", [&] {
+          return PartitionedRun(db, plan, options, counters, collector)
+              .run(stats ? *stats : own_stats);
+        });
   });
 }
 

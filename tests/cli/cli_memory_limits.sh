@@ -1,6 +1,7 @@
 # Memory (issue 25): a partitioned query's memory does not grow with its
 # parts and stays within --max-memory, whose least value (the one the error
-# suggests) runs.
+# suggests) runs; running out of memory names the stage and the options that
+# lower it, with status 1, one error line, no temporary and no output left.
 source "$(dirname "$0")/cli_test_lib.sh"
 
 if [ -n "${METAWARP_SANITIZED:-}" ]; then
@@ -56,3 +57,33 @@ peak=$( (ulimit -v $(((least + 256 * mib) / 1024)) &&
 cmp -s whole.tsv least.tsv || fail "--max-memory $least: output differs from the whole database's"
 [ "$peak" -le $((least / 1024)) ] || fail "--max-memory $least: peak ${peak} KiB, above the limit"
 pass "--max-memory $least (the least): peak ${peak} KiB; $(grep -o 'in parts \.\.\. done ([^)]*' stderr)"
+
+# Out of memory: the stage that ran out and what lowers it, one error line,
+# status 1, no temporary and no output left (an older file at an output path
+# removed too). A database of random references (68 MB; the taxonomy maps
+# test_data's genomes only, so --no-taxonomy), queried whole in 300 MiB of
+# address space: the program takes about 150 MiB (a query of test_data's
+# database runs in it), this database 450.
+mkdir refs
+for i in 1 2 3 4; do
+  { echo ">random_$i"; random_bases 4500000; } >refs/random_$i.fa
+done
+expect_success "$metawarp" build big.mwdb refs --no-taxonomy -q -t 2
+within() {  # within <KiB of address space> <command...>
+  (ulimit -v "$1" && shift && exec "$@")
+}
+echo "older output" >old.tsv
+expect_error "out of memory loading database 'big.mwdb' whole: read it in parts with --max-memory" \
+  within $((300 * 1024)) "$metawarp" query big.mwdb "$r1" -t 2 -o old.tsv
+[ -e old.tsv ] && fail "old.tsv left by a query that ran out of memory"
+no_temporaries .
+# What it says to do works there.
+expect_success within $((300 * 1024)) "$metawarp" query big.mwdb "$r1" -t 2 --max-memory 64M \
+  -o parts.tsv
+pass "--max-memory 64M in the same 300 MiB: $(grep -o 'in parts \.\.\. done ([^)]*' stderr)"
+
+# A build's tables in 200 MiB of address space (it needs about 400).
+expect_error "out of memory building the database's tables (one partition, 2 threads): build in more partitions (--partitions 2, or --partition-size BYTES), or with fewer --threads" \
+  within $((200 * 1024)) "$metawarp" build built.mwdb refs --no-taxonomy -t 2
+[ -e built.mwdb ] && fail "built.mwdb left by a build that ran out of memory"
+no_temporaries .
