@@ -282,11 +282,13 @@ void run_partitioned_query(QueryCommand& cmd) {
   }
   if (cmd.verbose)
     std::fprintf(stderr,
-                 "query: %zu part(s) (the largest %s), %llu super-batch(es), %llu part loads "
+                 "query: %zu part(s) (the largest %s), %llu super-batch(es) in %llu walks "
+                 "over them, %llu part loads "
                  "%.2f s, hit lookups %.2f s, decisions %.2f s, at most %s of hits, %s in a "
                  "super-batch (its budget %s); %s resident at most\n",
                  stats.parts, pipeline::format_bytes(stats.largest_part_bytes).c_str(),
-                 (unsigned long long)stats.super_batches, (unsigned long long)stats.part_loads,
+                 (unsigned long long)stats.super_batches, (unsigned long long)stats.walks,
+                 (unsigned long long)stats.part_loads,
                  stats.load_seconds, stats.collect_seconds, stats.decide_seconds,
                  pipeline::format_bytes(stats.largest_hits_bytes).c_str(),
                  pipeline::format_bytes(stats.largest_super_batch_bytes).c_str(),

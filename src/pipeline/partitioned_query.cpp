@@ -1,5 +1,6 @@
 #include "pipeline/partitioned_query.hpp"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -44,7 +45,7 @@ struct ClassifyState {
   std::vector<std::vector<std::span<const sketch::Location>>> lists;  // per thread
   std::optional<db::FeatureIndex> loaded;   // the part in memory
   std::size_t loaded_part = 0;
-  std::uint64_t super_batches = 0;
+  std::uint64_t walks = 0;  // over the parts, by every super-batch
 };
 
 class PartitionedRun {
@@ -118,7 +119,6 @@ class PartitionedRun {
     stages.worker_wait = waits[waits.size() - 2];
     stages.writer_wait = waits.back();
     stats.parts = parts_.size();
-    stats.super_batches += state.super_batches;
     for (const db::IndexPart& part : parts_)
       stats.largest_part_bytes =
           std::max(stats.largest_part_bytes, db::index_bytes(part.features(), part.locations()));
@@ -157,37 +157,52 @@ class PartitionedRun {
     }
   }
 
-  // What a super-batch holds once classified and formatted, in bytes in use
-  // (sizes: the room a buffer reserved and never wrote is not resident):
-  // both super-batches in flight hold their text and output (counted
-  // twice), the classifying step its parse, sketches and hits.
-  static std::uint64_t held_bytes(const SuperBatch& super, const ClassifyState& state) {
+  // What the reads in flight hold once a super-batch is classified and
+  // formatted: both super-batches in flight hold their text and output (so
+  // this one's counted twice), the classifying step its parses, sketches and
+  // hits. Resident (Held::capacity): buffers kept from batch to batch with
+  // their capacity (the pages they once filled stay resident), the text
+  // blocks with their size (the read-ahead reserves more than it fills). In
+  // use (Held::size): what this super-batch's text needs, for the estimate
+  // of the next (capacities kept from larger batches would make the text
+  // look costlier, and the batches smaller, and so on).
+  enum class Held { capacity, size };
+  template <class V>
+  static std::uint64_t bytes(const V& v, Held held) {
+    return (held == Held::capacity ? v.capacity() : v.size()) * sizeof(typename V::value_type);
+  }
+  static std::uint64_t held_bytes(const SuperBatch& super, const ClassifyState& state,
+                                  Held held) {
     std::uint64_t in_flight = 0, classify = 0;
     for (std::size_t b = 0; b < super.count; ++b) {
       const Batch& batch = super.batches[b];
       const BatchOutput& out = batch.out;
       in_flight += batch.blocks.first.bytes.size() + batch.blocks.second.bytes.size() +
-                   out.tsv.size() + out.kraken.size() +
-                   out.calls.size() * sizeof(taxonomy::taxid_t) + out.classified[0].size() +
-                   out.classified[1].size() + out.unclassified[0].size() +
-                   out.unclassified[1].size() +
-                   out.candidate_taxa_counts.size() * sizeof(std::uint32_t) +
-                   out.candidate_taxa.size() * sizeof(taxonomy::taxid_t);
+                   bytes(out.tsv, held) + bytes(out.kraken, held) + bytes(out.calls, held) +
+                   bytes(out.classified[0], held) + bytes(out.classified[1], held) +
+                   bytes(out.unclassified[0], held) + bytes(out.unclassified[1], held) +
+                   bytes(out.candidate_taxa_counts, held) + bytes(out.candidate_taxa, held);
       const ParsedBatch& parsed = state.parsed[b];
       const SketchedBatch& sketched = state.sketches[b];
-      const BatchHits& hits = state.hits[b];
-      classify += parsed.records.mates1.size() * sizeof(io::RecordView) +
-                  parsed.records.mates2.size() * sizeof(io::RecordView) +
-                  parsed.reads.size() * (sizeof(ReadView) + sizeof(ReadResult)) +
-                  sketched.features.size() * sizeof(sketch::feature_t) +
-                  sketched.offsets.size() * sizeof(std::uint64_t) +
-                  sketched.shapes.size() * sizeof(ReadShape) +
-                  hits.locations.size() * sizeof(sketch::Location) +
-                  hits.list_start.size() * (sizeof(std::uint64_t) + sizeof(std::uint32_t));
+      classify += bytes(parsed.records.mates1, held) + bytes(parsed.records.mates2, held) +
+                  bytes(parsed.reads, held) + bytes(parsed.results, held) +
+                  bytes(sketched.features, held) + bytes(sketched.offsets, held) +
+                  bytes(sketched.shapes, held) + hit_bytes(state.hits[b], held);
       for (std::size_t r = 0; r < parsed.reads.size(); ++r)
-        classify += parsed.results[r].evidence.size() * sizeof(classify::EvidenceRun);
+        classify += bytes(parsed.results[r].evidence, held);
     }
     return 2 * in_flight + classify;
+  }
+  static std::uint64_t hit_bytes(const BatchHits& hits, Held held) {
+    return bytes(hits.locations, held) + bytes(hits.list_start, held) +
+           bytes(hits.list_sizes, held);
+  }
+  // The hits of batches [first, end).
+  static std::uint64_t hit_bytes(const ClassifyState& state, std::size_t first, std::size_t end,
+                                 Held held) {
+    std::uint64_t sum = 0;
+    for (std::size_t b = first; b < end; ++b) sum += hit_bytes(state.hits[b], held);
+    return sum;
   }
 
   void classify(SuperBatch& super, ClassifyState& state, PartitionStats& stats) {
@@ -198,6 +213,8 @@ class PartitionedRun {
       state.sketches.resize(count);
       state.hits.resize(count);
     }
+    // Hits kept from a larger super-batch would count against this one's budget.
+    for (std::size_t b = count; b < state.hits.size(); ++b) state.hits[b] = BatchHits{};
 
     // Parse and sketch every batch once.
     host::Stopwatch clock;
@@ -216,14 +233,64 @@ class PartitionedRun {
     });
     stages.parse += clock.lap();
 
-    // Each part in turn; every other super-batch walks them backwards, so
-    // the part left in memory by one is the first the next one needs.
-    const bool backwards = state.super_batches++ % 2 == 1;
-    double collected = 0;
+    // Batches [first, end) walk the parts: each part in turn, the hits of
+    // every batch growing part by part. Where what is held would pass the
+    // budget (the estimate fell short), the last batches, up to half of the
+    // walk's, are put off, their hits freed, to a walk of their own after
+    // these are decided: so the hits stay within it unless the estimate was
+    // short by half, and a super-batch takes a few walks at most (one more
+    // halves the rest). Every other walk goes backwards, so the part left in
+    // memory by one is the first the next needs.
+    std::uint64_t peak = 0;  // the most held (resident)
+    std::uint64_t hits_in_use = 0;  // of the walks done, for the estimate
+    std::uint64_t walks = 0;
+    double collected = 0, decided = 0;
+    for (std::size_t first = 0, end = count; first < count; first = end, end = count) {
+      if (walks++ > 0)
+        for (std::size_t b = first; b < count; ++b)
+          state.hits[b].reset(state.sketches[b].features.size());
+      const double loads_before = stats.load_seconds;
+      walk_parts(super, state, first, end, peak, stats);
+      collected += clock.lap() - (stats.load_seconds - loads_before);
+      decide(super, state, first, end);
+      peak = std::max(peak, held_bytes(super, state, Held::capacity));
+      hits_in_use += hit_bytes(state, first, end, Held::size);
+      if (end < count)  // the hits of the batches decided are freed for the rest
+        for (std::size_t b = first; b < end; ++b) state.hits[b] = BatchHits{};
+      decided += clock.lap();
+    }
+    ++stats.super_batches;
+    stats.walks += walks;
+    stats.collect_seconds += collected;
+    stats.decide_seconds += decided;
+    stages.classify += collected + decided;
+    // The next super-batches' estimate: the most any needed per byte of text
+    // (its hits of every walk, as if it had taken one).
+    stats.largest_super_batch_bytes = std::max(stats.largest_super_batch_bytes, peak);
+    if (super.text_bytes > 0) {
+      const std::uint64_t needed = held_bytes(super, state, Held::size) -
+                                   hit_bytes(state, 0, count, Held::size) + hits_in_use;
+      const double measured = double(needed) / double(super.text_bytes);
+      bytes_per_text_byte_ = super_batches_measured_++ == 0
+                                 ? measured
+                                 : std::max(measured, bytes_per_text_byte_.load());
+    }
+  }
+
+  // Batches [first, end) through every part; `end` is lowered where what is
+  // held passes the budget (see classify()).
+  void walk_parts(SuperBatch& super, ClassifyState& state, std::size_t first, std::size_t& end,
+                  std::uint64_t& peak, PartitionStats& stats) {
+    const bool backwards = state.walks++ % 2 == 1;
+    const std::uint64_t others =
+        held_bytes(super, state, Held::capacity) - hit_bytes(state, first, end, Held::capacity);
+    const std::size_t least = first + (end - first + 1) / 2;  // batches kept at least
     for (std::size_t i = 0; i < parts_.size(); ++i) {
       const std::size_t p = backwards ? parts_.size() - 1 - i : i;
       if (!state.loaded || state.loaded_part != p) {
+        host::Stopwatch clock;
         state.loaded.reset();  // one part in memory at a time
+        ::malloc_trim(0);      // and what malloc kept of it (its lookup) given back
         const db::IndexPart& part = parts_[p];
         naming_out_of_memory(
             "reading part " + std::to_string(p + 1) + "/" + std::to_string(parts_.size()) +
@@ -237,44 +304,40 @@ class PartitionedRun {
         ++stats.part_loads;
         stats.load_seconds += clock.lap();
       }
-      collector_.collect(std::span(state.sketches).first(count),
-                         std::span(state.hits).first(count));
-      collected += clock.lap();
+      collector_.collect(std::span(state.sketches).subspan(first, end - first),
+                         std::span(state.hits).subspan(first, end - first));
+      std::uint64_t held = others + hit_bytes(state, first, end, Held::capacity);
+      while (held > hit_memory_ && end > least) {
+        held -= hit_bytes(state.hits[--end], Held::capacity);
+        state.hits[end] = BatchHits{};
+      }
+      peak = std::max(peak, held);
     }
-    stats.collect_seconds += collected;
     std::uint64_t hit_bytes = 0;
-    for (std::size_t b = 0; b < count; ++b)
+    for (std::size_t b = first; b < end; ++b)
       hit_bytes += state.hits[b].locations.size() * sizeof(sketch::Location);
     stats.largest_hits_bytes = std::max(stats.largest_hits_bytes, hit_bytes);
+  }
 
-    // Every read's hits over all parts, decided as Classifier::classify does.
-    host::parallel_for(count, threads_, [&](std::size_t b, unsigned w) {
+  // Every read's hits over all parts, decided as Classifier::classify does,
+  // and the batches [first, end) formatted.
+  void decide(SuperBatch& super, ClassifyState& state, std::size_t first, std::size_t end) {
+    host::parallel_for(end - first, threads_, [&](std::size_t i, unsigned w) {
+      const std::size_t b = first + i;
       ParsedBatch& parsed = state.parsed[b];
       const SketchedBatch& sketched = state.sketches[b];
       const BatchHits& hits = state.hits[b];
       auto& lists = state.lists[w];
       for (std::size_t r = 0; r < parsed.reads.size(); ++r) {
-        const std::uint64_t first = sketched.offsets[r], last = sketched.offsets[r + 1];
+        const std::uint64_t from = sketched.offsets[r], to = sketched.offsets[r + 1];
         lists.clear();
-        for (std::uint64_t i = first; i < last; ++i) lists.push_back(hits.list(i));
+        for (std::uint64_t f = from; f < to; ++f) lists.push_back(hits.list(f));
         parsed.results[r] = classifier_.decide_features(
-            lists, std::span(sketched.features).subspan(first, last - first), sketched.shapes[r],
+            lists, std::span(sketched.features).subspan(from, to - from), sketched.shapes[r],
             state.scratch[w]);
       }
       writer_.format(super.batches[b], parsed, reads_.paired());
     });
-    const double decided = clock.lap();
-    stats.decide_seconds += decided;
-    stages.classify += collected + decided;
-    // The next super-batches' estimate: the most any held per byte of text.
-    const std::uint64_t held = held_bytes(super, state);
-    stats.largest_super_batch_bytes = std::max(stats.largest_super_batch_bytes, held);
-    if (super.text_bytes > 0) {
-      const double measured = double(held) / double(super.text_bytes);
-      bytes_per_text_byte_ = super_batches_measured_++ == 0
-                                 ? measured
-                                 : std::max(measured, bytes_per_text_byte_.load());
-    }
   }
 
   const db::PartialDatabase& db_;
@@ -295,6 +358,11 @@ class PartitionedRun {
   QuerySummary summary_;
 };
 
+// A budget of the reads in flight and what malloc keeps besides: the reads'
+// buffers grow, are freed and are made again, and the memory malloc keeps for
+// reuse (fragments of the arenas) was up to half of a super-batch on refs138.
+std::uint64_t with_allocator_slack(std::uint64_t reads) { return reads + reads / 2; }
+
 // What max_memory must hold besides a part and the reads in flight.
 std::uint64_t fixed_bytes(const MemoryInUse& in_use) {
   return in_use.resident + std::uint64_t(std::max(1u, in_use.threads)) * thread_memory +
@@ -314,11 +382,11 @@ std::uint64_t least_part_bytes(const db::PartialDatabase& db) {
 }
 
 // What max_memory must hold at least: what is in use, the least part and
-// the reads' budget (--hit-memory, else the least).
+// the reads' budget (--hit-memory, else the least) with its slack.
 std::uint64_t needed_bytes(const db::PartialDatabase& db, const PartitionOptions& options,
                            const MemoryInUse& in_use) {
   return fixed_bytes(in_use) + least_part_bytes(db) +
-         (options.hit_memory != 0 ? options.hit_memory : min_hit_memory);
+         with_allocator_slack(options.hit_memory != 0 ? options.hit_memory : min_hit_memory);
 }
 
 // The least --max-memory to suggest for `needed`: the memory in use is
@@ -329,10 +397,11 @@ std::uint64_t suggested(std::uint64_t needed) {
   return (needed + 4 * mib + mib - 1) / mib * mib;
 }
 
-// The share of max_memory a part gets: with --hit-memory what it leaves,
-// else half of what is left (at least the least part, leaving the reads at
-// least min_hit_memory), no more than the whole index. Throws naming the
-// least --max-memory when max_memory cannot hold the query.
+// The share of max_memory a part gets: with --hit-memory what it leaves
+// (with its slack), else half of what is left (at least the least part,
+// leaving the reads at least min_hit_memory and its slack), no more than
+// the whole index. Throws naming the least --max-memory when max_memory
+// cannot hold the query.
 std::uint64_t part_share(const db::PartialDatabase& db, const PartitionOptions& options,
                          const MemoryInUse& in_use) {
   const std::uint64_t fixed = fixed_bytes(in_use), part = least_part_bytes(db);
@@ -345,12 +414,14 @@ std::uint64_t part_share(const db::PartialDatabase& db, const PartitionOptions& 
         std::to_string(std::max(1u, in_use.threads)) + " threads, " + format_bytes(part) +
         " for a part of its index and " + format_bytes(needed - fixed - part) +
         " for the reads in flight" + (options.hit_memory != 0 ? " (--hit-memory)" : "") +
+        " and what malloc keeps of them" +
         "; allow at least --max-memory " + std::to_string(suggested(needed)) +
         (options.hit_memory != 0 ? ", or lower --hit-memory" : ""));
   const std::uint64_t left = options.max_memory - fixed;
-  const std::uint64_t share = options.hit_memory != 0
-                                  ? left - options.hit_memory
-                                  : std::clamp(left / 2, part, left - min_hit_memory);
+  const std::uint64_t share =
+      options.hit_memory != 0
+          ? left - with_allocator_slack(options.hit_memory)
+          : std::clamp(left / 2, part, left - with_allocator_slack(min_hit_memory));
   return std::min(share, whole_index_bytes(db));
 }
 
@@ -385,11 +456,12 @@ PartitionPlan plan_partitions(const db::PartialDatabase& db, const PartitionOpti
                                        " leaves for it (" + std::to_string(share) + ")"
                                  : std::to_string(share)) +
         "; give more partitions, or --max-memory alone");
-  // The reads in flight: --hit-memory, else what the largest part leaves of
-  // --max-memory, else the default.
-  plan.hit_memory = options.hit_memory != 0   ? options.hit_memory
-                    : options.max_memory != 0 ? options.max_memory - fixed_bytes(in_use) - largest
-                                              : default_hit_memory();
+  // The reads in flight: --hit-memory, else two thirds of what the largest
+  // part leaves of --max-memory (with_allocator_slack), else the default.
+  plan.hit_memory = options.hit_memory != 0 ? options.hit_memory
+                    : options.max_memory != 0
+                        ? (options.max_memory - fixed_bytes(in_use) - largest) * 2 / 3
+                        : default_hit_memory();
   return plan;
 }
 

@@ -74,13 +74,16 @@ struct PartitionPlan {
 
 // The least --max-memory a query of `db` runs in: what is in use, the
 // threads' and the reader's allowance, a part of the longest location list
-// (or min_part_bytes, or the whole index when smaller) and min_hit_memory.
+// (or min_part_bytes, or the whole index when smaller) and min_hit_memory
+// with half again for what malloc keeps of the reads' buffers; 4 MiB more
+// (the memory in use moves by a few pages from run to run), in whole MiB.
 std::uint64_t least_max_memory(const db::PartialDatabase& db, const MemoryInUse& in_use);
 
 // The plan for `options`: with --max-memory M, of M less what is in use (and
 // the threads' and reader's allowance), the part gets half (at least what its
 // longest location list needs, the whole index when that fits) and the reads
-// the rest, or --hit-memory when given and the part the rest; `partitions`
+// two thirds of the rest (a third is for what malloc keeps of their buffers),
+// or --hit-memory when given and the part what it leaves; `partitions`
 // balanced parts (each within the part's share when M is given), clamped to
 // the features and to parts of at least min_part_bytes; else parts of at most
 // the part's share (or part_bytes); else one part. Throws
@@ -94,7 +97,8 @@ struct PartitionStats {
   std::size_t parts = 0;
   std::uint64_t largest_part_bytes = 0;  // db::index_bytes of the largest part
   std::uint64_t super_batches = 0;
-  std::uint64_t part_loads = 0;          // parts read (a part kept for the next super-batch: once)
+  std::uint64_t walks = 0;       // over the parts: one a super-batch, more where it put batches off
+  std::uint64_t part_loads = 0;  // parts read (a part kept for the next walk: once)
   std::uint64_t largest_hits_bytes = 0;  // the most hits a super-batch held
   std::uint64_t largest_super_batch_bytes = 0;  // the most a super-batch held (as estimated)
   double load_seconds = 0;     // reading parts (and building their lookups)

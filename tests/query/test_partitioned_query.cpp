@@ -104,8 +104,9 @@ void check_partitions(const db::Database& whole_db, const fs::path& file,
     CHECK(stats.parts >= 25);
     CHECK(stats.largest_part_bytes <= p.part_bytes);
     CHECK(stats.super_batches > 1);
-    // Every other super-batch walks the parts backwards, keeping the last one.
-    CHECK(stats.part_loads == stats.parts + (stats.super_batches - 1) * (stats.parts - 1));
+    // Every other walk goes over the parts backwards, keeping the last one.
+    CHECK(stats.walks >= stats.super_batches);
+    CHECK(stats.part_loads == stats.parts + (stats.walks - 1) * (stats.parts - 1));
   }
 }
 
@@ -211,9 +212,10 @@ TEST_CASE("partitioned query: a super-batch's memory stays in its budget, whatev
   INFO("one part: " << one_stats.largest_super_batch_bytes << " bytes, "
                     << many_stats.parts << " parts: " << many_stats.largest_super_batch_bytes);
   CHECK(many_stats.largest_super_batch_bytes <= one_stats.largest_super_batch_bytes * 5 / 4);
-  // The estimate, from the super-batches before, keeps each near its budget.
-  CHECK(one_stats.largest_super_batch_bytes <= budget * 5 / 4);
-  CHECK(many_stats.largest_super_batch_bytes <= budget * 5 / 4);
+  // Within the budget: batches the estimate took too many of walk the parts
+  // again.
+  CHECK(one_stats.largest_super_batch_bytes <= budget);
+  CHECK(many_stats.largest_super_batch_bytes <= budget);
 }
 
 TEST_CASE("partitioned query: more partitions than useful give parts of min_part_bytes") {
@@ -244,7 +246,13 @@ TEST_CASE("partitioned query: --max-memory holds what is in use, a part and the 
       bytes = std::max(bytes, db::index_bytes(part.features(), part.locations()));
     return bytes;
   };
-  const std::uint64_t needed = fixed + pipeline::min_part_bytes + pipeline::min_hit_memory;
+  // The reads' budget with half again for what malloc keeps.
+  const std::uint64_t needed =
+      fixed + pipeline::min_part_bytes + pipeline::min_hit_memory * 3 / 2;
+  const auto within = [&](const pipeline::PartitionPlan& plan, std::uint64_t max_memory) {
+    const std::uint64_t used = fixed + largest(plan) + plan.hit_memory * 3 / 2;
+    return used <= max_memory && used + 2 >= max_memory;  // all of it, but for rounding
+  };
   const std::uint64_t least = pipeline::least_max_memory(db, in_use);
   CHECK(least >= needed);
   CHECK(least <= needed + (std::uint64_t(5) << 20));  // a margin for what is measured
@@ -256,11 +264,11 @@ TEST_CASE("partitioned query: --max-memory holds what is in use, a part and the 
   CHECK(plan.parts.size() >= whole / pipeline::min_part_bytes);
   CHECK(largest(plan) <= pipeline::min_part_bytes);
   CHECK(plan.hit_memory >= pipeline::min_hit_memory);
-  CHECK(fixed + largest(plan) + plan.hit_memory == p.max_memory);
+  CHECK(within(plan, p.max_memory));
   // So does the least suggested, sharing it the same way.
   p.max_memory = least;
   plan = pipeline::plan_partitions(db, p, in_use);
-  CHECK(fixed + largest(plan) + plan.hit_memory == p.max_memory);
+  CHECK(within(plan, p.max_memory));
 
   const auto error_of = [&](const pipeline::PartitionOptions& options) {
     return test::error_of([&] { pipeline::plan_partitions(db, options, in_use); });
@@ -282,10 +290,10 @@ TEST_CASE("partitioned query: --max-memory holds what is in use, a part and the 
   p.max_memory = std::uint64_t(1) << 30;
   plan = pipeline::plan_partitions(db, p, in_use);
   CHECK(plan.parts.size() == 1);
-  CHECK(plan.hit_memory == p.max_memory - fixed - whole);
+  CHECK(within(plan, p.max_memory));
 
   // --hit-memory given: the reads get it, the parts what it leaves.
-  p.max_memory = fixed + whole / 4 + (std::uint64_t(16) << 20);
+  p.max_memory = fixed + whole / 4 + (std::uint64_t(24) << 20);
   p.hit_memory = std::uint64_t(16) << 20;
   plan = pipeline::plan_partitions(db, p, in_use);
   CHECK(plan.parts.size() >= 4);
@@ -298,5 +306,5 @@ TEST_CASE("partitioned query: --max-memory holds what is in use, a part and the 
   p.max_memory = fixed + whole + (std::uint64_t(16) << 20);
   plan = pipeline::plan_partitions(db, p, in_use);
   CHECK(plan.parts.size() == 3);
-  CHECK(plan.hit_memory == p.max_memory - fixed - largest(plan));
+  CHECK(within(plan, p.max_memory));
 }
