@@ -313,10 +313,10 @@ class PartitionedRun {
       }
       peak = std::max(peak, held);
     }
-    std::uint64_t hit_bytes = 0;
+    std::uint64_t hits = 0;
     for (std::size_t b = first; b < end; ++b)
-      hit_bytes += state.hits[b].locations.size() * sizeof(sketch::Location);
-    stats.largest_hits_bytes = std::max(stats.largest_hits_bytes, hit_bytes);
+      hits += state.hits[b].locations.size() * sizeof(sketch::Location);
+    stats.largest_hits_bytes = std::max(stats.largest_hits_bytes, hits);
   }
 
   // Every read's hits over all parts, decided as Classifier::classify does,
