@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
 
 #include "cli/commands.hpp"
 
@@ -71,6 +72,14 @@ int run_command_line(const CommandContext& context) {
     return report_usage_error(app, e.what());
   } catch (const ExitStatus& e) {
     return e.status;
+  } catch (const std::bad_alloc&) {
+    // The last resort: the stages that know what they hold name themselves
+    // (pipeline/out_of_memory.hpp).
+    return report_error(
+        "out of memory (the system refused an allocation): lower what the command holds: "
+        "fewer --threads or a smaller --batch-size; a query can read its database in parts "
+        "(--max-memory, --partitions), a build can build in partitions (--partitions, "
+        "--partition-size)");
   } catch (const std::exception& e) {
     // A process of its own would have been ended by SIGPIPE, silently: a
     // server's query says so with that status instead, and its client ends so.

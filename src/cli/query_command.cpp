@@ -28,7 +28,9 @@
 #include "pipeline/classifier.hpp"
 #include "pipeline/gpu_available.hpp"
 #include "pipeline/gpu_query.hpp"
+#include "pipeline/out_of_memory.hpp"
 #include "pipeline/partitioned_query.hpp"
+#include "pipeline/process_memory.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/query.hpp"
 #include "pipeline/query_buffers.hpp"
@@ -259,23 +261,35 @@ void run_partitioned_query(QueryCommand& cmd, pipeline::OutputFile& summary_file
   pipeline::ProgressStep loading(cmd.quiet, "query: checking database " + cmd.database +
                                                 " to read it in parts");
   const db::PartialDatabase database(cmd.database);
-  const std::vector<db::IndexPart> parts = pipeline::plan_partitions(database, cmd.partitions);
+  // --max-memory counts what the process holds already: measured with a
+  // classifier made, as the query holds one (its options out of range are
+  // refused here, before any output is touched).
+  pipeline::MemoryInUse in_use{0, opt.threads};
+  {
+    const pipeline::Classifier check(database.metadata(), opt.classifier);
+    in_use.resident = pipeline::resident_bytes();
+  }
+  const pipeline::PartitionPlan plan =
+      pipeline::plan_partitions(database, cmd.partitions, in_use);
   std::uint64_t largest = 0;
-  for (const db::IndexPart& part : parts)
+  for (const db::IndexPart& part : plan.parts)
     largest = std::max(largest, db::index_bytes(part.features(), part.locations()));
-  loading.done(std::to_string(parts.size()) +
-               (parts.size() == 1 ? " part, " : " parts, the largest ") +
+  loading.done(std::to_string(plan.parts.size()) +
+               (plan.parts.size() == 1 ? " part, " : " parts, the largest ") +
                pipeline::format_bytes(largest) + " in memory, " +
                pipeline::format_seconds(loading.seconds()));
-  // Classifier options out of range are refused before any output is touched.
-  (void)pipeline::Classifier(database.metadata(), opt.classifier);
+  if (plan.parts.size() < cmd.partitions.partitions && !cmd.quiet)
+    std::fprintf(stderr,
+                 "query: --partitions %zu: database %s gives at most %zu useful parts (of %s "
+                 "and one feature at least); reading it in %zu\n",
+                 cmd.partitions.partitions, cmd.database.c_str(), plan.parts.size(),
+                 pipeline::format_bytes(pipeline::min_part_bytes).c_str(), plan.parts.size());
   std::unique_ptr<pipeline::GpuHitCollector> collector;
   if (gpu)
     collector = pipeline::make_gpu_hit_collector(database.metadata().targets, cmd.gpu.layout);
   pipeline::PartitionStats stats;
   const auto query = [&](const pipeline::QueryOptions& o, pipeline::QueryCounters* counters) {
-    return pipeline::run_partitioned_query(database, parts, o, cmd.partitions, counters,
-                                           collector.get(), &stats);
+    return pipeline::run_partitioned_query(database, plan, o, counters, collector.get(), &stats);
   };
   const pipeline::ProgressStyle progress = pipeline::progress_style(cmd.quiet);
   std::vector<pipeline::QuerySummary> results;
@@ -292,15 +306,29 @@ void run_partitioned_query(QueryCommand& cmd, pipeline::OutputFile& summary_file
   }
   if (cmd.verbose)
     std::fprintf(stderr,
-                 "query: %zu part(s) (the largest %s), %llu super-batch(es), %llu part loads "
-                 "%.2f s, hit lookups %.2f s, decisions %.2f s, at most %s of hits\n",
+                 "query: %zu part(s) (the largest %s), %llu super-batch(es) in %llu walks "
+                 "over them, %llu part loads "
+                 "%.2f s, hit lookups %.2f s, decisions %.2f s, at most %s of hits, %s in a "
+                 "super-batch (its budget %s); %s resident at most\n",
                  stats.parts, pipeline::format_bytes(stats.largest_part_bytes).c_str(),
-                 (unsigned long long)stats.super_batches, (unsigned long long)stats.part_loads,
+                 (unsigned long long)stats.super_batches, (unsigned long long)stats.walks,
+                 (unsigned long long)stats.part_loads,
                  stats.load_seconds, stats.collect_seconds, stats.decide_seconds,
-                 pipeline::format_bytes(stats.largest_hits_bytes).c_str());
+                 pipeline::format_bytes(stats.largest_hits_bytes).c_str(),
+                 pipeline::format_bytes(stats.largest_super_batch_bytes).c_str(),
+                 pipeline::format_bytes(plan.hit_memory).c_str(),
+                 pipeline::format_bytes(pipeline::peak_resident_bytes()).c_str());
   if (collector && cmd.verbose) print_gpu_part_stats(collector->stats(), cmd.gpu.layout);
   finish_summary(summary_file, cmd, database.metadata(), gpu, std::move(results));
 }
+
+// What a whole-database query's reads hold, and what lowers it, for an
+// out-of-memory error.
+std::string batches_held(const pipeline::QueryOptions& o) {
+  return "batches of up to " + std::to_string(o.batch_size) + " reads on " +
+         std::to_string(o.threads) + " threads";
+}
+constexpr const char* lower_batches = "lower --batch-size or --threads";
 
 // What the query loads: the database file and what its engine depends on.
 DatabaseLoad database_load(const QueryCommand& cmd, bool gpu) {
@@ -327,7 +355,8 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
   pipeline::QueryBuffers& buffers = databases.buffers();
   host::ThreadGroup warm_up;
   warm_up.spawn([&] {
-    buffers.prepare(first_sample);
+    pipeline::naming_out_of_memory("reserving the reads' batches (" + batches_held(opt) + ")",
+                                   lower_batches, [&] { buffers.prepare(first_sample); });
   });
   // Loaded here, once for every sample (classifier options out of range
   // were refused by check_before_work, before any output is touched).
@@ -354,8 +383,11 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
     load();
     warm_up.join();
     SampleSummaries summaries(cmd);
-    results = pipeline::run_samples(*held.loaded->database, opt, cmd.samples, cmd.output_dir,
-                                    held.loaded->engine(), progress, &summaries, &buffers);
+    results = pipeline::naming_out_of_memory(
+        "classifying the reads (" + batches_held(opt) + ")", lower_batches, [&] {
+          return pipeline::run_samples(*held.loaded->database, opt, cmd.samples, cmd.output_dir,
+                                       held.loaded->engine(), progress, &summaries, &buffers);
+        });
     if (!cmd.quiet) {
       double seconds = 0;
       for (const auto& r : results) seconds += r.seconds;
@@ -379,7 +411,9 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
         return pipeline::LoadedDatabase{held.loaded->database.get(), held.loaded->engine(),
                                         &line->counters()};
       }};
-      results.push_back(pipeline::run_query(pending, opt, &buffers));
+      results.push_back(pipeline::naming_out_of_memory(
+          "classifying the reads (" + batches_held(opt) + ")", lower_batches,
+          [&] { return pipeline::run_query(pending, opt, &buffers); }));
       line.reset();
     }
     if (!cmd.quiet) {
@@ -492,10 +526,11 @@ void add_query_command(CLI::App& app, const CommandContext& context) {
   add_number(*sub, "--partitions", cmd->partitions.partitions,
              "Read the database in this many parts, one at a time (0: as --max-memory needs)");
   add_size(*sub, "--max-memory", cmd->partitions.max_memory,
-           "Hold at most this much of the database at once (e.g. 8G; host memory, "
-           "and GPU memory with the GPU), reading it in parts (0: no limit)");
+           "Run the query in at most this much memory (e.g. 8G; resident host memory; a part "
+           "of it on the GPU with the GPU), reading the database in parts (0: no limit)");
   add_size(*sub, "--hit-memory", cmd->partitions.hit_memory,
-           "With parts: about this much memory for the hits of the reads in flight", 1);
+           "With parts: about this much memory for the reads in flight and their hits (0: what "
+           "the part leaves of --max-memory, else an eighth of the host's memory, at most 4G)");
   // Kraken2's spellings: --paired, --use-names, --classified-out, ...
   add_kraken2_options(*sub, opt, cmd->kraken2);
   sub->add_option("--summary-json", cmd->summary_json,

@@ -6,21 +6,28 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "pipeline/out_of_memory.hpp"
+
 namespace metawarp::cli {
 
 LoadedForQuery load_for_query(const DatabaseLoad& load) {
-  LoadedForQuery loaded;
-  if (load.gpu) {
-    pipeline::GpuLoadedDatabase on_gpu =
-        pipeline::load_for_gpu_query(load.path, load.classifier, load.gpu_options);
-    loaded.database = std::move(on_gpu.database);
-    loaded.gpu_engine = std::move(on_gpu.engine);
-    return loaded;
-  }
-  loaded.database = std::make_unique<db::Database>(db::load(load.path));
-  loaded.database->index.prepare_lookup();  // part of loading for the CPU path
-  loaded.cpu_engine = pipeline::make_cpu_query_engine(*loaded.database, load.classifier);
-  return loaded;
+  return pipeline::naming_out_of_memory(
+      "loading database '" + load.path + "' whole",
+      "read it in parts with --max-memory (the memory the query may use) or --partitions N",
+      [&] {
+        LoadedForQuery loaded;
+        if (load.gpu) {
+          pipeline::GpuLoadedDatabase on_gpu =
+              pipeline::load_for_gpu_query(load.path, load.classifier, load.gpu_options);
+          loaded.database = std::move(on_gpu.database);
+          loaded.gpu_engine = std::move(on_gpu.engine);
+          return loaded;
+        }
+        loaded.database = std::make_unique<db::Database>(db::load(load.path));
+        loaded.database->index.prepare_lookup();  // part of loading for the CPU path
+        loaded.cpu_engine = pipeline::make_cpu_query_engine(*loaded.database, load.classifier);
+        return loaded;
+      });
 }
 
 ResidentDatabases::FileIdentity ResidentDatabases::identify(const std::string& path) {

@@ -100,6 +100,8 @@ PartialDatabase::PartialDatabase(const std::filesystem::path& path, unsigned thr
           offsets_problem = "offsets decrease at feature " + std::to_string(at - 1);
         else if (at > 0 && o[i] - last_offset > 0xffffffffu)
           offsets_problem = "more than 2^32-1 locations at feature " + std::to_string(at - 1);
+        else if (at > 0)
+          longest_list_ = std::max(longest_list_, o[i] - last_offset);
         last_offset = o[i];
       }
     });
@@ -290,9 +292,14 @@ std::vector<IndexPart> PartialDatabase::plan_by_bytes(std::uint64_t max_bytes) c
   std::vector<std::uint64_t> cut_features, cut_locations;
   std::uint64_t features = 0, locations = 0;  // of the part being filled
   std::uint64_t first_location = 0;
-  std::uint64_t least = 0;  // the most one feature needs alone
+  // The most one feature needs alone.
+  const std::uint64_t least = feature_count() == 0 ? 0 : index_bytes(1, longest_list_);
+  if (least > max_bytes)
+    throw std::runtime_error("database '" + path_.string() + "': parts of at most " +
+                             std::to_string(max_bytes) +
+                             " bytes cannot hold its longest location list (with its lookup); "
+                             "allow at least " + std::to_string(least) + " bytes");
   for_each_list_length([&](std::uint64_t feature, std::uint64_t length) {
-    least = std::max(least, index_bytes(1, length));
     if (features > 0 && index_bytes(features + 1, locations + length) > max_bytes) {
       cut_features.push_back(feature);
       cut_locations.push_back(first_location + locations);
@@ -302,11 +309,6 @@ std::vector<IndexPart> PartialDatabase::plan_by_bytes(std::uint64_t max_bytes) c
     ++features;
     locations += length;
   });
-  if (least > max_bytes)
-    throw std::runtime_error("database '" + path_.string() + "': parts of at most " +
-                             std::to_string(max_bytes) +
-                             " bytes cannot hold its longest location list (with its lookup); "
-                             "allow at least " + std::to_string(least) + " bytes");
   cut_features.push_back(feature_count());
   cut_locations.push_back(location_count());
   return parts_at(cut_features, cut_locations);

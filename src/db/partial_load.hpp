@@ -53,6 +53,9 @@ class PartialDatabase {
   const std::filesystem::path& path() const { return path_; }
   std::uint64_t feature_count() const { return features_.info.count; }
   std::uint64_t location_count() const { return locations_.info.count; }
+  // The locations of the feature with the most (0 for an empty index): a
+  // part holds at least one feature's whole list.
+  std::uint64_t longest_list() const { return longest_list_; }
 
   // Parts of at most `max_bytes` each (index_bytes()), cut in feature order
   // where the next feature would not fit. Throws std::runtime_error, naming
@@ -98,6 +101,7 @@ class PartialDatabase {
   DatabaseMetadata meta_;
   output::FileDescriptor file_;
   Section features_, offsets_, locations_;
+  std::uint64_t longest_list_ = 0;
 };
 
 }  // namespace metawarp::db

@@ -24,6 +24,7 @@
 #include "pipeline/build_estimate.hpp"
 #include "pipeline/build_inputs.hpp"
 #include "pipeline/ordered_reader.hpp"
+#include "pipeline/out_of_memory.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/target_catalog.hpp"
 
@@ -171,7 +172,18 @@ db::Database build_parts(const BuildOptions& options, const BuildInputs& inputs,
     const std::string label = partition_label(p, partitions);
     db::FeatureIndex part;
     try {
-      part = read_pass(options, inputs, make, ranges[p], catalog, p == 0, label, summary);
+      part = naming_out_of_memory(
+          "building the database's tables (" +
+              (partitions > 1 ? "partition " + std::to_string(p + 1) + "/" +
+                                    std::to_string(partitions)
+                              : std::string("one partition")) +
+              ", " + std::to_string(std::max(1u, options.threads)) +
+              (options.threads > 1 ? " threads)" : " thread)"),
+          "build in more partitions (--partitions " + std::to_string(std::max(2u, partitions * 2)) +
+              ", or --partition-size BYTES), or with fewer --threads (each reads a file ahead)",
+          [&] {
+            return read_pass(options, inputs, make, ranges[p], catalog, p == 0, label, summary);
+          });
     } catch (const PartitionTooLarge& e) {
       // More partitions make every part smaller; the factor covers parts
       // that are unbalanced (repeats crowding some features).
@@ -256,12 +268,16 @@ BuildSummary run_build(const BuildOptions& options, const std::filesystem::path&
     summary.seconds_write += write_clock.lap();
   });
   clock.lap();
-  if (whole) {
-    built.index = std::move(*whole);
-    db::save(built, database);
-  } else {
-    writer->finish(built.params, built.targets, built.taxonomy);
-  }
+  naming_out_of_memory("writing database '" + database.string() + "'",
+                       "build in partitions (--partitions 2 or more): each is written as it "
+                       "is done", [&] {
+    if (whole) {
+      built.index = std::move(*whole);
+      db::save(built, database);
+    } else {
+      writer->finish(built.params, built.targets, built.taxonomy);
+    }
+  });
   summary.seconds_write += clock.lap();
   return summary;
 }

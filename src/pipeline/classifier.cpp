@@ -235,11 +235,7 @@ void Classifier::resolve_read(ReadStage& stage) const {
 }
 
 ReadResult Classifier::finish_read(const ReadStage& stage, ClassifierScratch& scratch) const {
-  ReadResult result = decide(stage.lists, stage.shape, scratch);
-  if (options_.needs_evidence())
-    finish_evidence(stage.features, stage.lists, stage.shape.mate1_features, stage.shape.paired,
-                    result);
-  return result;
+  return decide_features(stage.lists, stage.features, stage.shape, scratch);
 }
 
 void Classifier::look_up(std::string_view mate1, std::string_view mate2, ReadStage& stage) const {
@@ -308,32 +304,13 @@ void Classifier::finish_evidence_from_taxa(std::span<const classify::taxon_node_
       paired, result);
 }
 
-ReadResult Classifier::decide_split(std::span<const std::span<const sketch::Location>> lists,
-                                    std::span<const std::span<const std::uint32_t>> list_sizes,
-                                    std::span<const sketch::feature_t> read_features,
-                                    const ReadShape& shape, ClassifierScratch& scratch) const {
-  ReadResult result = decide(lists, shape, scratch);
-  if (!options_.needs_evidence()) return result;
-  if (list_sizes.size() != lists.size())
-    throw std::logic_error("Classifier::decide_split: one list of sizes per part");
-  // Feature i's list: the next list_sizes[p][i] locations of the part p that
-  // holds it (an empty list when none does).
-  std::vector<std::span<const sketch::Location>>& features = scratch.feature_lists;
-  const std::size_t n = list_sizes.empty() ? 0 : list_sizes[0].size();
-  features.assign(n, {});
-  for (std::size_t p = 0; p < lists.size(); ++p) {
-    if (list_sizes[p].size() != n)
-      throw std::logic_error("Classifier::decide_split: parts disagree on the feature count");
-    std::size_t at = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint32_t size = list_sizes[p][i];
-      if (size != 0) features[i] = lists[p].subspan(at, size);
-      at += size;
-    }
-    if (at != lists[p].size())
-      throw std::logic_error("Classifier::decide_split: list sizes do not add up to the hits");
-  }
-  finish_evidence(read_features, features, shape.mate1_features, shape.paired, result);
+ReadResult Classifier::decide_features(
+    std::span<const std::span<const sketch::Location>> feature_lists,
+    std::span<const sketch::feature_t> features, const ReadShape& shape,
+    ClassifierScratch& scratch) const {
+  ReadResult result = decide(feature_lists, shape, scratch);
+  if (options_.needs_evidence())
+    finish_evidence(features, feature_lists, shape.mate1_features, shape.paired, result);
   return result;
 }
 

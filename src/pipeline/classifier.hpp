@@ -95,7 +95,6 @@ struct ClassifierScratch {
   // and the targets hit by the current read.
   std::vector<std::uint32_t> target_slots;
   std::vector<sketch::target_id_t> targets_hit;
-  std::vector<std::span<const sketch::Location>> feature_lists;  // evidence of split hits
 };
 
 // Per-target ranked lineages in the form classify::assign expects.
@@ -164,14 +163,12 @@ class Classifier {
                         std::vector<sketch::feature_t>& features) const;
   ReadResult decide(std::span<const std::span<const sketch::Location>> lists,
                     const ReadShape& shape, ClassifierScratch& scratch) const;
-  // decide() for hits split into parts that also say which hits are whose:
-  // lists[p] holds, for each feature of the read in order, the next
-  // list_sizes[p][i] locations (0: the feature is not in part p). A feature
-  // lies in one part, so its whole list is in one of them.
-  ReadResult decide_split(std::span<const std::span<const sketch::Location>> lists,
-                          std::span<const std::span<const std::uint32_t>> list_sizes,
-                          std::span<const sketch::feature_t> features,
-                          const ReadShape& shape, ClassifierScratch& scratch) const;
+  // decide() for hits given feature by feature: feature_lists[i] is the whole
+  // list of the read's feature i (empty when the database lacks it), which
+  // the evidence (--kraken-output, --confidence) needs.
+  ReadResult decide_features(std::span<const std::span<const sketch::Location>> feature_lists,
+                             std::span<const sketch::feature_t> features,
+                             const ReadShape& shape, ClassifierScratch& scratch) const;
   // For an executor that finds the candidates elsewhere (the GPU): sets the
   // evidence of `result` from the features' location lists (one per feature,
   // in order) and applies --confidence to its assignment.

@@ -18,7 +18,7 @@ class CpuHitCollector final : public PartHitCollector {
     part.prepare_lookup();
   }
 
-  void collect(std::span<const SketchedBatch> batches, std::span<PartHits> out) override {
+  void collect(std::span<const SketchedBatch> batches, std::span<BatchHits> out) override {
     host::parallel_for(batches.size(), threads_, [&](std::size_t b, unsigned w) {
       collect_batch(batches[b], out[b], scratch_[w]);
     });
@@ -26,30 +26,31 @@ class CpuHitCollector final : public PartHitCollector {
 
  private:
   struct Scratch {
-    std::vector<sketch::feature_t> features;  // a read's features inside the part's range
+    std::vector<std::uint64_t> in_range;  // positions of a read's features inside the part's range
+    std::vector<sketch::feature_t> features;  // those features
     std::vector<std::span<const sketch::Location>> lists;
   };
 
-  void collect_batch(const SketchedBatch& batch, PartHits& hits, Scratch& s) const {
-    hits.locations.clear();
-    hits.offsets.assign(1, 0);
-    hits.list_sizes.assign(batch.features.size(), 0);
+  void collect_batch(const SketchedBatch& batch, BatchHits& hits, Scratch& s) const {
     for (std::size_t r = 0; r < batch.reads(); ++r) {
       // Features outside the part's range cannot be in it: no lookup (with
       // many parts, most features of a read are elsewhere).
+      s.in_range.clear();
       s.features.clear();
       for (std::uint64_t i = batch.offsets[r]; i < batch.offsets[r + 1]; ++i)
-        if (range_.contains(batch.features[i])) s.features.push_back(batch.features[i]);
+        if (range_.contains(batch.features[i])) {
+          s.in_range.push_back(i);
+          s.features.push_back(batch.features[i]);
+        }
       s.lists.resize(s.features.size());
       part_->find_many(s.features.data(), s.features.size(), s.lists.data());
-      std::size_t found = 0;  // s.lists[found]: the next in-range feature's list
-      for (std::uint64_t i = batch.offsets[r]; i < batch.offsets[r + 1]; ++i) {
-        if (!range_.contains(batch.features[i])) continue;
-        const auto& list = s.lists[found++];
-        hits.list_sizes[i] = std::uint32_t(list.size());
+      for (std::size_t j = 0; j < s.in_range.size(); ++j) {
+        const auto& list = s.lists[j];
+        if (list.empty()) continue;
+        hits.list_start[s.in_range[j]] = hits.locations.size();
+        hits.list_sizes[s.in_range[j]] = std::uint32_t(list.size());
         hits.locations.insert(hits.locations.end(), list.begin(), list.end());
       }
-      hits.offsets.push_back(hits.locations.size());
     }
   }
 

@@ -24,18 +24,24 @@ struct SketchedBatch {
   std::size_t reads() const { return shapes.size(); }
 };
 
-// The hits of a batch's reads in one part: read i's are
-// locations[offsets[i], offsets[i + 1]).
-// list_sizes[i]: the locations of the batch's feature i (SketchedBatch::
-// features[i]) in this part, 0 when the part does not hold it; a read's
-// locations are its features' lists in feature order, so the sizes say whose
-// each location is (the evidence column needs each feature's list).
-struct PartHits {
+// The hits of a batch's features, gathered part by part: once the part
+// holding the batch's feature i has been collected, its whole list is
+// locations[list_start[i], list_start[i] + list_sizes[i]) (size 0 before,
+// and when no part holds it). Each part appends its lists, so the memory is
+// that of the hits and 12 bytes a feature, however many parts there are (a
+// feature lies in one part); the evidence column needs each feature's list.
+struct BatchHits {
   std::vector<sketch::Location> locations;
-  std::vector<std::uint64_t> offsets{0};  // reads + 1
+  std::vector<std::uint64_t> list_start;  // one per feature of the batch
   std::vector<std::uint32_t> list_sizes;  // one per feature of the batch
-  std::span<const sketch::Location> read(std::size_t i) const {
-    return std::span(locations).subspan(offsets[i], offsets[i + 1] - offsets[i]);
+  // Empty, for a batch of `features` features: before its first part.
+  void reset(std::size_t features) {
+    locations.clear();
+    list_start.assign(features, 0);
+    list_sizes.assign(features, 0);
+  }
+  std::span<const sketch::Location> list(std::size_t i) const {
+    return std::span(locations).subspan(list_start[i], list_sizes[i]);
   }
 };
 
@@ -45,11 +51,12 @@ class PartHitCollector {
   // The part collect() looks in from now on; `part` (the part `where` of the
   // plan) stays valid until the next call.
   virtual void use_part(const db::FeatureIndex& part, const db::IndexPart& where) = 0;
-  // out[b] = for each read of batches[b], the locations of its features in
-  // the current part: every feature's whole list, a feature as often as the
-  // read has it, in the read's feature order, and list_sizes.
+  // Appends to out[b], for every feature of batches[b] the current part
+  // holds, its whole list (a feature as often as the batch has it), setting
+  // its list_start and list_sizes; the other features' entries are left as
+  // they are. out[b] was reset() for batches[b] before the first part.
   // out.size() == batches.size().
-  virtual void collect(std::span<const SketchedBatch> batches, std::span<PartHits> out) = 0;
+  virtual void collect(std::span<const SketchedBatch> batches, std::span<BatchHits> out) = 0;
 };
 
 // Looks up in the part's FeatureIndex on `threads` threads (a batch each).

@@ -29,14 +29,23 @@ for p in 1 2 3; do
 done
 pass "1, 2 and 3 partitions: outputs byte-identical to the whole database"
 
-# A limit that forces many parts and super-batches; --verbose says so.
+# Many parts and super-batches; --verbose says so.
 # shellcheck disable=SC2046
-expect_success "$metawarp" query db.mwdb "$r1" "$r2" -v --top-hits --max-memory 40K \
+expect_success "$metawarp" query db.mwdb "$r1" "$r2" -v --top-hits --partitions 12 \
   --hit-memory 64K --batch-size 50 -t 3 $(outputs tiny)
 same_outputs whole tiny
-grep -q "query: [0-9][0-9]* part(s) (the largest" stderr ||
+grep -q "query: 12 part(s) (the largest .*, [0-9]* super-batch(es)" stderr ||
   fail "no partition statistics: $(cat stderr)"
-pass "--max-memory 40K: $(grep -o '[0-9][0-9]* parts' stderr | head -n 1), outputs identical"
+pass "--partitions 12 --hit-memory 64K: $(grep -o '[0-9]* super-batch(es)' stderr), outputs identical"
+
+# The least --max-memory: as many parts as that needs, outputs identical.
+expect_error "allow at least --max-memory" "$metawarp" query db.mwdb "$r1" --max-memory 100 -o x.tsv
+least=$(sed -n 's/.*allow at least --max-memory \([0-9]*\).*/\1/p' stderr)
+# shellcheck disable=SC2046
+expect_success "$metawarp" query db.mwdb "$r1" "$r2" --top-hits --max-memory "$least" \
+  $(outputs least)
+same_outputs whole least
+pass "--max-memory $least: $(grep -o 'in parts \.\.\. done ([^)]*' stderr), outputs identical"
 
 # Samples stream the parts too.
 mkdir one many
@@ -50,10 +59,11 @@ same_outputs one/single many/single
 pass "samples with --partitions: outputs identical to whole-database runs"
 
 # Limits that cannot work.
-expect_error "allow at least" "$metawarp" query db.mwdb "$r1" --max-memory 100 -o x.tsv
+expect_error "allow at least --max-memory" "$metawarp" query db.mwdb "$r1" --max-memory 100 -o x.tsv
 [ -e x.tsv ] && fail "x.tsv written by a refused query"
-expect_error "give more partitions, or --max-memory alone" \
-  "$metawarp" query db.mwdb "$r1" --partitions 2 --max-memory 1K -o x.tsv
+expect_error "or lower --hit-memory" \
+  "$metawarp" query db.mwdb "$r1" --max-memory "$least" --hit-memory "$least" -o x.tsv
+[ -e x.tsv ] && fail "x.tsv written by a refused query"
 # --device gpu with parts: the same outputs where a GPU is usable, else a clear
 # error (built without CUDA, no device) and no output.
 # shellcheck disable=SC2046

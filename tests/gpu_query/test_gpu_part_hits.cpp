@@ -1,6 +1,6 @@
 // The GPU PartHitCollector (make_gpu_hit_collector) against the CPU's
 // (make_cpu_hit_collector), the reference: for every part of 1, 2 and 3 part
-// plans, every read gets the same multiset of locations, on test_data and on
+// plans, every feature gets the same list, gathered part after part, on test_data and on
 // databases built with random parameters (short and long lists at the cap),
 // for batches of various sizes with empty and short reads; and sharded parts
 // (several shards per GPU) give the same.
@@ -63,7 +63,7 @@ std::vector<sketch::Location> sorted(std::span<const sketch::Location> hits) {
 }
 
 // For every part of 1-3 part plans (and, with 3 parts, 2 shards per GPU):
-// the same hits per read. Returns the hits found, for the caller to check the
+// the same list per feature. Returns the hits found, for the caller to check the
 // test is not vacuous.
 std::uint64_t require_same_hits(const db::Database& db, const fs::path& file) {
   const db::PartialDatabase partial(file, 2);
@@ -76,26 +76,29 @@ std::uint64_t require_same_hits(const db::Database& db, const fs::path& file) {
     const auto gpu = pipeline::make_gpu_hit_collector(db.targets, layout);
     const std::vector<db::IndexPart> parts = partial.plan_parts(count);
     REQUIRE(parts.size() == count);
+    std::vector<pipeline::BatchHits> cpu_hits(batches.size()), gpu_hits(batches.size());
+    for (std::size_t b = 0; b < batches.size(); ++b) {
+      cpu_hits[b].reset(batches[b].features.size());
+      gpu_hits[b].reset(batches[b].features.size());
+    }
     for (std::size_t p = 0; p < parts.size(); ++p) {
       CAPTURE(count, p);
       const db::FeatureIndex part = partial.load_part(parts[p], 2);
       cpu->use_part(part, parts[p]);
       gpu->use_part(part, parts[p]);
-      std::vector<pipeline::PartHits> cpu_hits(batches.size()), gpu_hits(batches.size());
       cpu->collect(batches, cpu_hits);
       gpu->collect(batches, gpu_hits);
       for (std::size_t b = 0; b < batches.size(); ++b) {
-        REQUIRE(gpu_hits[b].offsets.size() == batches[b].reads() + 1);
         REQUIRE(gpu_hits[b].locations.size() == cpu_hits[b].locations.size());
         // Whose each location is (the evidence column): the same list sizes.
         REQUIRE(gpu_hits[b].list_sizes == cpu_hits[b].list_sizes);
-        for (std::size_t r = 0; r < batches[b].reads(); ++r) {
-          CAPTURE(b, r);
-          REQUIRE(sorted(gpu_hits[b].read(r)) == sorted(cpu_hits[b].read(r)));
+        for (std::size_t i = 0; i < batches[b].features.size(); ++i) {
+          CAPTURE(b, i);
+          REQUIRE(sorted(gpu_hits[b].list(i)) == sorted(cpu_hits[b].list(i)));
         }
-        total += gpu_hits[b].locations.size();
       }
     }
+    for (const pipeline::BatchHits& hits : gpu_hits) total += hits.locations.size();
     const pipeline::GpuPartStats stats = gpu->stats();
     CHECK(stats.parts_uploaded == count);
     CHECK(stats.largest_part_bytes > 0);

@@ -158,7 +158,7 @@ TEST_CASE("evidence: runs of feature taxa equal a brute-force computation") {
   CHECK(shown > 0);
 }
 
-TEST_CASE("evidence: hits split into parts give the evidence of the whole") {
+TEST_CASE("evidence: hits gathered part by part give the evidence of the whole") {
   const Fixture& f = fixture();
   ClassifierOptions options;
   options.confidence_millionths = 400000;
@@ -169,20 +169,25 @@ TEST_CASE("evidence: hits split into parts give the evidence of the whole") {
     const pipeline::ReadResult whole = classifier.classify(read.mate1, read.mate2, scratch);
     std::vector<sketch::feature_t> features;
     const pipeline::ReadShape shape = classifier.sketch_read(read.mate1, read.mate2, features);
-    // Three parts by feature value, as the partitioned query cuts them.
-    const sketch::feature_t cuts[] = {0x55555555u, 0xaaaaaaaau};
-    std::vector<std::vector<sketch::Location>> hits(3);
-    std::vector<std::vector<std::uint32_t>> sizes(3, std::vector<std::uint32_t>(features.size()));
-    for (std::size_t i = 0; i < features.size(); ++i) {
-      const std::size_t p = features[i] < cuts[0] ? 0 : features[i] < cuts[1] ? 1 : 2;
-      const auto list = f.db.index.find(features[i]);
-      hits[p].insert(hits[p].end(), list.begin(), list.end());
-      sizes[p][i] = std::uint32_t(list.size());
+    // Three parts by feature value, as the partitioned query cuts them, each
+    // appending its features' lists (pipeline::BatchHits): the lists lie in
+    // part order, not in the read's feature order.
+    const std::uint64_t cuts[] = {0x55555555u, 0xaaaaaaaau, std::uint64_t(1) << 32};
+    std::vector<sketch::Location> hits;
+    std::vector<std::pair<std::size_t, std::size_t>> where(features.size());  // start, size
+    std::uint64_t begin = 0;
+    for (const std::uint64_t end : cuts) {
+      for (std::size_t i = 0; i < features.size(); ++i) {
+        if (features[i] < begin || features[i] >= end) continue;
+        const auto list = f.db.index.find(features[i]);
+        where[i] = {hits.size(), list.size()};
+        hits.insert(hits.end(), list.begin(), list.end());
+      }
+      begin = end;
     }
-    std::vector<std::span<const sketch::Location>> lists(hits.begin(), hits.end());
-    std::vector<std::span<const std::uint32_t>> size_lists(sizes.begin(), sizes.end());
-    const pipeline::ReadResult split =
-        classifier.decide_split(lists, size_lists, features, shape, scratch);
+    std::vector<std::span<const sketch::Location>> lists;
+    for (const auto& [start, size] : where) lists.push_back(std::span(hits).subspan(start, size));
+    const pipeline::ReadResult split = classifier.decide_features(lists, features, shape, scratch);
     CHECK(split.assignment.taxid == whole.assignment.taxid);
     REQUIRE(split.evidence.size() == whole.evidence.size());
     for (std::size_t j = 0; j < whole.evidence.size(); ++j) {

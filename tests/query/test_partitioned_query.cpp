@@ -14,6 +14,7 @@
 #include "db/file_format.hpp"
 #include "db/metadata.hpp"
 #include "db/partial_load.hpp"
+#include "error_of.hpp"
 #include "pipeline/build.hpp"
 #include "pipeline/partitioned_query.hpp"
 #include "pipeline/query.hpp"
@@ -57,8 +58,8 @@ Outputs parted(const db::PartialDatabase& db, const pipeline::PartitionOptions& 
                const pipeline::QueryOptions& options, const test::ScratchDir& dir,
                pipeline::PartitionStats* stats = nullptr) {
   const pipeline::QueryOptions o = with_outputs(options, dir, "parted");
-  const std::vector<db::IndexPart> parts = pipeline::plan_partitions(db, partitions);
-  pipeline::run_partitioned_query(db, parts, o, partitions, nullptr, nullptr, stats);
+  const pipeline::PartitionPlan plan = pipeline::plan_partitions(db, partitions);
+  pipeline::run_partitioned_query(db, plan, o, nullptr, nullptr, stats);
   return read_outputs(o);
 }
 
@@ -93,20 +94,37 @@ void check_partitions(const db::Database& whole_db, const fs::path& file,
   for (const unsigned threads : thread_counts) {
     INFO(threads << " threads");
     pipeline::PartitionOptions p;
-    p.max_memory = bytes / 25;
-    p.hit_memory = 48 << 10;
+    p.part_bytes = bytes / 25;
+    p.hit_memory = 256 << 10;
     pipeline::QueryOptions o = options;
     o.threads = threads;
     o.batch_size = threads == 1 ? 1000 : 37;
     pipeline::PartitionStats stats;
     CHECK(parted(db, p, o, dir, &stats) == reference);
     CHECK(stats.parts >= 25);
-    CHECK(stats.largest_part_bytes <= p.max_memory);
+    CHECK(stats.largest_part_bytes <= p.part_bytes);
     CHECK(stats.super_batches > 1);
-    // Every other super-batch walks the parts backwards, keeping the last one.
-    CHECK(stats.part_loads == stats.parts + (stats.super_batches - 1) * (stats.parts - 1));
+    // Every other walk goes over the parts backwards, keeping the last one.
+    CHECK(stats.walks >= stats.super_batches);
+    CHECK(stats.part_loads == stats.parts + (stats.walks - 1) * (stats.parts - 1));
   }
 }
+
+// test_data's database saved in a scratch folder and open to be read in parts.
+struct SavedTestDatabase {
+  test::ScratchDir dir;
+  fs::path file;
+  db::PartialDatabase db;
+  std::uint64_t whole;  // its index's db::index_bytes
+
+  explicit SavedTestDatabase(const std::string& name)
+      : dir(name), file(saved(dir)), db(file, 2),
+        whole(db::index_bytes(db.feature_count(), db.location_count())) {}
+  static fs::path saved(const test::ScratchDir& dir) {
+    db::save(test::test_database(), dir / "test.mwdb");
+    return dir / "test.mwdb";
+  }
+};
 
 }  // namespace
 
@@ -147,7 +165,7 @@ TEST_CASE("partitioned query: a part damaged during the query fails it, leaving 
   const db::PartialDatabase db(file);
   pipeline::PartitionOptions p;
   p.partitions = 3;
-  const std::vector<db::IndexPart> parts = pipeline::plan_partitions(db, p);
+  const pipeline::PartitionPlan plan = pipeline::plan_partitions(db, p);
   // The last byte of the locations: in the last part.
   const db::DatabaseMetadata meta = db::load_metadata(file);
   {
@@ -159,7 +177,7 @@ TEST_CASE("partitioned query: a part damaged during the query fails it, leaving 
   test::write_file(o.report, "an older report\n");
   std::string error;
   try {
-    pipeline::run_partitioned_query(db, parts, o, p);
+    pipeline::run_partitioned_query(db, plan, o);
   } catch (const std::runtime_error& e) {
     error = e.what();
   }
@@ -168,4 +186,125 @@ TEST_CASE("partitioned query: a part damaged during the query fails it, leaving 
   CHECK(error.find(file.string()) != std::string::npos);
   for (const std::string& out : {o.output, o.kraken_output, o.report, o.abundance})
     CHECK(!fs::exists(out));
+}
+
+TEST_CASE("partitioned query: a super-batch's memory stays in its budget, whatever the parts") {
+  const SavedTestDatabase saved("partitioned_memory");
+  const db::PartialDatabase& db = saved.db;
+  pipeline::QueryOptions o = reads_options(true);
+  o.batch_size = 100;
+  const std::uint64_t budget = std::uint64_t(1) << 20;
+  pipeline::PartitionOptions one;
+  one.partitions = 1;
+  one.hit_memory = budget;
+  pipeline::PartitionStats one_stats;
+  const Outputs reference = parted(db, one, o, saved.dir, &one_stats);
+  // Many parts: the hits of a batch are appended part after part, so what a
+  // super-batch holds does not grow with the parts (it grew by about 12 bytes
+  // a feature and 8 a read for every part: 2.6 GB for 5000 parts).
+  pipeline::PartitionOptions many = one;
+  many.partitions = 0;
+  many.part_bytes = saved.whole / 40;
+  pipeline::PartitionStats many_stats;
+  CHECK(parted(db, many, o, saved.dir, &many_stats) == reference);
+  CHECK(many_stats.parts >= 40);
+  CHECK(one_stats.super_batches > 2);
+  INFO("one part: " << one_stats.largest_super_batch_bytes << " bytes, "
+                    << many_stats.parts << " parts: " << many_stats.largest_super_batch_bytes);
+  CHECK(many_stats.largest_super_batch_bytes <= one_stats.largest_super_batch_bytes * 5 / 4);
+  // Within the budget: batches the estimate took too many of walk the parts
+  // again.
+  CHECK(one_stats.largest_super_batch_bytes <= budget);
+  CHECK(many_stats.largest_super_batch_bytes <= budget);
+}
+
+TEST_CASE("partitioned query: more partitions than useful give parts of min_part_bytes") {
+  const SavedTestDatabase saved("partitioned_clamp");
+  const db::PartialDatabase& db = saved.db;
+  const std::uint64_t whole = saved.whole;
+  REQUIRE(whole / pipeline::min_part_bytes >= 2);
+  pipeline::PartitionOptions p;
+  p.partitions = 5000;
+  const pipeline::PartitionPlan plan = pipeline::plan_partitions(db, p);
+  CHECK(plan.parts.size() == whole / pipeline::min_part_bytes);
+  CHECK(plan.hit_memory == pipeline::default_hit_memory());
+  // Asked for no more than useful: as asked.
+  p.partitions = 2;
+  CHECK(pipeline::plan_partitions(db, p).parts.size() == 2);
+}
+
+TEST_CASE("partitioned query: --max-memory holds what is in use, a part and the reads") {
+  const SavedTestDatabase saved("partitioned_max_memory");
+  const db::PartialDatabase& db = saved.db;
+  const std::uint64_t whole = saved.whole;
+  const pipeline::MemoryInUse in_use{std::uint64_t(40) << 20, 3};
+  const std::uint64_t fixed =
+      in_use.resident + 3 * pipeline::thread_memory + pipeline::reader_memory;
+  const auto largest = [](const pipeline::PartitionPlan& plan) {
+    std::uint64_t bytes = 0;
+    for (const db::IndexPart& part : plan.parts)
+      bytes = std::max(bytes, db::index_bytes(part.features(), part.locations()));
+    return bytes;
+  };
+  // The reads' budget with half again for what malloc keeps.
+  const std::uint64_t needed =
+      fixed + pipeline::min_part_bytes + pipeline::min_hit_memory * 3 / 2;
+  const auto within = [&](const pipeline::PartitionPlan& plan, std::uint64_t max_memory) {
+    const std::uint64_t used = fixed + largest(plan) + plan.hit_memory * 3 / 2;
+    return used <= max_memory && used + 2 >= max_memory;  // all of it, but for rounding
+  };
+  const std::uint64_t least = pipeline::least_max_memory(db, in_use);
+  CHECK(least >= needed);
+  CHECK(least <= needed + (std::uint64_t(5) << 20));  // a margin for what is measured
+
+  // What is needed works: parts of min_part_bytes.
+  pipeline::PartitionOptions p;
+  p.max_memory = needed;
+  pipeline::PartitionPlan plan = pipeline::plan_partitions(db, p, in_use);
+  CHECK(plan.parts.size() >= whole / pipeline::min_part_bytes);
+  CHECK(largest(plan) <= pipeline::min_part_bytes);
+  CHECK(plan.hit_memory >= pipeline::min_hit_memory);
+  CHECK(within(plan, p.max_memory));
+  // So does the least suggested, sharing it the same way.
+  p.max_memory = least;
+  plan = pipeline::plan_partitions(db, p, in_use);
+  CHECK(within(plan, p.max_memory));
+
+  const auto error_of = [&](const pipeline::PartitionOptions& options) {
+    return test::error_of([&] { pipeline::plan_partitions(db, options, in_use); });
+  };
+  // Below what is needed: refused, naming the least.
+  p.max_memory = needed - 1;
+  const std::string error = error_of(p);
+  INFO(error);
+  CHECK(error.find("allow at least --max-memory " + std::to_string(least)) != std::string::npos);
+  CHECK(error.find(saved.file.string()) != std::string::npos);
+
+  // --partitions N whose parts do not fit the part's share.
+  p.max_memory = needed;
+  p.partitions = 2;
+  CHECK(error_of(p).find("give more partitions, or --max-memory alone") != std::string::npos);
+  p.partitions = 0;
+
+  // Plenty: the whole index in one part, the reads the rest.
+  p.max_memory = std::uint64_t(1) << 30;
+  plan = pipeline::plan_partitions(db, p, in_use);
+  CHECK(plan.parts.size() == 1);
+  CHECK(within(plan, p.max_memory));
+
+  // --hit-memory given: the reads get it, the parts what it leaves.
+  p.max_memory = fixed + whole / 4 + (std::uint64_t(24) << 20);
+  p.hit_memory = std::uint64_t(16) << 20;
+  plan = pipeline::plan_partitions(db, p, in_use);
+  CHECK(plan.parts.size() >= 4);
+  CHECK(largest(plan) <= whole / 4);
+  CHECK(plan.hit_memory == p.hit_memory);
+
+  // --partitions N within --max-memory: the reads get what the largest part leaves.
+  p.hit_memory = 0;
+  p.partitions = 3;
+  p.max_memory = fixed + whole + (std::uint64_t(16) << 20);
+  plan = pipeline::plan_partitions(db, p, in_use);
+  CHECK(plan.parts.size() == 3);
+  CHECK(within(plan, p.max_memory));
 }

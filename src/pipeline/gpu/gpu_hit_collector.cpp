@@ -2,8 +2,8 @@
 // One stream on the layout's first GPU; a batch's features go to the GPU in
 // chunks (bounding the per-feature buffers), are looked up in the part by
 // kernels/part_lookup.hpp, and their locations come back in pieces of a
-// bounded buffer, straight into the read's place in PartHits (hits in
-// feature order: a read's hits are those of its features).
+// bounded buffer, appended to the batch's BatchHits (each feature's list
+// where its list_start says).
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -64,10 +64,10 @@ class GpuCollector final : public GpuHitCollector {
     stats_.upload_seconds += clock.lap();
   }
 
-  void collect(std::span<const SketchedBatch> batches, std::span<PartHits> out) override {
+  void collect(std::span<const SketchedBatch> batches, std::span<BatchHits> out) override {
     if (!index_) throw std::logic_error("GpuHitCollector: collect() before use_part()");
     if (out.size() != batches.size())
-      throw std::invalid_argument("GpuHitCollector: one PartHits per batch");
+      throw std::invalid_argument("GpuHitCollector: one BatchHits per batch");
     devices_.front().select();  // the CUDA device is per thread
     for (std::size_t b = 0; b < batches.size(); ++b) collect_batch(batches[b], out[b]);
   }
@@ -75,26 +75,22 @@ class GpuCollector final : public GpuHitCollector {
   GpuPartStats stats() const override { return stats_; }
 
  private:
-  void collect_batch(const SketchedBatch& batch, PartHits& hits) {
+  void collect_batch(const SketchedBatch& batch, BatchHits& hits) {
     const std::uint64_t n = batch.features.size();
-    hits.locations.clear();
-    hits.offsets.assign(batch.reads() + 1, 0);
-    hits.list_sizes.resize(n);
-    std::size_t r = 0;  // the next read whose hit offset is not set
     for (std::uint64_t first = 0; first < n; first += max_chunk_features) {
       const std::uint64_t m = std::min(max_chunk_features, n - first);
       const std::uint64_t base = hits.locations.size();
       const std::uint64_t* positions = lookup(batch.features.data() + first, m);
-      while (r < batch.reads() && batch.offsets[r] < first + m) {
-        hits.offsets[r] = base + positions[batch.offsets[r] - first];
-        ++r;
-      }
+      // Features outside the part (none of their hits here) keep what an
+      // earlier part set.
       for (std::uint64_t i = 0; i < m; ++i)
-        hits.list_sizes[first + i] = std::uint32_t(positions[i + 1] - positions[i]);
+        if (positions[i + 1] != positions[i]) {
+          hits.list_start[first + i] = base + positions[i];
+          hits.list_sizes[first + i] = std::uint32_t(positions[i + 1] - positions[i]);
+        }
       hits.locations.resize(base + positions[m]);
       gather(positions, m, hits.locations.data() + base);
     }
-    for (; r <= batch.reads(); ++r) hits.offsets[r] = hits.locations.size();
     stats_.features += n;
   }
 
