@@ -43,7 +43,7 @@ _metawarp() {
     -h --help"
   local info_options="--targets --taxa --unranked --gpus --shards-per-gpu --gpu-memory -h --help"
   local serve_options="--socket -t --threads --device --gpu --gpus --shards-per-gpu --gpu-lanes
-    -q --quiet -h --help"
+    -q --quiet --request-seconds -h --help"
   local ranks="sequence subspecies species genus family order class phylum kingdom domain root"
 
   # The value of the option before the cursor.
