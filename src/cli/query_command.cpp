@@ -137,10 +137,6 @@ void check_before_work(QueryCommand& cmd) {
   if (opt.report_minimizer_data && opt.report.empty())
     throw std::invalid_argument(
         "--report-minimizer-data adds columns to the report: give --report");
-  if (opt.report_minimizer_data && cmd.partitions.enabled())
-    throw std::invalid_argument(
-        "--report-minimizer-data is not available with --partitions or --max-memory (the "
-        "database's feature counts need the whole index in memory)");
   if (opt.abundance_em && opt.abundance.empty())
     throw std::invalid_argument("--abundance-em needs --abundance FILE (the table it extends)");
   if (cmd.many_samples() && !opt.reads.empty())

@@ -4,7 +4,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "metawarp/host/parallel_for.hpp"
 #include "metawarp/sketch/host.hpp"
 #include "metawarp/sketch/sketch.hpp"
 
@@ -327,34 +326,6 @@ ReadResult Classifier::decide(std::span<const std::span<const sketch::Location>>
                                                     options_.max_candidates);
   result.assignment = classify::assign(result.top, result.candidate_count, lineages_.data(),
                                        params(shape.paired));
-  return result;
-}
-
-std::vector<std::pair<taxonomy::taxid_t, std::uint64_t>> Classifier::database_feature_taxa(
-    unsigned threads) const {
-  if (!options_.needs_evidence())
-    throw std::logic_error("Classifier: feature taxa asked of a classifier made without them");
-  const db::FeatureIndex& index = db_.index;
-  const classify::TaxonTree tree = taxa_.tree();
-  std::vector<std::vector<std::uint64_t>> counts(std::max(1u, threads));
-  host::parallel_for(counts.size(), unsigned(counts.size()), [&](std::size_t part) {
-    std::vector<std::uint64_t>& mine = counts[part];
-    mine.assign(taxa_.taxid.size(), 0);
-    const std::size_t n = index.feature_count();
-    const std::size_t begin = n * part / counts.size(), end = n * (part + 1) / counts.size();
-    for (std::size_t f = begin; f < end; ++f) {
-      const std::uint64_t first = index.offsets()[f], last = index.offsets()[f + 1];
-      ++mine[classify::feature_taxon(index.locations().data() + first,
-                                     std::uint32_t(last - first), taxa_.target_node.data(),
-                                     tree)];
-    }
-  });
-  std::vector<std::pair<taxonomy::taxid_t, std::uint64_t>> result;
-  for (std::size_t node = 0; node < taxa_.taxid.size(); ++node) {
-    std::uint64_t sum = 0;
-    for (const auto& mine : counts) sum += mine[node];
-    if (sum > 0) result.emplace_back(taxa_.taxid[node], sum);
-  }
   return result;
 }
 

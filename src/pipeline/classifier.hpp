@@ -191,10 +191,6 @@ class Classifier {
   }
   const std::vector<classify::TargetLineage>& lineages() const { return lineages_; }
   const TaxonArrays& taxa() const { return taxa_; }
-  // Features of the whole database per feature taxon (0: no taxon), for
-  // --report-minimizer-data; `threads` threads over the index.
-  std::vector<std::pair<taxonomy::taxid_t, std::uint64_t>> database_feature_taxa(
-      unsigned threads) const;
   const ClassifierOptions& options() const { return options_; }
 
  private:

@@ -52,7 +52,8 @@ struct QueryOptions {
   // The reads themselves, by their call ('#' -> _1/_2 for pairs; pipeline/read_outputs.hpp).
   std::string classified_out;
   std::string unclassified_out;
-  // --report-minimizer-data: the report's two columns of distinct features.
+  // --report-minimizer-data: the report's two columns of Kraken2's, per clade
+  // the reads' features found and the distinct ones (report/minimizer_data.hpp).
   bool report_minimizer_data = false;
   // Files the caller writes once for the whole run (--summary-json), not per
   // sample: checked with the query's outputs (the output path rule, distinct

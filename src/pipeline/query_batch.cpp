@@ -195,12 +195,8 @@ void QueryWriter::finish(QuerySummary& summary) {
     if (options_.mpa_style) {
       report_.write(report::mpa_report(lines));
     } else if (options_.report_minimizer_data) {
-      // The database's side: every feature's taxon, once, over the whole index.
-      report::MinimizerData data;
-      data.seen = features_seen_.distinct_per_taxon();
-      const Classifier classifier(db_, engine_options(options_));
-      for (const auto& [taxid, count] : classifier.database_feature_taxa(options_.threads))
-        data.held[taxid] = count;
+      const report::MinimizerData data =
+          report::clade_minimizer_data(db_.taxonomy, features_seen_);
       report_.write(report::kraken_report(
           lines, [&](taxonomy::taxid_t taxid) { return data.columns(taxid); }));
     } else {

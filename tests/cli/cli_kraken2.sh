@@ -142,12 +142,14 @@ taxa=$("$metawarp" info db.mwdb --taxa | tail -n +2 | wc -l)
 grep -q $'^  0.00\t0\t0\tU\t0\tunclassified$' zero.report || fail "zero.report: no unclassified line"
 "$metawarp" info db.mwdb | grep -q "^report taxa  *$taxa with --report-zero-counts" ||
   fail "info does not say what --report-zero-counts lists"
-# The mpa report: one line per main-rank taxon of the report, its clade count.
+# The mpa report, as Kraken2 2.1.2 writes it: one line per main-rank taxon of
+# the report, its clade count; d__ for the domain, names with their spaces.
 for m in few zero; do
   [ -s "$m.mpa" ] || fail "$m.mpa is empty"
-  awk -F'\t' 'NF != 2 || $2 !~ /^[0-9]+$/ || $1 !~ /^k__[^ |]+(\|[pcofgs]__[^ |]+)*$/ { exit 1 }' \
-    "$m.mpa" || fail "$m.mpa is not shaped 'k__...|p__...<TAB>reads'"
+  awk -F'\t' 'NF != 2 || $2 !~ /^[0-9]+$/ || $1 !~ /^d__[^|]+(\|[kpcofgs]__[^|]+)*$/ { exit 1 }' \
+    "$m.mpa" || fail "$m.mpa is not shaped 'd__...|p__...<TAB>reads'"
 done
+grep -q $'|s__Synthgenus[0-9]* species[0-9]*\t' few.mpa || fail "few.mpa: species names without their spaces"
 cmp -s <(cut -f2 zero.mpa) <(awk -F'\t' '$4 ~ /^[DKPCOFGS]$/ { print $2 }' zero.report) ||
   fail "zero.mpa: counts differ from the report's main-rank lines"
 pass "reports: readers' shape, --report-zero-counts (every taxon), --use-mpa-style"
