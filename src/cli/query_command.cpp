@@ -331,6 +331,18 @@ DatabaseLoad database_load(const QueryCommand& cmd, bool gpu) {
   return {cmd.database, gpu, pipeline::engine_options(cmd.options), cmd.gpu};
 }
 
+// A Kraken2 user's --output names Kraken2's per-read file; in `query` it is
+// metawarp's TSV, which the Kraken2 options given suggest was not meant.
+void warn_output_is_metawarps(const CLI::App& sub, const QueryCommand& cmd) {
+  const std::vector<std::string> kraken2 = given_kraken2_options(sub);
+  if (!cmd.output_given || cmd.options.output.empty() || kraken2.empty() || cmd.quiet) return;
+  std::fprintf(stderr,
+               "query: warning: --output writes metawarp's per-read TSV, not Kraken2's per-read "
+               "format (given with Kraken2's %s): Kraken2's is --kraken-output FILE, or run "
+               "`metawarp kraken2`, whose --output is Kraken2's\n",
+               kraken2.front().c_str());
+}
+
 void run_query(QueryCommand& cmd, QueryDatabases& databases) {
   check_before_work(cmd);
   pipeline::OutputFile summary_file(cmd.summary_json);
@@ -529,6 +541,12 @@ void add_query_command(CLI::App& app, const CommandContext& context) {
            "the part leaves of --max-memory, else an eighth of the host's memory, at most 4G)");
   // Kraken2's spellings: --paired, --use-names, --classified-out, ...
   add_kraken2_options(*sub, opt, cmd->kraken2);
+  // Kraken2's --db is the whole Kraken2 command line's: said so, not taken
+  // for a reads file or refused as unknown.
+  add_refused_option(*sub, "--db", true, "",
+                     "--db: metawarp query takes the database as its first argument (metawarp "
+                     "query DB READS...); for Kraken2's command line, --db and Kraken2's "
+                     "--output included, run `metawarp kraken2` (or metawarp called as kraken2)");
   sub->add_option("--summary-json", cmd->summary_json,
                   "Write a summary of the run as JSON (inputs, counts, rates, database, times) "
                   "to this file ('-': stdout)");
@@ -544,6 +562,7 @@ void add_query_command(CLI::App& app, const CommandContext& context) {
     cmd->batch_size_given = sub->count("--batch-size") > 0;
     read_device_options(*sub, *cmd);
     cmd->output_given = sub->count("--output") > 0;
+    warn_output_is_metawarps(*sub, *cmd);
     if (!cmd->server.empty()) {
       if (context.request) throw std::invalid_argument("a server does not pass a query on");
       throw ExitStatus{run_on_server(cmd->server, context.arguments)};

@@ -256,9 +256,11 @@ void Classifier::evidence(std::size_t count, TaxonOf taxon_of,
   result.mate1_runs = 0;
   result.found.clear();
   const classify::TaxonTree tree = taxa_.tree();
+  std::uint64_t in_database = 0;  // features with a feature taxon
   for (std::size_t i = 0; i < count; ++i) {
     if (i == mate1_features) result.mate1_runs = std::uint32_t(runs.size());
     const classify::taxon_node_t node = taxon_of(i);
+    in_database += node != classify::no_node;
     if (options_.found_features && node != classify::no_node)
       result.found.emplace_back(features[i], taxa_.taxid[node]);
     if (!runs.empty() && runs.back().taxon == node && i != mate1_features)
@@ -275,6 +277,7 @@ void Classifier::evidence(std::size_t count, TaxonOf taxon_of,
                                         options_.confidence_millionths, tree,
                                         params(paired));
   }
+  if (in_database < options_.minimum_hit_groups) a.taxid = classify::unclassified_taxon;
   for (classify::EvidenceRun& run : runs) run.taxon = taxa_.taxid[run.taxon];
 }
 

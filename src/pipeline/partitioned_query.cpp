@@ -219,7 +219,7 @@ class PartitionedRun {
       sketched.features.clear();
       sketched.offsets.assign(1, 0);
       sketched.shapes.clear();
-      if (!parse_batch(reads_.layout(), super.batches[b], state.parsed[b])) return;
+      if (!parse_batch(options_, reads_.layout(), super.batches[b], state.parsed[b])) return;
       for (const ReadView& read : state.parsed[b].reads) {
         sketched.shapes.push_back(
             classifier_.sketch_read(read.mate1, read.mate2, sketched.features));

@@ -169,7 +169,7 @@ class QueryRun {
   void parse_and_classify(Batch& batch, Worker& worker) {
     host::Stopwatch clock;
     ParsedBatch& parsed = *worker.parsed;
-    const bool reads = parse_batch(reads_.layout(), batch, parsed);
+    const bool reads = parse_batch(options_, reads_.layout(), batch, parsed);
     worker.parse += clock.lap();
     const LoadedDatabase& loaded = ready();
     clock.lap();  // the wait is the database's, not the worker's

@@ -33,6 +33,10 @@ struct QueryOptions {
   std::vector<std::string> reads;
   bool interleaved = false;
   ClassifierOptions classifier;
+  // --minimum-base-quality Q (Kraken2's): a FASTQ base whose quality (Phred+33)
+  // is below Q is masked before classification, so no k-mer spans it; FASTA
+  // reads are used as they are. The outputs show the reads as read. 0: off.
+  unsigned minimum_base_quality = 0;
   unsigned threads = 1;
   std::size_t batch_size = 4096;  // reads or pairs per batch
 

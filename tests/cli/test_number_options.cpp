@@ -103,7 +103,8 @@ TEST_CASE("the parser has the numeric options the tester tried") {
         "build --kmer-length", "build --window-length", "build --sketch-size",
         "query --batch-size", "query --partitions", "query --max-memory", "query --hit-memory",
         "query --insert-size", "query --confidence", "query --threads", "info --gpu-memory",
-        "info --shards-per-gpu", "serve --gpu-lanes"})
+        "info --shards-per-gpu", "serve --gpu-lanes", "query --minimum-hit-groups",
+        "query --minimum-base-quality"})
     CHECK(names.count(expected));
 }
 
