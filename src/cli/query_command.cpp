@@ -13,6 +13,7 @@
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/device_choice.hpp"
+#include "cli/kraken2_messages.hpp"
 #include "cli/kraken2_options.hpp"
 #include "cli/number_options.hpp"
 #include "cli/peer_access.hpp"
@@ -77,15 +78,6 @@ void print_gpu_part_stats(const pipeline::GpuPartStats& g, const pipeline::Shard
                g.upload_seconds, double(g.largest_part_bytes) / (1024.0 * 1024.0),
                (unsigned long long)g.features, g.lookup_seconds, (unsigned long long)g.hits,
                g.download_seconds);
-}
-
-// Reads may come from stdin ("-"); anything else must be an existing file.
-CLI::Validator existing_file_or_stdin() {
-  return CLI::Validator(
-      [](const std::string& path) {
-        return path == "-" ? std::string() : CLI::ExistingFile(path);
-      },
-      "FILE or -");
 }
 
 taxonomy::CanonicalRank rank_option(const std::string& option, const std::string& value) {
@@ -343,6 +335,16 @@ void warn_output_is_metawarps(const CLI::App& sub, const QueryCommand& cmd) {
                kraken2.front().c_str());
 }
 
+}  // namespace
+
+CLI::Validator existing_file_or_stdin() {
+  return CLI::Validator(
+      [](const std::string& path) {
+        return path == "-" ? std::string() : CLI::ExistingFile(path);
+      },
+      "FILE or -");
+}
+
 void run_query(QueryCommand& cmd, QueryDatabases& databases) {
   check_before_work(cmd);
   pipeline::OutputFile summary_file(cmd.summary_json);
@@ -375,6 +377,7 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
   double load_seconds = 0;
   auto load = [&] {
     held = databases.get(database_load(cmd, gpu));
+    if (cmd.kraken2_messages) std::fputs(kraken2_loaded_line, stderr);
     load_seconds = loading.seconds();
     if (held.loaded_before) return loading.done("held by the server");
     loading.done(pipeline::format_bytes(file_size_or_zero(cmd.database)) +
@@ -424,6 +427,7 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
           [&] { return pipeline::run_query(pending, opt, &buffers); }));
       line.reset();
     }
+    if (cmd.kraken2_messages) std::fputs(kraken2_summary(results[0]).c_str(), stderr);
     if (!cmd.quiet) {
       print_counts("query", results[0], opt.reads.size() == 2 || opt.interleaved);
       if (cmd.verbose) print_stages(results[0].stages);
@@ -433,8 +437,6 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
     print_gpu_stats(held.loaded->gpu_engine->stats());
   finish_summary(summary_file, cmd, *held.loaded->database, gpu, std::move(results));
 }
-
-}  // namespace
 
 void add_device_options(CLI::App& sub, QueryCommand& cmd) {
   add_number(sub, "-t,--threads", cmd.options.threads,

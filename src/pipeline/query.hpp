@@ -56,6 +56,10 @@ struct QueryOptions {
   // The reads themselves, by their call ('#' -> _1/_2 for pairs; pipeline/read_outputs.hpp).
   std::string classified_out;
   std::string unclassified_out;
+  // Those files as Kraken2 writes them (`metawarp kraken2`): a classified
+  // record's header ends in " kraken:taxid|N", and the path of single-end
+  // reads keeps a '#' as it is.
+  bool kraken2_read_outputs = false;
   // --report-minimizer-data: the report's two columns of Kraken2's, per clade
   // the reads' features found and the distinct ones (report/minimizer_data.hpp).
   bool report_minimizer_data = false;

@@ -118,7 +118,8 @@ QueryWriter::QueryWriter(const db::Database& db, const QueryOptions& o, QueryCou
       kraken_(o.kraken_output),
       report_(o.report),
       abundance_(o.abundance),
-      reads_(o.classified_out, o.unclassified_out, o.reads.size() == 2 || o.interleaved),
+      reads_(o.classified_out, o.unclassified_out, o.reads.size() == 2 || o.interleaved,
+             o.kraken2_read_outputs),
       counters_(counters) {
   tsv_.write(formatter_.tsv_header());
   if (o.abundance_em && abundance_.enabled()) lineages_ = target_lineages(db);
@@ -185,17 +186,19 @@ void QueryWriter::split_reads_by_call(Batch& batch, bool paired) const {
   if (first.size() < (interleaved ? 2 * reads : reads) ||
       second.size() < (paired && !interleaved ? reads : 0))
     throw std::logic_error("classified/unclassified reads: fewer records than reads in a batch");
+  std::string tag;
   for (std::size_t i = 0; i < reads; ++i) {
     // Classified as the per-read outputs say it: a taxon of the database.
     const bool classified = db_.taxonomy.find(out.calls[i]) != nullptr;
     std::array<std::string, 2>& texts = classified ? out.classified : out.unclassified;
+    tag = classified && options_.kraken2_read_outputs ? kraken2_header_tag(out.calls[i]) : "";
     if (interleaved) {
-      append_record(texts[0], first[2 * i]);
-      append_record(texts[1], first[2 * i + 1]);
+      append_record(texts[0], first[2 * i], tag);
+      append_record(texts[1], first[2 * i + 1], tag);
       continue;
     }
-    append_record(texts[0], first[i]);
-    if (paired) append_record(texts[1], second[i]);
+    append_record(texts[0], first[i], tag);
+    if (paired) append_record(texts[1], second[i], tag);
   }
 }
 
