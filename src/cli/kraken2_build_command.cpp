@@ -41,10 +41,6 @@ struct Kraken2BuildCommand {
   std::uint64_t block_size = 16384, subblock_size = 0, minimum_bits_for_taxid = 0;
 };
 
-bool ends_with(const std::string& text, const std::string& end) {
-  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
-}
-
 // Files under `folder` (at any depth) whose names `take` accepts, sorted.
 template <class Take>
 std::vector<std::string> files_under(const fs::path& folder, Take take) {
@@ -72,12 +68,10 @@ void plan_build(Kraken2BuildCommand& k) {
     if (!fs::is_directory(dir / part, error))
       throw std::invalid_argument("--db " + k.db + ": no " + part + "/ folder in it (--build "
                                   "reads DIR/library/*.fna and DIR/taxonomy/nodes.dmp, names.dmp)");
-  opt.references = files_under(dir / "library", [](const std::string& name) {
-    return ends_with(name, ".fna");
-  });
-  const std::vector<std::string> proteins = files_under(dir / "library", [](const std::string& name) {
-    return ends_with(name, ".faa");
-  });
+  opt.references =
+      files_under(dir / "library", [](const std::string& name) { return name.ends_with(".fna"); });
+  const std::vector<std::string> proteins =
+      files_under(dir / "library", [](const std::string& name) { return name.ends_with(".faa"); });
   if (!proteins.empty())
     throw std::invalid_argument(proteins.front() + ": protein sequences (.faa): metawarp builds "
                                 "nucleotide databases only");
@@ -89,11 +83,12 @@ void plan_build(Kraken2BuildCommand& k) {
     opt.seqid2taxid_files = {(dir / "seqid2taxid.map").string()};
   } else {
     opt.seqid2taxid_files = files_under(dir / "library", [](const std::string& name) {
-      return name == "prelim_map.txt" || (name.rfind("prelim_map_", 0) == 0 && ends_with(name, ".txt"));
+      return name == "prelim_map.txt" ||
+             (name.starts_with("prelim_map_") && name.ends_with(".txt"));
     });
   }
   opt.accession2taxid_files = files_under(dir / "taxonomy", [](const std::string& name) {
-    return ends_with(name, ".accession2taxid") || ends_with(name, ".accession2taxid.gz");
+    return name.ends_with(".accession2taxid") || name.ends_with(".accession2taxid.gz");
   });
   for (const std::string& map : opt.seqid2taxid_files)
     if (opt.accession2taxid_files.empty() && taxonomy::maps_by_accession(map))

@@ -49,9 +49,9 @@ fs::path find_kraken2_database(std::string name) {
       }
     }
     if (found.empty())
-      throw std::invalid_argument("--db " + name + ": not found in the folders of KRAKEN2_DB_PATH (" +
-                                  (path ? "'" + std::string(path) + "'" : "unset: the working folder") +
-                                  ")");
+      throw std::invalid_argument(
+          "--db " + name + ": not found in the folders of KRAKEN2_DB_PATH (" +
+          (path ? "'" + std::string(path) + "'" : "unset: the working folder") + ")");
   }
   if (fs::is_directory(found, error)) {
     const fs::path file = found / kraken2_database_file;

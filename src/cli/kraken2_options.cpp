@@ -63,9 +63,9 @@ void add_refused_option(CLI::App& command, const std::string& name, bool takes_v
                         const std::string& help, const std::string& message) {
   const auto refuse = [message] { throw std::invalid_argument(message); };
   CLI::Option* option =
-      takes_value
-          ? command.add_option_function<std::string>(name, [refuse](const std::string&) { refuse(); })
-          : command.add_flag_callback(name, refuse);
+      takes_value ? command.add_option_function<std::string>(
+                        name, [refuse](const std::string&) { refuse(); })
+                  : command.add_flag_callback(name, refuse);
   option->description(help)->group(help.empty() ? "" : "Refused");
 }
 

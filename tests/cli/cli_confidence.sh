@@ -51,9 +51,11 @@ cut -f1-3,6- mini.report | cmp -s - plain.report ||
 # holds more than the root's, which holds every feature with a taxon.
 awk -F'\t' 'NF != 8 || $4 < $5 { exit 1 }' mini.report ||
   fail "minimizer data: 8 columns, the distinct features of a clade at most all of its features"
-awk -F'\t' '$6 == "R" { all = $4; distinct = $5 } $6 != "R" && $6 != "U" && ($4 > all || $5 > distinct) {
-  exit 1 }' mini.report || fail "minimizer data: a clade with more features than the root's"
-awk -F'\t' '$6 == "R" && $4 > 0 { seen = 1 } END { exit !seen }' mini.report || fail "no features seen"
+awk -F'\t' '$6 == "R" { all = $4; distinct = $5 }
+            $6 != "R" && $6 != "U" && ($4 > all || $5 > distinct) { exit 1 }' mini.report ||
+  fail "minimizer data: a clade with more features than the root's"
+awk -F'\t' '$6 == "R" && $4 > 0 { seen = 1 } END { exit !seen }' mini.report ||
+  fail "no features seen"
 grep -q $'\t0\t0\tU\t0\tunclassified$' mini.report || fail "the unclassified line: not 0 0"
 expect_success "$metawarp" query db.mwdb "$r1" "$r2" -q -o '' --report parts.report \
   --report-minimizer-data --partitions 3 -t 2

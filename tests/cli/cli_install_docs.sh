@@ -50,7 +50,8 @@ for link in kraken2 kraken2-build; do
     _metawarp
     printf '%s\n' "${COMPREPLY[@]}" | sort -u
   )
-  [ "$through_link" = "$(completion_options $link)" ] || fail "$link (a link) does not complete as metawarp $link"
+  [ "$through_link" = "$(completion_options $link)" ] ||
+    fail "$link (a link) does not complete as metawarp $link"
 done
 
 if command -v man >/dev/null; then

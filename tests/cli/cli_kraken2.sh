@@ -132,7 +132,8 @@ for m in few zero; do
   awk -F'\t' 'NF != 2 || $2 !~ /^[0-9]+$/ || $1 !~ /^d__[^|]+(\|[kpcofgs]__[^|]+)*$/ { exit 1 }' \
     "$m.mpa" || fail "$m.mpa is not shaped 'd__...|p__...<TAB>reads'"
 done
-grep -q $'|s__Synthgenus[0-9]* species[0-9]*\t' few.mpa || fail "few.mpa: species names without their spaces"
+grep -q $'|s__Synthgenus[0-9]* species[0-9]*\t' few.mpa ||
+  fail "few.mpa: species names without their spaces"
 cmp -s <(cut -f2 zero.mpa) <(awk -F'\t' '$4 ~ /^[DKPCOFGS]$/ { print $2 }' zero.report) ||
   fail "zero.mpa: counts differ from the report's main-rank lines"
 pass "reports: readers' shape, --report-zero-counts (every taxon), --use-mpa-style"
@@ -147,14 +148,19 @@ same_bytes plain.kraken g1.kraken
 # in_database <kraken output>: "<call> <taxid> <features in the database>" per read.
 in_database() {
   awk -F'\t' '{ n = split($5, runs, / /); sum = 0
-                for (i = 1; i <= n; i++) { split(runs[i], tc, /:/); if (tc[1] != "0" && tc[1] != "|") sum += tc[2] }
+                for (i = 1; i <= n; i++) {
+                  split(runs[i], tc, /:/)
+                  if (tc[1] != "0" && tc[1] != "|") sum += tc[2] }
                 print $1, $3, sum }' "$1"
 }
-groups=$(in_database plain.kraken | awk '$1 == "C" { print $3 }' | sort -n | awk '{ v[NR] = $1 } END { print v[int(NR / 2)] }')
+groups=$(in_database plain.kraken | awk '$1 == "C" { print $3 }' | sort -n |
+  awk '{ v[NR] = $1 } END { print v[int(NR / 2)] }')  # the median
 expect_success "$metawarp" query db.mwdb "$r1" "$r2" -q -o '' --kraken-output g.kraken \
   --minimum-hit-groups "$groups" -t 3 --batch-size 77
-cmp -s <(cut -f2,4,5 g.kraken) <(cut -f2,4,5 plain.kraken) || fail "--minimum-hit-groups changed the evidence"
-in_database plain.kraken | awk -v n="$groups" '{ print ($3 >= n ? $1 " " $2 : "U 0") }' >expected_calls
+cmp -s <(cut -f2,4,5 g.kraken) <(cut -f2,4,5 plain.kraken) ||
+  fail "--minimum-hit-groups changed the evidence"
+in_database plain.kraken |
+  awk -v n="$groups" '{ print ($3 >= n ? $1 " " $2 : "U 0") }' >expected_calls
 cmp -s <(cut -f1,3 g.kraken | tr '\t' ' ') expected_calls ||
   fail "--minimum-hit-groups $groups: not exactly the calls with $groups features in the database"
 [ "$(grep -c '^C' g.kraken)" -lt "$(grep -c '^C' plain.kraken)" ] && grep -q '^C' g.kraken ||
@@ -168,12 +174,14 @@ pass "--minimum-hit-groups $groups: the calls with fewer features in the databas
 # other), and with the second half of each sequence N.
 awk 'NR % 4 == 0 { q = substr($0, 76); gsub(/./, "!", q); print substr($0, 1, 75) q; next }
      { print }' "$r1" >lowq.fq
-awk 'NR % 4 == 2 { s = substr($0, 76); gsub(/./, "N", s); print substr($0, 1, 75) s; next } { print }' "$r1" >nbases.fq
+awk 'NR % 4 == 2 { s = substr($0, 76); gsub(/./, "N", s); print substr($0, 1, 75) s; next }
+     { print }' "$r1" >nbases.fq
 expect_success "$metawarp" query db.mwdb nbases.fq -q -o '' --kraken-output nbases.kraken
 expect_success "$metawarp" query db.mwdb lowq.fq -q -o '' --kraken-output masked.kraken \
   --minimum-base-quality 1 --classified-out mc.fq --unclassified-out mu.fq -t 2 --batch-size 50
 same_bytes nbases.kraken masked.kraken
-cat mc.fq mu.fq | sort | cmp -s - <(sort lowq.fq) || fail "--minimum-base-quality changed the reads written"
+cat mc.fq mu.fq | sort | cmp -s - <(sort lowq.fq) ||
+  fail "--minimum-base-quality changed the reads written"
 expect_success "$metawarp" query db.mwdb lowq.fq -q -o '' --kraken-output unmasked.kraken
 expect_success "$metawarp" query db.mwdb "$r1" -q -o '' --kraken-output single.kraken
 same_bytes single.kraken unmasked.kraken

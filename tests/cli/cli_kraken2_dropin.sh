@@ -38,12 +38,14 @@ for f in "$data"/genomes/*.fna; do
 done
 cp "$data"/taxonomy/*.dmp tagged/taxonomy/
 for db in k2db mapped tagged; do
-  KRAKEN2_THREAD_CT=2 ./kraken2-build --build --db "$db" >/dev/null 2>&1 || fail "kraken2-build --build --db $db"
+  KRAKEN2_THREAD_CT=2 ./kraken2-build --build --db "$db" >/dev/null 2>&1 ||
+    fail "kraken2-build --build --db $db"
   ./kraken2 --db "$db" --paired "$r1" "$r2" >"$db.kraken" 2>/dev/null || fail "kraken2 --db $db"
-  cmp -s <(cut -f1-4 "$db.kraken") <(cut -f1-4 ref.kraken) || fail "$db: calls differ from metawarp build's"
+  cmp -s <(cut -f1-4 "$db.kraken") <(cut -f1-4 ref.kraken) ||
+    fail "$db: calls differ from metawarp build's"
 done
 same_bytes k2db.kraken ref.kraken
-pass "kraken2-build --build: prelim_map, seqid2taxid.map and kraken:taxid headers give the database of metawarp build"
+pass "kraken2-build --build: prelim_map, seqid2taxid.map, kraken:taxid headers: metawarp build's"
 
 # check_per_read <file> <single|paired>: Kraken 2's per-read layout.
 check_per_read() {
@@ -65,11 +67,13 @@ check_summary() {
   reads=$(wc -l <"$2")
   classified=$(grep -c '^C' "$2")
   head -n 1 "$1" | grep -qx 'Loading database information... done.' || fail "$1: no loading line"
-  sed -n 2p "$1" | grep -qE "^$reads sequences \([0-9]+\.[0-9]{2} Mbp\) processed in [0-9]+\.[0-9]{3}s \([0-9]+\.[0-9] Kseq/m, [0-9]+\.[0-9]{2} Mbp/m\)\.$" ||
+  local bases='\([0-9]+\.[0-9]{2} Mbp\)' rates='\([0-9]+\.[0-9] Kseq/m, [0-9]+\.[0-9]{2} Mbp/m\)'
+  sed -n 2p "$1" | grep -qE "^$reads sequences $bases processed in [0-9]+\.[0-9]{3}s $rates\.$" ||
     fail "$1: no 'N sequences (X Mbp) processed in Ys' line"
   sed -n 3p "$1" | grep -qE "^  $classified sequences classified \([0-9]+\.[0-9]{2}%\)$" ||
     fail "$1: no '  $classified sequences classified' line"
-  sed -n 4p "$1" | grep -qE "^  $((reads - classified)) sequences unclassified \([0-9]+\.[0-9]{2}%\)$" ||
+  sed -n 4p "$1" |
+    grep -qE "^  $((reads - classified)) sequences unclassified \([0-9]+\.[0-9]{2}%\)$" ||
     fail "$1: no unclassified line"
   [ "$(wc -l <"$1")" -eq 4 ] || fail "$1: more than Kraken 2's lines: $(cat "$1")"
 }
@@ -78,14 +82,17 @@ check_summary() {
 DBNAME=k2db
 awk 'NR % 4 == 1 { print ">" substr($0, 2) } NR % 4 == 2 { print }' "$r1" >seqs.fa
 cp "$r1" seqs_1.fq && cp "$r2" seqs_2.fq
-./kraken2 --db $DBNAME seqs.fa >seqs.out 2>seqs.err || fail "kraken2 --db \$DBNAME seqs.fa: $(cat seqs.err)"
+./kraken2 --db $DBNAME seqs.fa >seqs.out 2>seqs.err ||
+  fail "kraken2 --db \$DBNAME seqs.fa: $(cat seqs.err)"
 check_per_read seqs.out single
 check_summary seqs.err seqs.out
-expect_success "$metawarp" query ref.mwdb seqs.fa -q -o '' --minimum-hit-groups 2 --kraken-output seqs.ref
+expect_success "$metawarp" query ref.mwdb seqs.fa -q -o '' --minimum-hit-groups 2 \
+  --kraken-output seqs.ref
 same_bytes seqs.out seqs.ref
 pass "kraken2 --db \$DBNAME seqs.fa: Kraken 2's per-read lines on stdout, its summary on stderr"
 
-./kraken2 --db $DBNAME --paired --classified-out cseqs#.fq seqs_1.fq seqs_2.fq >pairs.out 2>pairs.err ||
+./kraken2 --db $DBNAME --paired --classified-out cseqs#.fq seqs_1.fq seqs_2.fq \
+  >pairs.out 2>pairs.err ||
   fail "kraken2 --paired --classified-out cseqs#.fq: $(cat pairs.err)"
 check_per_read pairs.out paired
 check_summary pairs.err pairs.out
@@ -94,33 +101,41 @@ same_bytes pairs.out ref.kraken
 for m in 1 2; do
   awk -F'\t' '$1 == "C" { print $2 " kraken:taxid|" $3 }' pairs.out >want_tags
   awk 'NR % 4 == 1 { sub(/^@/, ""); sub(/\/[12] /, " "); print }' "cseqs_$m.fq" >got_tags
-  cmp -s want_tags got_tags || fail "cseqs_$m.fq: headers not tagged ' kraken:taxid|N' with the calls"
+  cmp -s want_tags got_tags ||
+    fail "cseqs_$m.fq: headers not tagged ' kraken:taxid|N' with the calls"
   sed 's/ kraken:taxid|[0-9]*$//' "cseqs_$m.fq" | cmp -s - "refc_$m.fq" ||
     fail "cseqs_$m.fq: without the tags not the classified records as read"
 done
-pass "kraken2 --paired --classified-out cseqs#.fq: cseqs_1/_2.fq, headers tagged as Kraken 2 tags them"
+pass "kraken2 --paired --classified-out cseqs#.fq: cseqs_1/_2.fq, headers tagged as Kraken 2's"
 
-./kraken2 --db $DBNAME --paired --report k.report --output - seqs_1.fq seqs_2.fq >stdout.txt 2>/dev/null ||
+./kraken2 --db $DBNAME --paired --report k.report --output - seqs_1.fq seqs_2.fq \
+  >stdout.txt 2>/dev/null ||
   fail "kraken2 --report --output -"
 [ ! -s stdout.txt ] || fail "--output - wrote per-read lines"
 check_report_shape k.report
 same_bytes k.report ref.report
-./kraken2 --db $DBNAME --paired --use-names seqs_1.fq seqs_2.fq >names.out 2>/dev/null || fail "--use-names"
-cmp -s <(cut -f1,2,4,5 names.out) <(cut -f1,2,4,5 pairs.out) || fail "--use-names changed other columns"
-grep -qE $'^C\t[^\t]+\tSynthgenus[0-9]+ [^\t]* \\(taxid [0-9]+\\)\t' names.out || fail "--use-names: no 'name (taxid N)'"
-./kraken2 --db $DBNAME --paired --report mpa.txt --use-mpa-style --output - seqs_1.fq seqs_2.fq 2>/dev/null ||
+./kraken2 --db $DBNAME --paired --use-names seqs_1.fq seqs_2.fq >names.out 2>/dev/null ||
+  fail "--use-names"
+cmp -s <(cut -f1,2,4,5 names.out) <(cut -f1,2,4,5 pairs.out) ||
+  fail "--use-names changed other columns"
+grep -qE $'^C\t[^\t]+\tSynthgenus[0-9]+ [^\t]* \\(taxid [0-9]+\\)\t' names.out ||
+  fail "--use-names: no 'name (taxid N)'"
+./kraken2 --db $DBNAME --paired --report mpa.txt --use-mpa-style --output - seqs_1.fq seqs_2.fq \
+  2>/dev/null ||
   fail "--use-mpa-style"
-head -n 1 mpa.txt | grep -qE $'^d__Bacteria\t[0-9]+$' || fail "mpa.txt: not Kraken 2's d__ first line"
+head -n 1 mpa.txt | grep -qE $'^d__Bacteria\t[0-9]+$' ||
+  fail "mpa.txt: not Kraken 2's d__ first line"
 ./kraken2 --db $DBNAME --paired --report mini.report --report-minimizer-data --output - seqs_1.fq \
   seqs_2.fq 2>/dev/null || fail "--report-minimizer-data"
 awk -F'\t' 'NF != 8 { exit 1 }' mini.report || fail "--report-minimizer-data: not 8 columns"
 gzip -c seqs_1.fq >seqs_1.fq.gz && gzip -c seqs_2.fq >seqs_2.fq.gz
-./kraken2 --db $DBNAME --paired --gzip-compressed seqs_1.fq.gz seqs_2.fq.gz >gz.out 2>/dev/null || fail "--gzip-compressed"
+./kraken2 --db $DBNAME --paired --gzip-compressed seqs_1.fq.gz seqs_2.fq.gz >gz.out 2>/dev/null ||
+  fail "--gzip-compressed"
 same_bytes gz.out pairs.out
 ./kraken2 --db $DBNAME --paired --memory-mapping --quick seqs_1.fq seqs_2.fq >mm.out 2>/dev/null ||
   fail "--memory-mapping --quick"
 same_bytes mm.out pairs.out
-pass "the manual's --report, --output -, --use-names, --use-mpa-style, --gzip-compressed, --memory-mapping"
+pass "the manual's --report, --output -, --use-names, --use-mpa-style, --gzip-compressed, ..."
 
 # nf-core's kraken2 module (modules/nf-core/kraken2/kraken2/main.nf), its
 # script block as Nextflow renders it, paired and single-end.
@@ -135,7 +150,8 @@ gzip -c "$r1" >reads_1.fastq.gz && gzip -c "$r2" >reads_2.fastq.gz
     --classified-out ${prefix}.classified#.fastq \
     --output ${prefix}.kraken2.classifiedreads.txt \
     --paired \
-    reads_1.fastq.gz reads_2.fastq.gz 2>nfcore.err || fail "nf-core's command line: $(cat nfcore.err)"
+    reads_1.fastq.gz reads_2.fastq.gz 2>nfcore.err ||
+      fail "nf-core's command line: $(cat nfcore.err)"
 ls ${prefix}.classified_1.fastq ${prefix}.classified_2.fastq ${prefix}.unclassified_1.fastq \
   ${prefix}.unclassified_2.fastq >/dev/null || fail "nf-core: the classified/unclassified files"
 same_bytes ${prefix}.kraken2.classifiedreads.txt pairs.out
@@ -157,10 +173,12 @@ pass "nf-core's kraken2 module: its files, the report, the version '$version'"
 # Kraken 2's environment: the database by KRAKEN2_DB_PATH and
 # KRAKEN2_DEFAULT_DB, the threads by KRAKEN2_NUM_THREADS; --db a file.
 mkdir -p elsewhere
-(cd elsewhere && KRAKEN2_DB_PATH=/nonexistent:.. ../kraken2 --db k2db --paired "$r1" "$r2" >../path.out 2>/dev/null) ||
+(cd elsewhere && KRAKEN2_DB_PATH=/nonexistent:.. ../kraken2 --db k2db --paired "$r1" "$r2" \
+  >../path.out 2>/dev/null) ||
   fail "KRAKEN2_DB_PATH"
 same_bytes path.out pairs.out
-KRAKEN2_DEFAULT_DB=k2db KRAKEN2_NUM_THREADS=3 ./kraken2 --paired "$r1" "$r2" >default.out 2>/dev/null ||
+KRAKEN2_DEFAULT_DB=k2db KRAKEN2_NUM_THREADS=3 ./kraken2 --paired "$r1" "$r2" \
+  >default.out 2>/dev/null ||
   fail "KRAKEN2_DEFAULT_DB"
 same_bytes default.out pairs.out
 ./kraken2 --db k2db/metawarp.mwdb --paired "$r1" "$r2" >file.out 2>/dev/null || fail "--db FILE"
@@ -170,7 +188,8 @@ pass "KRAKEN2_DB_PATH, KRAKEN2_DEFAULT_DB, KRAKEN2_NUM_THREADS, --db FILE"
 # --minimum-base-quality and --minimum-hit-groups as `metawarp query` has them.
 ./kraken2 --db k2db --minimum-hit-groups 0 --minimum-base-quality 20 "$r1" >q.out 2>/dev/null ||
   fail "--minimum-base-quality"
-expect_success "$metawarp" query ref.mwdb "$r1" -q -o '' --minimum-base-quality 20 --kraken-output q.ref
+expect_success "$metawarp" query ref.mwdb "$r1" -q -o '' --minimum-base-quality 20 \
+  --kraken-output q.ref
 same_bytes q.out q.ref
 pass "--minimum-base-quality, --minimum-hit-groups"
 
@@ -191,11 +210,12 @@ expect_failure 64 "give --report" ./kraken2 --db k2db --use-mpa-style "$r1"
 expect_failure 65 "bad.fq" ./kraken2 --db k2db bad.fq
 expect_failure 71 "garbage.mwdb" ./kraken2 --db garbage.mwdb "$r1"
 expect_failure 64 "give the task: --build" ./kraken2-build --db k2db
-expect_failure 64 "--download-taxonomy is not available" ./kraken2-build --download-taxonomy --db k2db
+expect_failure 64 "--download-taxonomy is not available" \
+  ./kraken2-build --download-taxonomy --db k2db
 expect_failure 64 "--kmer-len is not available" ./kraken2-build --build --db k2db --kmer-len 31
 expect_failure 64 "no taxonomy/ folder" ./kraken2-build --build --db elsewhere
 expect_success ./kraken2-build --build --db k2db --no-masking --fast-build --load-factor 0.5
 expect_success ./kraken2 --help
 expect_success ./kraken2-build --help
-pass "exit statuses: 64 for the command line, 65 for bad reads, 71 for a database that cannot be read"
+pass "exit statuses: 64 for the command line, 65 for bad reads, 71 for an unreadable database"
 echo "all kraken2 drop-in checks passed"
