@@ -8,8 +8,10 @@
 #include "cli/device_choice.hpp"
 #include "cli/number_options.hpp"
 #include "cli/run_summary.hpp"
+#include "cli/sampling_option.hpp"
 #include "cli/thread_limit.hpp"
 #include "metawarp/host/clock.hpp"
+#include "metawarp/sketch/sampling.hpp"
 #include "metawarp/sketch/types.hpp"
 #include "pipeline/build.hpp"
 #include "pipeline/query_output.hpp"
@@ -135,8 +137,12 @@ void add_build_command(CLI::App& app) {
   add_number(*sub, "-k,--kmer-length", opt.params.sketch.k, "k-mer length", 1u, sketch::max_k);
   add_number(*sub, "-w,--window-length", opt.params.sketch.window,
              "Window length in bases (at least k)", 1u, sketch::max_window);
-  add_number(*sub, "-s,--sketch-size", opt.params.sketch.sketch_size, "Features kept per window",
-             1u, sketch::max_sketch_size);
+  CLI::Option* sketch_size =
+      add_number(*sub, "-s,--sketch-size", opt.params.sketch.sketch_size,
+                 "Features kept per window (with --sampling scaled or minimizer: at most; "
+                 "default " + std::to_string(sketch::max_sketch_size) + ")",
+                 1u, sketch::max_sketch_size);
+  add_sampling(*sub, opt.params.sketch);
   add_number(*sub, "--max-locations-per-feature", opt.params.max_locations_per_feature,
              "Keep at most this many (target, window) locations per feature: the smallest", 1u);
   sub->add_flag("--remove-overpopulated-features", opt.params.remove_overpopulated_features,
@@ -183,7 +189,9 @@ void add_build_command(CLI::App& app) {
   add_size(*sub, "--partition-size", opt.partition_bytes,
            "Host memory per partition in bytes (suffixes k, m, g, t); sets the number of "
            "partitions unless --partitions is given (0: no limit)");
-  sub->callback([cmd] {
+  sub->callback([cmd, sketch_size] {
+    sketch::SketchParams& sketch = cmd->options.params.sketch;
+    if (sketch_size->count() == 0) sketch.sketch_size = sketch::default_sketch_size(sketch.sampling);
     cmd->options.taxonomy_dir = cmd->taxonomy_dir;
     cmd->options.gpu.table = cmd->table == "bucket-list" ? pipeline::BuildTable::bucket_list
                                                           : pipeline::BuildTable::multi_value;

@@ -93,7 +93,9 @@ Classifier::Classifier(const db::Database& db, const ClassifierOptions& options)
       for (std::size_t l = 0; l < classify::lineage_levels; ++l)
         node_lineages_[t].ids[l] = taxa_.node_of(db.taxonomy, lineages_[t].ids[l]);
   }
-  const std::uint32_t s = db.params.sketch.sketch_size;
+  // By default a third (single reads) or half (pairs) of the features a
+  // window holds on average: s for minhash windows.
+  const auto s = std::uint32_t(sketch::expected_window_features(db.params.sketch));
   single_params_.hit_min =
       options.hit_min != 0 ? options.hit_min : std::max<std::uint32_t>(1, s / 3);
   single_params_.hit_diff = options.hit_diff;

@@ -55,14 +55,18 @@ std::vector<std::vector<feature_t>> device_sketches(const std::string& seq, cons
 
 TEST_CASE("device window sketches equal host sketches") {
   std::mt19937_64 rng(11);
-  for (const SketchParams p : {SketchParams{16, 127, 16}, SketchParams{1, 1, 1},
-                               SketchParams{32, 40, 64}, SketchParams{7, 100, 5}}) {
+  for (const SketchParams p :
+       {SketchParams{16, 127, 16}, SketchParams{1, 1, 1}, SketchParams{32, 40, 64},
+        SketchParams{7, 100, 5}, SketchParams{16, 127, 64, Sampling::scaled, 8},
+        SketchParams{31, 60, 8, Sampling::scaled, 3}, SketchParams{16, 127, 64, Sampling::minimizer, 12},
+        SketchParams{21, 40, 64, Sampling::minimizer, 128}, SketchParams{5, 9, 4, Sampling::minimizer, 2}}) {
     std::string seq(20000, 'A');
     for (char& c : seq) {
       const auto r = rng() % 100;
       c = r < 2 ? 'N' : r < 10 ? "acgt"[rng() % 4] : "ACGT"[rng() % 4];
     }
-    INFO("k=" << p.k << " w=" << p.window << " s=" << p.sketch_size);
+    INFO("k=" << p.k << " w=" << p.window << " s=" << p.sketch_size << " sampling "
+              << int(p.sampling) << ":" << p.sampling_parameter);
     REQUIRE(device_sketches(seq, p) == sketch_all_windows(seq, p));
   }
 }

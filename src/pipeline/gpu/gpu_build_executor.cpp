@@ -290,6 +290,12 @@ class GpuBuildExecutor final : public BuildExecutor {
 
 std::unique_ptr<BuildExecutor> make_gpu_build_executor(const BuildOptions& options,
                                                        const BuildInputs& inputs) {
+  // A batch holds a target's windows cut at window boundaries; a minimizer
+  // window also needs the W - 1 k-mers beyond its ends (not yet carried).
+  if (options.params.sketch.sampling == sketch::Sampling::minimizer)
+    throw std::invalid_argument(
+        "--sampling minimizer is not available on the GPU build yet: build with --device cpu "
+        "(the database is the same and the GPU query reads it)");
   const ShardLayout& layout = options.gpu.layout;
   if (!options.gpu.layout_given) return std::make_unique<GpuBuildExecutor>(options, inputs);
   if (layout.single()) {
