@@ -26,7 +26,7 @@ std::uint64_t window_features_bound(const sketch::SketchParams& p);
 
 // The distribution of features these parameters produce (feature_split.hpp).
 inline index::FeatureDistribution feature_distribution(const sketch::SketchParams& p) {
-  return index::FeatureDistribution{p.stride(), p.sketch_size, p.sampling, p.sampling_parameter};
+  return index::FeatureDistribution{p.stride(), p.sketch_size, p.sampling};
 }
 
 // The pairs expected in `range` out of `total` over all features, with room

@@ -57,8 +57,7 @@ TEST_CASE("split ranges cover the space in order and hold about equal entries") 
         sketch::SketchParams{21, 127, 64, Sampling::minimizer, 12},
         sketch::SketchParams{16, 60, 64, Sampling::minimizer, 3}}) {
     const std::vector<sketch::feature_t> features = random_features(p.window, p, 3000000);
-    const index::FeatureDistribution d{p.stride(), p.sketch_size, p.sampling,
-                                       p.sampling_parameter};
+    const index::FeatureDistribution d{p.stride(), p.sketch_size, p.sampling};
     for (unsigned parts : {1u, 2u, 3u, 4u, 8u}) {
       CAPTURE(p.k, p.window, p.sketch_size, p.sampling_parameter, parts);
       const auto ranges = index::split_features({}, parts, d);

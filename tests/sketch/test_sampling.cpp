@@ -26,11 +26,17 @@ std::string revcomp(const std::string& s) {
   return r;
 }
 
+// A k-mer's two halves of fmix64: the high one orders and samples, the low
+// one is the feature of content-defined sampling.
+struct KmerHash {
+  feature_t order = 0, feature = 0;
+};
+
 // The hash of the k-mer at every start position (nullopt: a non-ACGT base),
 // from strings: the canonical k-mer is the smaller of the k-mer and its
 // reverse complement in ACGT order, packed first base highest.
-std::vector<std::optional<feature_t>> position_hashes(const std::string& seq, std::uint32_t k) {
-  std::vector<std::optional<feature_t>> out;
+std::vector<std::optional<KmerHash>> position_hashes(const std::string& seq, std::uint32_t k) {
+  std::vector<std::optional<KmerHash>> out;
   for (std::size_t pos = 0; pos + k <= seq.size(); ++pos) {
     std::string s = seq.substr(pos, k);
     bool ok = true;
@@ -45,12 +51,13 @@ std::vector<std::optional<feature_t>> position_hashes(const std::string& seq, st
     const std::string canonical = std::min(s, revcomp(s));
     kmer_t x = 0;
     for (char c : canonical) x = (x << 2) | kmer_t(std::string("ACGT").find(c));
-    out.push_back(hash_kmer(x));
+    const std::uint64_t mixed = metawarp::hash::fmix64(x);
+    out.push_back(KmerHash{feature_t(mixed >> 32), feature_t(mixed)});
   }
   return out;
 }
 
-// Window wi's sketch by the definition: the sampled hashes of the k-mers
+// Window wi's sketch by the definition: the features of the sampled k-mers
 // starting in the window, the s smallest distinct ones.
 std::vector<feature_t> naive_sampled_window(const std::string& seq, std::uint64_t wi,
                                             const SketchParams& p) {
@@ -61,20 +68,23 @@ std::vector<feature_t> naive_sampled_window(const std::string& seq, std::uint64_
   std::set<feature_t> kept;
   if (p.sampling == Sampling::minimizer) {
     // Every run of W consecutive positions (the whole sequence when shorter):
-    // its smallest hash, where a k-mer of the window has it.
+    // the k-mers of the window with the run's smallest order.
     const std::uint64_t run = std::min<std::uint64_t>(p.sampling_parameter, n);
     for (std::uint64_t a = 0; run > 0 && a + run <= n; ++a) {
       std::optional<feature_t> m;
       for (std::uint64_t i = a; i < a + run; ++i)
-        if (hashes[i] && (!m || *hashes[i] < *m)) m = hashes[i];
+        if (hashes[i] && (!m || hashes[i]->order < *m)) m = hashes[i]->order;
       for (std::uint64_t i = std::max(a, begin); m && i < std::min(a + run, end); ++i)
-        if (hashes[i] == m) kept.insert(*m);
+        if (hashes[i] && hashes[i]->order == *m) kept.insert(hashes[i]->feature);
     }
+  } else if (p.sampling == Sampling::scaled) {
+    for (std::uint64_t i = begin; i < end; ++i)
+      if (hashes[i] &&
+          std::uint64_t(hashes[i]->order) * p.sampling_parameter < (std::uint64_t(1) << 32))
+        kept.insert(hashes[i]->feature);
   } else {
     for (std::uint64_t i = begin; i < end; ++i)
-      if (hashes[i] && (p.sampling == Sampling::window ||
-                        std::uint64_t(*hashes[i]) * p.sampling_parameter < (std::uint64_t(1) << 32)))
-        kept.insert(*hashes[i]);
+      if (hashes[i]) kept.insert(hashes[i]->order);
   }
   std::vector<feature_t> out(kept.begin(), kept.end());
   if (out.size() > p.sketch_size) out.resize(p.sketch_size);
@@ -209,7 +219,7 @@ TEST_CASE("a read's features are its genome's features when sampled by content")
         // Exactly the genome's sampled k-mers that lie in the read.
         std::set<feature_t> expected;
         for (std::size_t i = at; i + p.k <= at + length; ++i)
-          if (hashes[i] && in_genome.count(*hashes[i])) expected.insert(*hashes[i]);
+          if (hashes[i] && in_genome.count(hashes[i]->feature)) expected.insert(hashes[i]->feature);
         CHECK(features == expected);
       }
     }
@@ -226,6 +236,24 @@ TEST_CASE("a read's features are its genome's features when sampled by content")
     }
   }
   CHECK(missing > total / 4);
+}
+
+// The sampled k-mers' high halves all lie below 2^32 / c; their features
+// (the low halves) spread over all 32 bits, so that a read's feature meets an
+// unrelated k-mer's only as often as 32 random bits do.
+TEST_CASE("sampled features use all 32 bits, not the half that sampled them") {
+  std::mt19937_64 rng(8);
+  const std::string seq = random_dna(rng, 200000);
+  for (const SketchParams& p : {scaled(21, 127, 64, 16), minimizer(21, 127, 64, 16)}) {
+    std::size_t high = 0, total = 0;
+    for (const auto& window : sketch_all_windows(seq, p))
+      for (const feature_t f : window) {
+        ++total;
+        high += f >= (feature_t(1) << 31);
+      }
+    INFO(sampling_name(p) << ": " << high << " of " << total << " features >= 2^31");
+    CHECK(std::abs(double(high) / double(total) - 0.5) < 0.02);
+  }
 }
 
 TEST_CASE("a window keeps at most s sampled k-mers: the s smallest") {

@@ -11,14 +11,9 @@
 // hashes below x is Binomial(n, x), of which the window keeps at most s: the
 // expected share of all entries below x is
 //     E[min(s, Binomial(n, x))] / min(s, n),
-// computed here numerically. FracMinHash (scale c) keeps the hashes below
-// 1/c, the same way: E[min(s, Binomial(n, min(x, 1/c)))] over its value at
-// 1/c. A minimizer of W k-mers is a hash y with no smaller one among W - 1
-// neighbours on one side or the other: the runs of larger hashes left and
-// right of it (geometric, P(run >= r) = (1 - y)^r) add up to W - 1 or more
-// with probability (1 - y)^(W-1) (1 + (W - 1) y); integrated from 0 to x,
-//     share below x = (F(1) - F(1 - x)) / F(1),  F(u) = u^W - (W - 1) u^(W+1) / (W + 1)
-// (F(1) = 2 / (W + 1), the minimizers' density; the cap s is not counted).
+// computed here numerically. Content-defined sampling (FracMinHash,
+// minimizers) decides on one half of a k-mer's hash and keeps the other as
+// the feature (sketch/hash.hpp): its features are uniform, the share is x.
 // Host only.
 #include <algorithm>
 #include <cmath>
@@ -31,12 +26,12 @@
 namespace metawarp::index {
 
 // The distribution of the features of windows of `kmers_per_window` k-mers
-// (the stride w - k + 1) keeping `sketch_size` each, sampled as `sampling`.
+// (the stride w - k + 1) keeping `sketch_size` each, sampled as `sampling`
+// (the cap s of content-defined sampling, rarely reached, is not counted).
 struct FeatureDistribution {
   std::uint32_t kmers_per_window = 112;  // n
   std::uint32_t sketch_size = 16;        // s
   sketch::Sampling sampling = sketch::Sampling::window;
-  std::uint32_t sampling_parameter = 0;  // c or W
 
   // The expected share of all entries whose feature is below `value`
   // (0 at 0, 1 at 2^32, non-decreasing).
@@ -44,15 +39,9 @@ struct FeatureDistribution {
     const double x = double(value) / double(feature_space_end);
     if (x <= 0) return 0;
     if (x >= 1) return 1;
-    if (sampling == sketch::Sampling::minimizer) {
-      const double w = sampling_parameter;
-      const auto f = [w](double u) { return std::pow(u, w) - (w - 1) * std::pow(u, w + 1) / (w + 1); };
-      return std::clamp((f(1) - f(1 - x)) / f(1), 0.0, 1.0);
-    }
-    const double top = sampling == sketch::Sampling::scaled ? 1.0 / sampling_parameter : 1.0;
-    const double all = kept_below(top);
-    if (all <= 0) return 0;
-    return std::clamp(kept_below(std::min(x, top)) / all, 0.0, 1.0);
+    if (sampling != sketch::Sampling::window) return x;
+    const double all = kept_below(1);
+    return all <= 0 ? 0.0 : std::clamp(kept_below(x) / all, 0.0, 1.0);
   }
 
   // The expected share of all entries whose feature lies in `range`.

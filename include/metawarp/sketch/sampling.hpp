@@ -22,8 +22,8 @@ METAWARP_HD_INLINE std::uint32_t default_sketch_size(Sampling sampling) {
   return sampling == Sampling::window ? 16 : max_sketch_size;
 }
 
-// FracMinHash with scale c keeps the k-mers whose hash h has h * c < 2^32,
-// i.e. h < 2^32 / c: h below this limit. Sampling::window keeps every k-mer
+// FracMinHash with scale c keeps the k-mers whose hash h (hash_kmer) has
+// h * c < 2^32, i.e. h < 2^32 / c: h below this limit. Sampling::window keeps every k-mer
 // as a candidate (the limit 2^32 excludes nothing); minimizers do not use it.
 METAWARP_HD_INLINE std::uint64_t scaled_limit(const SketchParams& p) {
   constexpr std::uint64_t space = std::uint64_t(1) << 32;
@@ -53,9 +53,10 @@ METAWARP_HD_INLINE double expected_window_features(const SketchParams& p) {
 }
 
 // Sliding-window minimum over consecutive k-mer positions: a queue of
-// (position, hash) with non-decreasing hashes, the oldest first. A window's
-// minimum is the front; hashes equal to it follow it. At most W entries (the
-// positions of one window), so a fixed ring of max_minimizer_window suffices.
+// (position, order, feature) with non-decreasing orders (hash_kmer), the
+// oldest first. A window's minimum is the front; orders equal to it follow
+// it. At most W entries (the positions of one window), so a fixed ring of
+// max_minimizer_window suffices.
 class MinimizerQueue {
  public:
   METAWARP_HD_INLINE bool empty() const { return head_ == tail_; }
@@ -64,19 +65,23 @@ class MinimizerQueue {
   METAWARP_HD_INLINE std::uint64_t position(std::uint32_t i) const {
     return base_ + offset_[(head_ + i) & mask];
   }
-  METAWARP_HD_INLINE feature_t hash(std::uint32_t i) const { return hash_[(head_ + i) & mask]; }
+  METAWARP_HD_INLINE feature_t order(std::uint32_t i) const { return order_[(head_ + i) & mask]; }
+  METAWARP_HD_INLINE feature_t feature(std::uint32_t i) const {
+    return feature_[(head_ + i) & mask];
+  }
 
   // Positions are pushed in increasing order, from `base` on (reset first).
   METAWARP_HD_INLINE void reset(std::uint64_t base) {
     base_ = base;
     head_ = tail_ = 0;
   }
-  // A larger hash behind a smaller (or equal) newer one can never be a
+  // A larger order behind a smaller (or equal) newer one can never be a
   // window's minimum again.
-  METAWARP_HD_INLINE void push(std::uint64_t position, feature_t h) {
-    while (!empty() && hash_[(tail_ - 1) & mask] > h) --tail_;
+  METAWARP_HD_INLINE void push(std::uint64_t position, feature_t order, feature_t feature) {
+    while (!empty() && order_[(tail_ - 1) & mask] > order) --tail_;
     offset_[tail_ & mask] = std::uint32_t(position - base_);
-    hash_[tail_ & mask] = h;
+    order_[tail_ & mask] = order;
+    feature_[tail_ & mask] = feature;
     ++tail_;
   }
   // Drops the entries before `first` (the window now starts there).
@@ -90,7 +95,8 @@ class MinimizerQueue {
   std::uint64_t base_ = 0;
   std::uint32_t head_ = 0, tail_ = 0;  // counters; ring index = counter & mask
   std::uint32_t offset_[max_minimizer_window];  // position - base (< stride + 2 W)
-  feature_t hash_[max_minimizer_window];
+  feature_t order_[max_minimizer_window];
+  feature_t feature_[max_minimizer_window];
 };
 
 }  // namespace metawarp::sketch

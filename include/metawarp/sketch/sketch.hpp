@@ -5,16 +5,18 @@
 // A sequence of length L is cut into windows of w bases with stride w-k+1,
 // so window i holds the k-mers starting at [i*stride, min((i+1)*stride, L-k+1)):
 // every k-mer start belongs to exactly one window. A window's sketch is the s
-// smallest DISTINCT hashes of its sampled canonical k-mers (k-mers with a
+// smallest DISTINCT features of its sampled canonical k-mers (k-mers with a
 // non-ACGT base are skipped), in ascending order. Which k-mers are sampled is
 // SketchParams::sampling (sampling.hpp): all of them (minhash: the sketch
-// depends on where the window is cut), those whose hash is below 2^32 / c
-// (FracMinHash), or the minimizers of every W consecutive k-mers of the whole
-// sequence (the window's own and up to W - 1 beyond either end). The last
-// two keep a k-mer by its content alone: a read keeps exactly the sampled
-// k-mers its source genome keeps where they overlap (but for windows that
-// reach the cap s, and minimizers within W - 1 k-mers of a read's ends).
-// The whole rule, for every build and query path, is this file.
+// depends on where the window is cut), those whose hash (hash_kmer) is below
+// 2^32 / c (FracMinHash), or the minimizers (by hash_kmer) of every W
+// consecutive k-mers of the whole sequence (the window's own and up to W - 1
+// beyond either end). The last two keep a k-mer by its content alone: a read
+// keeps exactly the sampled k-mers its source genome keeps where they overlap
+// (but for windows that reach the cap s, and minimizers within W - 1 k-mers
+// of a read's ends); their feature is sampled_feature (the other half of the
+// hash). A minhash window's feature is hash_kmer. The whole rule, for every
+// build and query path, is this file.
 #include <cstdint>
 #include <string>
 
@@ -134,12 +136,12 @@ class CanonicalRoller {
 };
 
 // The minimizer sketch of the window whose k-mers start at [first, end) of a
-// sequence with `kmer_starts` k-mers: the hash m of every W consecutive
-// k-mer positions [a, a + W) (inside the sequence, meeting the window) is
-// kept when a k-mer of the window with hash m is that W-run's minimum. W is
-// at most the sequence's k-mer count (a sequence shorter than W k-mers has
-// one run, the whole sequence). Positions with an invalid k-mer take part in
-// no minimum. The same hash kept twice is one feature.
+// sequence with `kmer_starts` k-mers: of every W consecutive k-mer positions
+// [a, a + W) (inside the sequence, meeting the window) the k-mers of the
+// window whose hash_kmer is the run's smallest are kept (as sampled_feature).
+// W is at most the sequence's k-mer count (a sequence shorter than W k-mers
+// has one run, the whole sequence). Positions with an invalid k-mer take
+// part in no minimum. The same feature kept twice is one feature.
 #ifdef __CUDACC__
 #pragma nv_exec_check_disable
 #endif
@@ -160,27 +162,25 @@ METAWARP_HD inline std::uint32_t sketch_minimizers(const char* seq, std::uint64_
   queue.reset(lo);
   CanonicalRoller roller(k);
   std::uint32_t n = 0;
-  bool kept_any = false;
-  feature_t last_kept = 0;
+  // Every entry at or before the last kept position was kept already when
+  // it is a run's minimum again (the run that kept that position held it
+  // too, with the same minimum): only later ones are inserted.
+  std::uint64_t kept_until = 0;  // one past the last kept position
   for (std::uint64_t i = lo; i < hi - 1 + k; ++i) {
     kmer_t canonical = 0;
     const bool valid = roller.push(encode(seq[i]), canonical);
     if (i + 1 < lo + k) continue;  // no k-mer of [lo, hi) ends at base i yet
     const std::uint64_t position = i + 1 - k;
-    if (valid) queue.push(position, hash_kmer(canonical));
+    if (valid) queue.push(position, hash_kmer(canonical), sampled_feature(canonical));
     if (position + 1 < lo + run) continue;  // the first run is not complete yet
     queue.drop_before(position + 1 - run);  // the run [position + 1 - W, position]
     if (queue.empty()) continue;
-    const feature_t m = queue.hash(0);
-    if (kept_any && m == last_kept) continue;  // inserting it again changes nothing
-    for (std::uint32_t j = 0; j < queue.size() && queue.hash(j) == m; ++j) {
+    const feature_t m = queue.order(0);
+    for (std::uint32_t j = 0; j < queue.size() && queue.order(j) == m; ++j) {
       const std::uint64_t at = queue.position(j);
-      if (at >= first && at < end) {
-        n = insert(m, out, n, p.sketch_size);
-        kept_any = true;
-        last_kept = m;
-        break;
-      }
+      if (at < kept_until || at < first || at >= end) continue;
+      n = insert(queue.feature(j), out, n, p.sketch_size);
+      kept_until = at + 1;
     }
   }
   return n;
@@ -215,6 +215,7 @@ METAWARP_HD inline std::uint32_t sketch_window_with(const char* seq, std::uint64
     return sketch_minimizers(seq, kmer_starts, first, end, p, out, encode, insert);
 
   const std::uint64_t limit = scaled_limit(p);  // 2^32 (all k-mers) for minhash windows
+  const bool minhash = p.sampling == Sampling::window;
   CanonicalRoller roller(k);
   std::uint32_t n = 0;
   const std::uint64_t last_base = end - 1 + k;  // one past the last base read
@@ -222,7 +223,7 @@ METAWARP_HD inline std::uint32_t sketch_window_with(const char* seq, std::uint64
     kmer_t canonical = 0;
     if (!roller.push(encode(seq[i]), canonical)) continue;
     const feature_t h = hash_kmer(canonical);
-    if (h < limit) n = insert(h, out, n, p.sketch_size);
+    if (h < limit) n = insert(minhash ? h : sampled_feature(canonical), out, n, p.sketch_size);
   }
   return n;
 }
