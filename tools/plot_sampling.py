@@ -47,7 +47,7 @@ def main():
         axis.set_xlabel("database bytes per reference base")
         axis.grid(alpha=0.3)
     axes[0].set_ylabel("species F1")
-    axes[0].legend(fontsize=8, loc="lower right")
+    axes[0].legend(fontsize=8, loc="lower left")
     figure.tight_layout()
     figure.savefig(out, dpi=110)
     print("wrote " + out)

@@ -56,7 +56,16 @@ void check_before_work(BuildCommand& cmd) {
 void run_build(BuildCommand& cmd) {
   const auto start = std::chrono::steady_clock::now();
   check_before_work(cmd);
-  const bool gpu = use_gpu(cmd.device, "build", cmd.options.quiet, cmd.verbose);
+  bool gpu = use_gpu(cmd.device, "build", cmd.options.quiet, cmd.verbose);
+  // The GPU build does not sample minimizers yet (its batches cut a target
+  // at window boundaries; a window's minimizers need W - 1 k-mers beyond).
+  if (gpu && cmd.device == "auto" &&
+      cmd.options.params.sketch.sampling == sketch::Sampling::minimizer) {
+    if (!cmd.options.quiet)
+      std::fputs("build: running on the CPU: the GPU build does not sample minimizers yet\n",
+                 stderr);
+    gpu = false;
+  }
   if (gpu && cmd.options.cpu_shards > 1)
     throw std::invalid_argument("--shards is for --device cpu; on GPUs use --gpus and --shards-per-gpu");
   if (!gpu && cmd.options.gpu.layout_given)
@@ -134,13 +143,16 @@ void add_build_command(CLI::App& app) {
   sub->add_option("--accession2taxid", opt.accession2taxid_files,
                   "NCBI accession2taxid files (.gz ok)")
       ->check(CLI::ExistingFile);
-  add_number(*sub, "-k,--kmer-length", opt.params.sketch.k, "k-mer length", 1u, sketch::max_k);
+  CLI::Option* kmer_length =
+      add_number(*sub, "-k,--kmer-length", opt.params.sketch.k,
+                 "k-mer length (default 20; 16 with --sampling window)", 1u, sketch::max_k);
   add_number(*sub, "-w,--window-length", opt.params.sketch.window,
              "Window length in bases (at least k)", 1u, sketch::max_window);
   CLI::Option* sketch_size =
       add_number(*sub, "-s,--sketch-size", opt.params.sketch.sketch_size,
                  "Features kept per window (with --sampling scaled or minimizer: at most; "
-                 "default " + std::to_string(sketch::max_sketch_size) + ")",
+                 "default " + std::to_string(sketch::max_sketch_size) +
+                     "; 16 with --sampling window)",
                  1u, sketch::max_sketch_size);
   add_sampling(*sub, opt.params.sketch);
   add_number(*sub, "--max-locations-per-feature", opt.params.max_locations_per_feature,
@@ -189,9 +201,13 @@ void add_build_command(CLI::App& app) {
   add_size(*sub, "--partition-size", opt.partition_bytes,
            "Host memory per partition in bytes (suffixes k, m, g, t); sets the number of "
            "partitions unless --partitions is given (0: no limit)");
-  sub->callback([cmd, sketch_size] {
+  sub->callback([cmd, kmer_length, sketch_size] {
+    // k and s not given: the sampling's own defaults.
     sketch::SketchParams& sketch = cmd->options.params.sketch;
-    if (sketch_size->count() == 0) sketch.sketch_size = sketch::default_sketch_size(sketch.sampling);
+    const sketch::SketchParams defaults =
+        sketch::default_sketch_params(sketch.sampling, sketch.sampling_parameter);
+    if (kmer_length->count() == 0) sketch.k = defaults.k;
+    if (sketch_size->count() == 0) sketch.sketch_size = defaults.sketch_size;
     cmd->options.taxonomy_dir = cmd->taxonomy_dir;
     cmd->options.gpu.table = cmd->table == "bucket-list" ? pipeline::BuildTable::bucket_list
                                                           : pipeline::BuildTable::multi_value;

@@ -47,7 +47,8 @@ CLI::Option* add_sampling(CLI::App& app, sketch::SketchParams& params) {
       "(FracMinHash: hashes below 2^32/C) or minimizer:W (the smallest hash of every W "
       "consecutive k-mers); the last two keep a k-mer wherever it occurs, in reads as in "
       "references (-s then caps a window's features, by default at " +
-          std::to_string(sketch::max_sketch_size) + ")",
+          std::to_string(sketch::max_sketch_size) + "). window is the sketch of databases "
+      "before version 3 (with k 16, s 16)",
       "SAMPLING", "", sketch::sampling_name(params),
       [&params](const std::string& option, const std::string& text) {
         parse_sampling(option, text, params);

@@ -57,14 +57,36 @@ for sampling in scaled:8 minimizer:12; do
   pass "$sampling: query --partitions 3 gives the whole database's outputs"
 done
 
-# Window sampling is today's database, byte for byte (the file only says so).
+# The default database: minimizers of 16 k-mers, k 20, s 64 (the cap), the
+# same file as those options given; --sampling window alone is the database
+# before issue 26 (k 16, s 16), the same file as its options given.
 build_test_database default.mwdb
+expect_success "$metawarp" info default.mwdb
+grep -q '^sampling  *minimizer:16$' stdout || fail "default sampling: $(grep sampling stdout)"
+grep -q '^k-mer length  *20$' stdout || fail "default k: $(grep k-mer stdout)"
+expect_success "$metawarp" build given.mwdb "$data/genomes" --taxonomy "$data/taxonomy" \
+  --seqid2taxid "$data/seqid2taxid.map" -q -t 2 --device cpu --sampling minimizer:16 -k 20 -s 64
+cmp -s default.mwdb given.mwdb || fail "the default build differs from minimizer:16 -k 20 -s 64"
 expect_success "$metawarp" build window.mwdb "$data/genomes" --taxonomy "$data/taxonomy" \
   --seqid2taxid "$data/seqid2taxid.map" -q -t 2 --sampling window
-cmp -s default.mwdb window.mwdb || fail "--sampling window differs from the default build"
+expect_success "$metawarp" build window16.mwdb "$data/genomes" --taxonomy "$data/taxonomy" \
+  --seqid2taxid "$data/seqid2taxid.map" -q -t 2 --sampling window -k 16 -w 127 -s 16
+cmp -s window.mwdb window16.mwdb || fail "--sampling window is not k 16, w 127, s 16"
 expect_success "$metawarp" info window.mwdb
 grep -q '^sketch size  *16$' stdout || fail "window sampling: sketch size $(grep sketch stdout)"
-pass "--sampling window is the default build, byte for byte, with s 16"
+pass "the default is minimizer:16 with k 20, s 64; --sampling window is k 16, w 127, s 16"
+
+# The automatic --hit-min and --hit-diff follow the database: a window database
+# (as every database before issue 26) classifies as before, s/2 = 8 hits for a
+# pair and hit-diff 3; a content-defined one with 4 and 0.
+for db in window:"--hit-min 8 --hit-diff 3" default:"--hit-min 4 --hit-diff 0"; do
+  name=${db%%:*}
+  expect_success "$metawarp" query "$name.mwdb" "$r1" "$r2" -q -o "$name.auto.tsv"
+  # shellcheck disable=SC2086
+  expect_success "$metawarp" query "$name.mwdb" "$r1" "$r2" -q -o "$name.given.tsv" ${db#*:}
+  cmp -s "$name.auto.tsv" "$name.given.tsv" || fail "$name: the automatic hits are not ${db#*:}"
+done
+pass "pairs: window databases need 8 hits within 3 of the best, content-defined ones 4 and 0"
 
 for bad in scaled:1 scaled:65536 scaled minimizer:129 minimizer:x window:3 fracminhash:8 ''; do
   expect_error "--sampling" "$metawarp" build bad.mwdb "$data/genomes" --no-taxonomy \

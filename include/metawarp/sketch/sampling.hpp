@@ -15,11 +15,21 @@ namespace metawarp::sketch {
 inline constexpr std::uint32_t max_scale = 65535;
 inline constexpr std::uint32_t max_minimizer_window = 128;
 
-// The sketch size s a build uses unless told: MetaCache's 16 for minhash
-// windows; for content-defined sampling s is only a cap (a window keeps all
-// its sampled k-mers up to s), the largest, so that it is rarely reached.
-METAWARP_HD_INLINE std::uint32_t default_sketch_size(Sampling sampling) {
-  return sampling == Sampling::window ? 16 : max_sketch_size;
+// What `metawarp build` samples unless told (chosen on the figures of
+// docs/accuracy.md, "Content-defined sampling"): minimizers of 16 k-mers.
+inline constexpr Sampling default_sampling = Sampling::minimizer;
+inline constexpr std::uint32_t default_sampling_parameter = 16;
+
+// The parameters a build uses with `sampling` for those not given. Minhash
+// windows: MetaCache's k 16, w 127, s 16 (the databases before issue 26).
+// Content-defined sampling: k 20 (a random 20-mer is in 260 Mbp of genomes
+// once in 2,000; a 16-mer once in 10, so shuffled reads found real k-mers),
+// and s only a cap (a window keeps all its sampled k-mers up to s): the
+// largest, so that it is rarely reached.
+METAWARP_HD_INLINE SketchParams default_sketch_params(Sampling sampling,
+                                                      std::uint32_t parameter) {
+  if (sampling == Sampling::window) return SketchParams{16, 127, 16, Sampling::window, 0};
+  return SketchParams{20, 127, max_sketch_size, sampling, parameter};
 }
 
 // FracMinHash with scale c keeps the k-mers whose hash h (hash_kmer) has
