@@ -1,5 +1,7 @@
-// GPU build == CPU build, byte for byte, whatever the table kind and batch size;
-// and a GPU build that cannot fit says so before doing any work.
+// GPU build == CPU build, byte for byte, whatever the table kind and batch size,
+// with window and FracMinHash sampling; a GPU build that cannot fit says so
+// before doing any work; minimizer sampling (the default) is refused: the GPU
+// build does not carry a window's neighbouring k-mers yet.
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -9,12 +11,19 @@
 #include "catch.hpp"
 #include "error_of.hpp"
 #include "db/database.hpp"
+#include "metawarp/sketch/sampling.hpp"
 #include "pipeline/build.hpp"
 
 namespace fs = std::filesystem;
 using namespace metawarp;
 
 namespace {
+
+// The samplings the GPU build takes, with their default k and s.
+const sketch::SketchParams window_sketch =
+    sketch::default_sketch_params(sketch::Sampling::window, 0);
+const sketch::SketchParams scaled_sketch =
+    sketch::default_sketch_params(sketch::Sampling::scaled, 8);
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -82,7 +91,25 @@ TEST_CASE("GPU build of test_data is byte-identical to the CPU build") {
   options.references = {(data / "genomes").string()};
   options.taxonomy_dir = data / "taxonomy";
   options.seqid2taxid_files = {(data / "seqid2taxid.map").string()};
-  require_identical_builds(options, scratch_dir("test_data"));
+  for (const sketch::SketchParams& p : {window_sketch, scaled_sketch}) {
+    options.params.sketch = p;
+    CAPTURE(int(p.sampling));
+    require_identical_builds(options, scratch_dir("test_data"));
+  }
+}
+
+TEST_CASE("GPU build refuses minimizer sampling, naming the way out") {
+  const fs::path data = METAWARP_TEST_DATA_DIR;
+  pipeline::BuildOptions options;  // the default: minimizers
+  options.quiet = true;
+  options.references = {(data / "genomes").string()};
+  options.allow_no_taxonomy = true;
+  REQUIRE(options.params.sketch.sampling == sketch::Sampling::minimizer);
+  const std::string message = error_of(
+      [&] { pipeline::build_database(options, nullptr, pipeline::make_gpu_build_executor); });
+  CHECK(message.find("--sampling minimizer is not available on the GPU build") !=
+        std::string::npos);
+  CHECK(message.find("--device cpu") != std::string::npos);
 }
 
 TEST_CASE("GPU build of random sequences with N runs matches the CPU, for several k, w, s") {
@@ -96,6 +123,8 @@ TEST_CASE("GPU build of random sequences with N runs matches the CPU, for severa
     CAPTURE(k, w, s);
     require_identical_builds(options, dir);
   }
+  options.params.sketch = sketch::SketchParams{16, 127, 64, sketch::Sampling::scaled, 4};
+  require_identical_builds(options, dir);
 }
 
 TEST_CASE("GPU build with too little GPU memory stops before reading, saying what it needs") {
@@ -104,6 +133,7 @@ TEST_CASE("GPU build with too little GPU memory stops before reading, saying wha
   options.quiet = true;
   options.references = {(data / "genomes").string()};
   options.allow_no_taxonomy = true;
+  options.params.sketch = window_sketch;
   options.gpu.memory_limit = 1 << 20;
   const std::string message = error_of(
       [&] { pipeline::build_database(options, nullptr, pipeline::make_gpu_build_executor); });
@@ -117,6 +147,7 @@ TEST_CASE("GPU build with a table too small reports it instead of truncating") {
   options.quiet = true;
   options.references = {(data / "genomes").string()};
   options.allow_no_taxonomy = true;
+  options.params.sketch = window_sketch;
   options.gpu.table_capacity = 1000;  // far fewer pairs than test_data has
   const std::string message = error_of(
       [&] { pipeline::build_database(options, nullptr, pipeline::make_gpu_build_executor); });
@@ -136,6 +167,7 @@ TEST_CASE("GPU builds in shards and partitions are the plain CPU database, byte 
       options.references = {(data / "genomes").string()};
       options.taxonomy_dir = data / "taxonomy";
       options.seqid2taxid_files = {(data / "seqid2taxid.map").string()};
+      options.params.sketch = scaled_sketch;
     } else {
       options.references = {write_random_references(dir, 13).string()};
       options.allow_no_taxonomy = true;
@@ -168,6 +200,7 @@ TEST_CASE("GPU build under a small --max-gpu-memory partitions itself and gives 
   options.quiet = true;
   options.references = {(data / "genomes").string()};
   options.allow_no_taxonomy = true;
+  options.params.sketch = window_sketch;
   options.gpu.batch_bases = 1 << 20;
   pipeline::run_build(options, dir / "cpu.mwdb");
   // The whole plan of test_data needs more than this; a part of it fits.
