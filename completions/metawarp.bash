@@ -1,6 +1,7 @@
 # bash completion for metawarp: its commands, each command's options, the
 # values of options that take words, and file names for paths (folders only
-# where a folder is asked for). Installed as
+# where a folder is asked for); also for metawarp called through links named
+# kraken2 and kraken2-build, which run those commands. Installed as
 # share/bash-completion/completions/metawarp; for a checkout:
 #   source completions/metawarp.bash
 # tests/cli/cli_install_docs.sh checks the option lists against `--help`.
@@ -16,11 +17,15 @@ _metawarp() {
     cword=$COMP_CWORD
   fi
 
-  local commands="build query classify info serve"
+  local commands="build query classify info serve kraken2 kraken2-build"
   local command="" i
+  case ${words[0]##*/} in
+    kraken2 | kraken2-build) command=${words[0]##*/} ;;
+  esac
   for ((i = 1; i < cword; i++)); do
+    [ -z "$command" ] || break
     case ${words[i]} in
-      build | query | classify | info | serve)
+      build | query | classify | info | serve | kraken2 | kraken2-build)
         command=${words[i]}
         break
         ;;
@@ -38,18 +43,31 @@ _metawarp() {
     --confidence --report-minimizer-data --max-candidates --hit-min --hit-diff --lowest
     --highest --insert-size --batch-size -t --threads --device --gpu --gpus --shards-per-gpu
     --gpu-lanes --partitions --max-memory --hit-memory --paired --gzip-compressed
-    --bzip2-compressed --minimum-hit-groups --use-names --report-zero-counts --use-mpa-style
-    --classified-out --unclassified-out --summary-json --server -q --quiet -v --verbose
-    -h --help"
+    --bzip2-compressed --quick --memory-mapping --minimum-hit-groups --minimum-base-quality
+    --use-names --report-zero-counts --use-mpa-style --classified-out --unclassified-out
+    --summary-json --server -q --quiet -v --verbose -h --help"
+  local kraken2_options="--db --threads --output --report --report-minimizer-data --confidence
+    --only-classified-output --paired --gzip-compressed --bzip2-compressed --quick
+    --memory-mapping --minimum-hit-groups --minimum-base-quality --use-names
+    --report-zero-counts --use-mpa-style --classified-out --unclassified-out --version -h --help"
+  local kraken2_build_options="--build --db --threads --fast-build --masking --no-masking
+    --skip-maps --use-ftp --load-factor --block-size --subblock-size --minimum-bits-for-taxid
+    --kmer-len --minimizer-len --minimizer-spaces --max-db-size --protein --download-taxonomy
+    --download-library --standard --special --add-to-library --clean --version -h --help"
   local info_options="--targets --taxa --unranked --gpus --shards-per-gpu --gpu-memory -h --help"
   local serve_options="--socket -t --threads --device --gpu --gpus --shards-per-gpu --gpu-lanes
-    -q --quiet -h --help"
+    -q --quiet --request-seconds -h --help"
   local ranks="sequence subspecies species genus family order class phylum kingdom domain root"
 
   # The value of the option before the cursor.
   case $prev in
     --taxonomy | --output-dir)
       COMPREPLY=($(compgen -d -- "$cur"))
+      return
+      ;;
+    --db)  # kraken2: a folder or a database file; kraken2-build: a folder
+      COMPREPLY=($(compgen -f -- "$cur"))
+      compopt -o filenames 2>/dev/null
       return
       ;;
     --device)
@@ -73,12 +91,14 @@ _metawarp() {
       -t | --threads | --batch-size | --max-gpu-memory | --gpu-memory-limit | --table-capacity | \
       --gpu | --gpus | --shards-per-gpu | --shards | --partitions | --partition-size | \
       --gpu-memory | --confidence | --max-candidates | --hit-min | --hit-diff | --insert-size | \
-      --gpu-lanes | --max-memory | --hit-memory | --minimum-hit-groups)
+      --gpu-lanes | --max-memory | --hit-memory | --minimum-hit-groups | --minimum-base-quality | \
+      --load-factor | --block-size | --subblock-size | --minimum-bits-for-taxid | --kmer-len | \
+      --minimizer-len | --minimizer-spaces | --max-db-size)
       return  # a number: nothing to offer
       ;;
     --gtdb-taxonomy | --seqid2taxid | --accession2taxid | --summary-json | --samples | -o | \
       --output | --kraken-output | --report | --abundance | --classified-out | \
-      --unclassified-out | --server | --socket)
+      --unclassified-out | --server | --socket | --add-to-library)
       COMPREPLY=($(compgen -f -- "$cur"))
       compopt -o filenames 2>/dev/null
       return
@@ -96,6 +116,8 @@ _metawarp() {
       query | classify) options=$query_options ;;
       info) options=$info_options ;;
       serve) options=$serve_options ;;
+      kraken2) options=$kraken2_options ;;
+      kraken2-build) options=$kraken2_build_options ;;
     esac
     COMPREPLY=($(compgen -W "$options" -- "$cur"))
     return
@@ -104,4 +126,4 @@ _metawarp() {
   COMPREPLY=($(compgen -f -- "$cur"))
   compopt -o filenames 2>/dev/null
 }
-complete -F _metawarp metawarp
+complete -F _metawarp metawarp kraken2 kraken2-build

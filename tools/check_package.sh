@@ -48,7 +48,7 @@ metawarp=$root/usr/bin/metawarp
 if ldd "$metawarp" | grep -q "not found"; then fail "$(ldd "$metawarp" | grep "not found")"; fi
 [ "$("$metawarp" --version)" = "metawarp $version" ] ||
   fail "$metawarp --version says '$("$metawarp" --version)', the package $version"
-for page in metawarp metawarp-build metawarp-query metawarp-info metawarp-serve; do
+for page in metawarp metawarp-build metawarp-query metawarp-info metawarp-serve metawarp-kraken2; do
   if [ -z "$root" ] && command -v man >/dev/null; then
     man -w "$page" >/dev/null || fail "man -w $page finds nothing"
   else

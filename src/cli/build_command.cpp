@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "cli/build_command.hpp"
 #include "cli/build_warnings.hpp"
 #include "cli/commands.hpp"
 #include "cli/device_choice.hpp"
@@ -19,18 +20,6 @@
 
 namespace metawarp::cli {
 namespace {
-
-struct BuildCommand {
-  std::string database;
-  pipeline::BuildOptions options;
-  std::string taxonomy_dir;
-  std::string device = "auto";
-  bool verbose = false;  // the executor's stage times too
-  std::string table = "multi-value";
-  std::string gpus;              // --gpus N|LIST; empty: --gpu alone
-  unsigned shards_per_gpu = 1;
-  std::string summary_json;      // --summary-json FILE (cli/run_summary.hpp)
-};
 
 // Refused here, before the build starts: an unbounded thread count and a
 // database on standard output (the numbers' ranges were checked as they were
@@ -52,6 +41,8 @@ void check_before_work(BuildCommand& cmd) {
   // Checked with the database by the build driver, before any work.
   if (!cmd.summary_json.empty()) opt.run_outputs = {{summary_json_option, cmd.summary_json}};
 }
+
+}  // namespace
 
 void run_build(BuildCommand& cmd) {
   const auto start = std::chrono::steady_clock::now();
@@ -105,8 +96,6 @@ void run_build(BuildCommand& cmd) {
   std::fputs(build_warnings(summary, cmd.database).c_str(), stderr);
 }
 
-}  // namespace
-
 void add_build_command(CLI::App& app) {
   auto cmd = std::make_shared<BuildCommand>();
   auto& opt = cmd->options;
@@ -117,7 +106,7 @@ void add_build_command(CLI::App& app) {
                   "Reference FASTA/FASTQ files (.gz ok) or directories")
       ->required();
   CLI::Option* taxonomy =
-      sub->add_option("--taxonomy", cmd->taxonomy_dir,
+      sub->add_option("--taxonomy", opt.taxonomy_dir,
                       "NCBI taxonomy folder (nodes.dmp, names.dmp, merged.dmp)")
           ->check(CLI::ExistingDirectory);
   CLI::Option* gtdb =
@@ -208,7 +197,6 @@ void add_build_command(CLI::App& app) {
         sketch::default_sketch_params(sketch.sampling, sketch.sampling_parameter);
     if (kmer_length->count() == 0) sketch.k = defaults.k;
     if (sketch_size->count() == 0) sketch.sketch_size = defaults.sketch_size;
-    cmd->options.taxonomy_dir = cmd->taxonomy_dir;
     cmd->options.gpu.table = cmd->table == "bucket-list" ? pipeline::BuildTable::bucket_list
                                                           : pipeline::BuildTable::multi_value;
     run_build(*cmd);

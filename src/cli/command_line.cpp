@@ -6,14 +6,34 @@
 
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <new>
+#include <stdexcept>
 
 #include "cli/commands.hpp"
+#include "io/sequence_reader.hpp"
 
 namespace metawarp::cli {
 namespace {
 
-constexpr int failure = 1;
+// The commands Kraken 2's programs are: a link of that name runs them.
+constexpr const char* kraken2_programs[] = {"kraken2", "kraken2-build"};
+
+// The command line as the commands read it: `kraken2 ARGS` (metawarp called
+// through a link named kraken2) is `metawarp kraken2 ARGS`.
+std::vector<std::string> as_called(std::vector<std::string> arguments) {
+  const std::string program = std::filesystem::path(arguments[0]).filename().string();
+  for (const char* name : kraken2_programs)
+    if (program == name) arguments.insert(arguments.begin() + 1, program);
+  return arguments;
+}
+
+// How the command given fails: Kraken 2's programs as Kraken 2 does.
+FailureStatuses failure_statuses(const std::vector<std::string>& arguments) {
+  for (const char* name : kraken2_programs)
+    if (arguments.size() > 1 && arguments[1] == name) return kraken2_failures;
+  return metawarp_failures;
+}
 
 // Whether stdout is a pipe whose reader has gone (`query ... | head`).
 bool stdout_broken() {
@@ -21,23 +41,33 @@ bool stdout_broken() {
   return ::poll(&out, 1, 0) == 1 && (out.revents & POLLERR);
 }
 
-// One line whatever the message holds, so the error is always one line.
-int report_error(const std::string& message) {
+// What failed, by the error's type: the commands refuse what they cannot do
+// of their command lines with std::invalid_argument, before any work; bad
+// reads and references are io::InputError.
+int failure_status(const std::exception& e, const FailureStatuses& fails) {
+  if (dynamic_cast<const io::InputError*>(&e)) return fails.input;
+  if (dynamic_cast<const std::invalid_argument*>(&e)) return fails.command_line;
+  return fails.other;
+}
+
+// One line whatever the message holds, so the error is always one line;
+// returns `status`.
+int report_error(const std::string& message, int status) {
   std::string line = message;
   for (char& c : line)
     if (c == '\n') c = ' ';
   std::fprintf(stderr, "metawarp: error: %s\n", line.c_str());
-  return failure;
+  return status;
 }
 
 // A command-line mistake: the error, and where the options are described.
-int report_usage_error(const CLI::App& app, const std::string& message) {
-  report_error(message);
+int report_usage_error(const CLI::App& app, const std::string& message, int status) {
+  report_error(message, status);
   const auto chosen = app.get_subcommands();
   const std::string help =
       chosen.empty() ? "metawarp --help" : "metawarp " + chosen.front()->get_name() + " --help";
   std::fprintf(stderr, "metawarp: see '%s' for the options\n", help.c_str());
-  return failure;
+  return status;
 }
 
 }  // namespace
@@ -47,6 +77,8 @@ void add_commands(CLI::App& app, const CommandContext& context) {
     add_build_command(app);
     add_info_command(app);
     add_serve_command(app);
+    add_kraken2_command(app);
+    add_kraken2_build_command(app);
   }
   add_query_command(app, context);
 }
@@ -54,7 +86,11 @@ void add_commands(CLI::App& app, const CommandContext& context) {
 int run_command_line(const CommandContext& context) {
   // Not even the program's name (a process started with argc 0): CLI11
   // would read argv[0].
-  if (context.arguments.empty()) return report_error("an empty command line");
+  if (context.arguments.empty()) return report_error("an empty command line", 1);
+  // A server's request is `query`, whatever name its client has.
+  std::vector<std::string> arguments =
+      context.request ? context.arguments : as_called(context.arguments);
+  const FailureStatuses fails = failure_statuses(arguments);
   CLI::App app{"metawarp: build metagenomic reference databases and classify reads"};
   // Checked after parsing, not with require_subcommand, so that an unknown
   // option is reported as such rather than as a missing command.
@@ -62,14 +98,13 @@ int run_command_line(const CommandContext& context) {
   app.set_version_flag("--version", program_version);
   add_commands(app, context);
   std::vector<char*> argv;
-  std::vector<std::string> arguments = context.arguments;
   for (std::string& argument : arguments) argv.push_back(argument.data());
   try {
     app.parse(int(argv.size()), argv.data());
   } catch (const CLI::ParseError& e) {
     // --help and --version arrive as "errors" with exit code 0.
     if (e.get_exit_code() == int(CLI::ExitCodes::Success)) return app.exit(e);
-    return report_usage_error(app, e.what());
+    return report_usage_error(app, e.what(), fails.command_line);
   } catch (const ExitStatus& e) {
     return e.status;
   } catch (const std::bad_alloc&) {
@@ -79,19 +114,22 @@ int run_command_line(const CommandContext& context) {
         "out of memory (the system refused an allocation): lower what the command holds: "
         "fewer --threads or a smaller --batch-size; a query can read its database in parts "
         "(--max-memory, --partitions), a build can build in partitions (--partitions, "
-        "--partition-size)");
+        "--partition-size)",
+        fails.other);
   } catch (const std::exception& e) {
     // A process of its own would have been ended by SIGPIPE, silently: a
     // server's query says so with that status instead, and its client ends so.
     if (context.request && stdout_broken()) return killed_by(SIGPIPE);
-    return report_error(e.what());
+    return report_error(e.what(), failure_status(e, fails));
   } catch (...) {
-    return report_error("unexpected error");
+    return report_error("unexpected error", fails.other);
   }
   if (app.get_subcommands().empty())
-    return report_usage_error(app, context.request ? "a server runs only `query`"
-                                                   : "a command is required: build, info, "
-                                                     "query or serve");
+    return report_usage_error(app,
+                              context.request ? "a server runs only `query`"
+                                              : "a command is required: build, info, query, "
+                                                "serve, kraken2 or kraken2-build",
+                              fails.command_line);
   return 0;
 }
 

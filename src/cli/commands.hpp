@@ -14,6 +14,10 @@ void add_info_command(CLI::App& app);
 // comes from (a server's) and holds the command line for --server.
 void add_query_command(CLI::App& app, const CommandContext& context);
 void add_serve_command(CLI::App& app);
+// Kraken 2's command lines: `kraken2` (cli/kraken2_command.cpp) and
+// `kraken2-build` (cli/kraken2_build_command.cpp).
+void add_kraken2_command(CLI::App& app);
+void add_kraken2_build_command(CLI::App& app);
 // The commands `context` allows (a server's request: `query` alone), as
 // run_command_line parses them; tests walk the same parser.
 void add_commands(CLI::App& app, const CommandContext& context);

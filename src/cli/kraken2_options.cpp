@@ -2,47 +2,87 @@
 
 #include <stdexcept>
 
+#include "cli/number_options.hpp"
+
 namespace metawarp::cli {
 
-void add_kraken2_options(CLI::App& query, pipeline::QueryOptions& options, Kraken2Flags& flags) {
-  const std::string group = "Kraken2's options";
-  query.add_flag("--paired", flags.paired,
-                 "Kraken2's: the two reads files are mates 1 and 2 (one file of pairs: "
-                 "--interleaved)")
+void add_kraken2_options(CLI::App& command, pipeline::QueryOptions& options,
+                         Kraken2Flags& flags) {
+  const std::string group = kraken2_options_group;
+  command
+      .add_flag("--paired", flags.paired,
+                "Kraken2's: the two reads files are mates 1 and 2")
       ->group(group);
-  query.add_flag("--gzip-compressed", flags.gzip_compressed,
-                 "Kraken2's; accepted: compression is detected from the content")
+  command
+      .add_flag("--gzip-compressed", flags.gzip_compressed,
+                "Kraken2's; accepted: compression is detected from the content")
       ->group(group);
-  query.add_flag("--bzip2-compressed", flags.bzip2_compressed,
-                 "Kraken2's; accepted: compression is detected from the content")
+  command
+      .add_flag("--bzip2-compressed", flags.bzip2_compressed,
+                "Kraken2's; accepted: compression is detected from the content")
       ->group(group);
-  query.add_option("--minimum-hit-groups", flags.minimum_hit_groups,
-                   "Kraken2's; refused with the metawarp option to use (--hit-min)")
+  command
+      .add_flag("--quick", flags.quick,
+                "Kraken2's; accepted without effect: every read is classified in full")
       ->group(group);
-  query.add_flag("--use-names", options.use_names,
-                 "Kraken2 per-read output (--kraken-output): 'name (taxid N)' for the taxid")
+  command
+      .add_flag("--memory-mapping", flags.memory_mapping,
+                "Kraken2's; accepted without effect: the database is read into memory")
       ->group(group);
-  query.add_flag("--report-zero-counts", options.report_zero_counts,
-                 "The report (--report) lists every taxon of the database, also without reads")
+  add_number(command, "--minimum-hit-groups", options.classifier.minimum_hit_groups,
+             "A call needs at least this many of the read's features in the database, else "
+             "the read is unclassified (Kraken2's hit groups; 0: off)")
       ->group(group);
-  query.add_flag("--use-mpa-style", options.mpa_style,
-                 "The report (--report) in MetaPhlAn style, as KrakenTools' kreport2mpa writes it")
+  add_number(command, "--minimum-base-quality", options.minimum_base_quality,
+             "FASTQ bases of a lower quality (Phred+33) are masked before classification "
+             "(0: off)")
       ->group(group);
-  query.add_option("--classified-out", options.classified_out,
-                   "Classified reads, as read; pairs: '#' in the path becomes _1/_2; .gz: gzip")
+  command
+      .add_flag("--use-names", options.use_names,
+                "Kraken2 per-read output: 'name (taxid N)' for the taxid")
       ->group(group);
-  query.add_option("--unclassified-out", options.unclassified_out,
-                   "Unclassified reads, as read; pairs: '#' in the path becomes _1/_2; .gz: gzip")
+  command
+      .add_flag("--report-zero-counts", options.report_zero_counts,
+                "The report (--report) lists every taxon of the database, also without reads")
       ->group(group);
+  command
+      .add_flag("--use-mpa-style", options.mpa_style,
+                "The report (--report) in MetaPhlAn style, as Kraken2 writes it (d__Bacteria|...)")
+      ->group(group);
+  command
+      .add_option("--classified-out", options.classified_out,
+                  "Classified reads; pairs: '#' in the path becomes _1/_2; .gz: gzip")
+      ->group(group);
+  command
+      .add_option("--unclassified-out", options.unclassified_out,
+                  "Unclassified reads; pairs: '#' in the path becomes _1/_2; .gz: gzip")
+      ->group(group);
+}
+
+void add_refused_option(CLI::App& command, const std::string& name, bool takes_value,
+                        const std::string& help, const std::string& message) {
+  const auto refuse = [message] { throw std::invalid_argument(message); };
+  CLI::Option* option =
+      takes_value ? command.add_option_function<std::string>(
+                        name, [refuse](const std::string&) { refuse(); })
+                  : command.add_flag_callback(name, refuse);
+  option->description(help)->group(help.empty() ? "" : "Refused");
+}
+
+std::vector<std::string> given_kraken2_options(const CLI::App& command) {
+  std::vector<std::string> given;
+  for (const CLI::Option* option : command.get_options())
+    if (option->get_group() == kraken2_options_group && option->count() > 0)
+      given.push_back(option->get_name());
+  return given;
 }
 
 void check_kraken2_options(const Kraken2Flags& flags, const pipeline::QueryOptions& options,
                            const std::vector<pipeline::Sample>& samples) {
-  if (!flags.minimum_hit_groups.empty())
+  if (flags.gzip_compressed && flags.bzip2_compressed)
     throw std::invalid_argument(
-        "--minimum-hit-groups is Kraken2's count of minimizer groups, which metawarp does not "
-        "have; its threshold is --hit-min N: sketch features the best candidate needs "
-        "(default: s/3 for single reads, s/2 for pairs; docs/cli-query.md)");
+        "--gzip-compressed and --bzip2-compressed contradict each other (Kraken2 refuses both "
+        "too); neither is needed: compression is detected from the content");
   if (flags.paired) {
     if (options.interleaved)
       throw std::invalid_argument(

@@ -13,6 +13,7 @@
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/device_choice.hpp"
+#include "cli/kraken2_messages.hpp"
 #include "cli/kraken2_options.hpp"
 #include "cli/number_options.hpp"
 #include "cli/peer_access.hpp"
@@ -79,15 +80,6 @@ void print_gpu_part_stats(const pipeline::GpuPartStats& g, const pipeline::Shard
                g.download_seconds);
 }
 
-// Reads may come from stdin ("-"); anything else must be an existing file.
-CLI::Validator existing_file_or_stdin() {
-  return CLI::Validator(
-      [](const std::string& path) {
-        return path == "-" ? std::string() : CLI::ExistingFile(path);
-      },
-      "FILE or -");
-}
-
 taxonomy::CanonicalRank rank_option(const std::string& option, const std::string& value) {
   const auto rank = taxonomy::parse_canonical_rank(value);
   if (!rank)
@@ -137,10 +129,6 @@ void check_before_work(QueryCommand& cmd) {
   if (opt.report_minimizer_data && opt.report.empty())
     throw std::invalid_argument(
         "--report-minimizer-data adds columns to the report: give --report");
-  if (opt.report_minimizer_data && cmd.partitions.enabled())
-    throw std::invalid_argument(
-        "--report-minimizer-data is not available with --partitions or --max-memory (the "
-        "database's feature counts need the whole index in memory)");
   if (opt.abundance_em && opt.abundance.empty())
     throw std::invalid_argument("--abundance-em needs --abundance FILE (the table it extends)");
   if (cmd.many_samples() && !opt.reads.empty())
@@ -335,6 +323,28 @@ DatabaseLoad database_load(const QueryCommand& cmd, bool gpu) {
   return {cmd.database, gpu, pipeline::engine_options(cmd.options), cmd.gpu};
 }
 
+// A Kraken2 user's --output names Kraken2's per-read file; in `query` it is
+// metawarp's TSV, which the Kraken2 options given suggest was not meant.
+void warn_output_is_metawarps(const CLI::App& sub, const QueryCommand& cmd) {
+  const std::vector<std::string> kraken2 = given_kraken2_options(sub);
+  if (!cmd.output_given || cmd.options.output.empty() || kraken2.empty() || cmd.quiet) return;
+  std::fprintf(stderr,
+               "query: warning: --output writes metawarp's per-read TSV, not Kraken2's per-read "
+               "format (given with Kraken2's %s): Kraken2's is --kraken-output FILE, or run "
+               "`metawarp kraken2`, whose --output is Kraken2's\n",
+               kraken2.front().c_str());
+}
+
+}  // namespace
+
+CLI::Validator existing_file_or_stdin() {
+  return CLI::Validator(
+      [](const std::string& path) {
+        return path == "-" ? std::string() : CLI::ExistingFile(path);
+      },
+      "FILE or -");
+}
+
 void run_query(QueryCommand& cmd, QueryDatabases& databases) {
   check_before_work(cmd);
   pipeline::OutputFile summary_file(cmd.summary_json);
@@ -367,6 +377,7 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
   double load_seconds = 0;
   auto load = [&] {
     held = databases.get(database_load(cmd, gpu));
+    if (cmd.kraken2_messages) std::fputs(kraken2_loaded_line, stderr);
     load_seconds = loading.seconds();
     if (held.loaded_before) return loading.done("held by the server");
     loading.done(pipeline::format_bytes(file_size_or_zero(cmd.database)) +
@@ -416,6 +427,7 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
           [&] { return pipeline::run_query(pending, opt, &buffers); }));
       line.reset();
     }
+    if (cmd.kraken2_messages) std::fputs(kraken2_summary(results[0]).c_str(), stderr);
     if (!cmd.quiet) {
       print_counts("query", results[0], opt.reads.size() == 2 || opt.interleaved);
       if (cmd.verbose) print_stages(results[0].stages);
@@ -425,8 +437,6 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
     print_gpu_stats(held.loaded->gpu_engine->stats());
   finish_summary(summary_file, cmd, *held.loaded->database, gpu, std::move(results));
 }
-
-}  // namespace
 
 void add_device_options(CLI::App& sub, QueryCommand& cmd) {
   add_number(sub, "-t,--threads", cmd.options.threads,
@@ -536,6 +546,12 @@ void add_query_command(CLI::App& app, const CommandContext& context) {
            "the part leaves of --max-memory, else an eighth of the host's memory, at most 4G)");
   // Kraken2's spellings: --paired, --use-names, --classified-out, ...
   add_kraken2_options(*sub, opt, cmd->kraken2);
+  // Kraken2's --db is the whole Kraken2 command line's: said so, not taken
+  // for a reads file or refused as unknown.
+  add_refused_option(*sub, "--db", true, "",
+                     "--db: metawarp query takes the database as its first argument (metawarp "
+                     "query DB READS...); for Kraken2's command line, --db and Kraken2's "
+                     "--output included, run `metawarp kraken2` (or metawarp called as kraken2)");
   sub->add_option("--summary-json", cmd->summary_json,
                   "Write a summary of the run as JSON (inputs, counts, rates, database, times) "
                   "to this file ('-': stdout)");
@@ -551,6 +567,7 @@ void add_query_command(CLI::App& app, const CommandContext& context) {
     cmd->batch_size_given = sub->count("--batch-size") > 0;
     read_device_options(*sub, *cmd);
     cmd->output_given = sub->count("--output") > 0;
+    warn_output_is_metawarps(*sub, *cmd);
     if (!cmd->server.empty()) {
       if (context.request) throw std::invalid_argument("a server does not pass a query on");
       throw ExitStatus{run_on_server(cmd->server, context.arguments)};

@@ -44,9 +44,15 @@ struct QueryCommand {
   std::string server;    // --server SOCKET: run by `metawarp serve` (cli/query_client.hpp)
   std::string summary_json;  // --summary-json FILE (cli/run_summary.hpp)
   std::chrono::steady_clock::time_point start;  // when the command started
+  // `metawarp kraken2`: Kraken2's lines on stderr (cli/kraken2_messages.hpp)
+  // instead of metawarp's, which `quiet` then silences.
+  bool kraken2_messages = false;
 
   bool many_samples() const { return !sample_sheet.empty() || !sample_groups.empty(); }
 };
+
+// Reads may come from stdin ("-"); anything else must be an existing file.
+CLI::Validator existing_file_or_stdin();
 
 // -t, --device, --gpu, --gpus, --shards-per-gpu, --gpu-lanes on `sub`, and,
 // in its callback, what they say (the GPU list, whether lanes were given).
@@ -56,5 +62,10 @@ void read_device_options(const CLI::App& sub, QueryCommand& cmd);
 // What `cmd` loads with its classifier options resolved and its threads and
 // lanes bounded as a query does (`command` names it in notices).
 DatabaseLoad default_query_load(QueryCommand& cmd, const std::string& command);
+
+// Runs the query `cmd` describes (checked first, before anything is loaded or
+// written), its database from `databases`: `metawarp query`'s and
+// `metawarp kraken2`'s work once their command lines are read.
+void run_query(QueryCommand& cmd, QueryDatabases& databases);
 
 }  // namespace metawarp::cli

@@ -26,6 +26,7 @@
 #include <stdexcept>
 
 #include "cli/command_line.hpp"
+#include "cli/number_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/query_command.hpp"
 #include "cli/query_databases.hpp"
@@ -325,16 +326,10 @@ void add_serve_command(CLI::App& app) {
       ->required();
   add_device_options(*sub, cmd->defaults);
   sub->add_flag("-q,--quiet", cmd->defaults.quiet, "No messages on stderr but errors");
-  sub->add_option("--request-seconds", cmd->request_seconds,
-                  "Seconds a client has, from its connection, to send its whole request "
-                  "(0.1 to 3600)")
-      ->capture_default_str();
+  add_fraction(*sub, "--request-seconds", cmd->request_seconds,
+               "Seconds a client has, from its connection, to send its whole request", 0.1, 3600);
   sub->callback([cmd, sub] {
     read_device_options(*sub, cmd->defaults);
-    // Written so that NaN fails too (CLI::Range lets it through).
-    if (!(cmd->request_seconds >= 0.1 && cmd->request_seconds <= 3600))
-      throw std::invalid_argument("--request-seconds must be between 0.1 and 3600, not " +
-                                  std::to_string(cmd->request_seconds));
     run_serve(*cmd);
   });
 }

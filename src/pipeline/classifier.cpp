@@ -4,7 +4,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "metawarp/host/parallel_for.hpp"
 #include "metawarp/sketch/host.hpp"
 #include "metawarp/sketch/sketch.hpp"
 
@@ -265,9 +264,11 @@ void Classifier::evidence(std::size_t count, TaxonOf taxon_of,
   result.mate1_runs = 0;
   result.found.clear();
   const classify::TaxonTree tree = taxa_.tree();
+  std::uint64_t in_database = 0;  // features with a feature taxon
   for (std::size_t i = 0; i < count; ++i) {
     if (i == mate1_features) result.mate1_runs = std::uint32_t(runs.size());
     const classify::taxon_node_t node = taxon_of(i);
+    in_database += node != classify::no_node;
     if (options_.found_features && node != classify::no_node)
       result.found.emplace_back(features[i], taxa_.taxid[node]);
     if (!runs.empty() && runs.back().taxon == node && i != mate1_features)
@@ -284,6 +285,7 @@ void Classifier::evidence(std::size_t count, TaxonOf taxon_of,
                                         options_.confidence_millionths, tree,
                                         params(paired));
   }
+  if (in_database < options_.minimum_hit_groups) a.taxid = classify::unclassified_taxon;
   for (classify::EvidenceRun& run : runs) run.taxon = taxa_.taxid[run.taxon];
 }
 
@@ -335,34 +337,6 @@ ReadResult Classifier::decide(std::span<const std::span<const sketch::Location>>
                                                     options_.max_candidates);
   result.assignment = classify::assign(result.top, result.candidate_count, lineages_.data(),
                                        params(shape.paired));
-  return result;
-}
-
-std::vector<std::pair<taxonomy::taxid_t, std::uint64_t>> Classifier::database_feature_taxa(
-    unsigned threads) const {
-  if (!options_.needs_evidence())
-    throw std::logic_error("Classifier: feature taxa asked of a classifier made without them");
-  const db::FeatureIndex& index = db_.index;
-  const classify::TaxonTree tree = taxa_.tree();
-  std::vector<std::vector<std::uint64_t>> counts(std::max(1u, threads));
-  host::parallel_for(counts.size(), unsigned(counts.size()), [&](std::size_t part) {
-    std::vector<std::uint64_t>& mine = counts[part];
-    mine.assign(taxa_.taxid.size(), 0);
-    const std::size_t n = index.feature_count();
-    const std::size_t begin = n * part / counts.size(), end = n * (part + 1) / counts.size();
-    for (std::size_t f = begin; f < end; ++f) {
-      const std::uint64_t first = index.offsets()[f], last = index.offsets()[f + 1];
-      ++mine[classify::feature_taxon(index.locations().data() + first,
-                                     std::uint32_t(last - first), taxa_.target_node.data(),
-                                     tree)];
-    }
-  });
-  std::vector<std::pair<taxonomy::taxid_t, std::uint64_t>> result;
-  for (std::size_t node = 0; node < taxa_.taxid.size(); ++node) {
-    std::uint64_t sum = 0;
-    for (const auto& mine : counts) sum += mine[node];
-    if (sum > 0) result.emplace_back(taxa_.taxid[node], sum);
-  }
   return result;
 }
 

@@ -54,14 +54,20 @@ struct ClassifierOptions {
   std::uint64_t insert_size = 500;
   // --confidence F in millionths (classify/confidence.hpp); 0: off.
   std::uint32_t confidence_millionths = 0;
+  // --minimum-hit-groups N (Kraken2's): a call stands only when at least N of
+  // the read's features are in the database (have a feature taxon), else the
+  // read is unclassified; checked after --confidence, as Kraken2 voids a call
+  // made from fewer minimizer hit groups. 0: off.
+  std::uint32_t minimum_hit_groups = 0;
   // Collect each read's evidence (ReadResult::evidence): the Kraken output's
-  // column 5 and --report-minimizer-data need it; --confidence implies it.
+  // column 5 and --report-minimizer-data need it; --confidence and
+  // --minimum-hit-groups imply it.
   bool evidence = false;
   // Also list each read's features found in the database with their taxa
   // (ReadResult::found), for --report-minimizer-data; implies the evidence.
   bool found_features = false;
   bool needs_evidence() const {
-    return evidence || found_features || confidence_millionths != 0;
+    return evidence || found_features || confidence_millionths != 0 || minimum_hit_groups != 0;
   }
   bool operator==(const ClassifierOptions&) const = default;
 };
@@ -207,10 +213,6 @@ class Classifier {
   }
   const std::vector<classify::TargetLineage>& lineages() const { return lineages_; }
   const TaxonArrays& taxa() const { return taxa_; }
-  // Features of the whole database per feature taxon (0: no taxon), for
-  // --report-minimizer-data; `threads` threads over the index.
-  std::vector<std::pair<taxonomy::taxid_t, std::uint64_t>> database_feature_taxa(
-      unsigned threads) const;
   const ClassifierOptions& options() const { return options_; }
 
  private:

@@ -64,10 +64,6 @@ class PartitionedRun {
         reads_(open_reads(o)),
         writer_(db.metadata(), o, counters ? *counters : own_counters_) {
     if (parts_.empty()) throw std::invalid_argument("a partitioned query needs at least one part");
-    if (o.report_minimizer_data)
-      throw std::invalid_argument(
-          "--report-minimizer-data is not available with --partitions or --max-memory: the "
-          "database's feature counts need the whole index in memory");
     // Bytes a super-batch holds per byte of mates-1 text, until one has
     // measured it: a base per byte, both mates' text in each of the two
     // super-batches in flight, s features per window stride with their
@@ -224,7 +220,7 @@ class PartitionedRun {
       sketched.features.clear();
       sketched.offsets.assign(1, 0);
       sketched.shapes.clear();
-      if (!parse_batch(reads_.layout(), super.batches[b], state.parsed[b])) return;
+      if (!parse_batch(options_, reads_.layout(), super.batches[b], state.parsed[b])) return;
       for (const ReadView& read : state.parsed[b].reads) {
         sketched.shapes.push_back(
             classifier_.sketch_read(read.mate1, read.mate2, sketched.features));

@@ -169,7 +169,7 @@ class QueryRun {
   void parse_and_classify(Batch& batch, Worker& worker) {
     host::Stopwatch clock;
     ParsedBatch& parsed = *worker.parsed;
-    const bool reads = parse_batch(reads_.layout(), batch, parsed);
+    const bool reads = parse_batch(options_, reads_.layout(), batch, parsed);
     worker.parse += clock.lap();
     const LoadedDatabase& loaded = ready();
     clock.lap();  // the wait is the database's, not the worker's
@@ -220,7 +220,8 @@ std::vector<output::NamedPath> query_outputs(const QueryOptions& options) {
       outputs.push_back({label, path});
       continue;
     }
-    const std::vector<std::string> paths = mate_paths(path, paired, label);
+    const std::vector<std::string> paths =
+        mate_paths(path, paired, label, options.kraken2_read_outputs);
     for (std::size_t m = 0; m < paths.size(); ++m)
       outputs.push_back({paths.size() == 2 ? label + " (mates " + std::to_string(m + 1) + ")"
                                            : label,

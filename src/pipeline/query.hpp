@@ -33,6 +33,10 @@ struct QueryOptions {
   std::vector<std::string> reads;
   bool interleaved = false;
   ClassifierOptions classifier;
+  // --minimum-base-quality Q (Kraken2's): a FASTQ base whose quality (Phred+33)
+  // is below Q is masked before classification, so no k-mer spans it; FASTA
+  // reads are used as they are. The outputs show the reads as read. 0: off.
+  unsigned minimum_base_quality = 0;
   unsigned threads = 1;
   std::size_t batch_size = 4096;  // reads or pairs per batch
 
@@ -52,7 +56,12 @@ struct QueryOptions {
   // The reads themselves, by their call ('#' -> _1/_2 for pairs; pipeline/read_outputs.hpp).
   std::string classified_out;
   std::string unclassified_out;
-  // --report-minimizer-data: the report's two columns of distinct features.
+  // Those files as Kraken2 writes them (`metawarp kraken2`): a classified
+  // record's header ends in " kraken:taxid|N", and the path of single-end
+  // reads keeps a '#' as it is.
+  bool kraken2_read_outputs = false;
+  // --report-minimizer-data: the report's two columns of Kraken2's, per clade
+  // the reads' features found and the distinct ones (report/minimizer_data.hpp).
   bool report_minimizer_data = false;
   // Files the caller writes once for the whole run (--summary-json), not per
   // sample: checked with the query's outputs (the output path rule, distinct

@@ -22,6 +22,36 @@ std::string_view read_id(const io::RecordView& mate1, bool paired) {
   return id;
 }
 
+// The reads' sequences with the bases of quality below `minimum` (Phred+33)
+// as 'N', as Kraken2's --minimum-base-quality masks them (it writes 'x'; both
+// end every k-mer over them): copied to parsed.masked, which the reads then
+// view. A FASTA record (no quality) is left as it is.
+void mask_low_quality(unsigned minimum, ParsedBatch& parsed) {
+  const io::ReadViewBatch& records = parsed.records;
+  const std::size_t count = parsed.reads.size();
+  const auto has_quality = [](const io::RecordView& r) { return !r.quality.empty(); };
+  std::size_t bases = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (has_quality(records.mates1[i])) bases += parsed.reads[i].mate1.size();
+    if (!parsed.reads[i].mate2.empty() && has_quality(records.mates2[i]))
+      bases += parsed.reads[i].mate2.size();
+  }
+  std::string& masked = parsed.masked;
+  masked.clear();
+  masked.reserve(bases);  // the views into it stay valid while it fills
+  const auto mask = [&](const io::RecordView& record, std::string_view& sequence) {
+    if (!has_quality(record)) return;
+    const std::size_t at = masked.size();
+    for (std::size_t j = 0; j < sequence.size(); ++j)
+      masked += int(record.quality[j]) - '!' < int(minimum) ? 'N' : sequence[j];
+    sequence = std::string_view(masked).substr(at, sequence.size());
+  };
+  for (std::size_t i = 0; i < count; ++i) {
+    mask(records.mates1[i], parsed.reads[i].mate1);
+    if (!parsed.reads[i].mate2.empty()) mask(records.mates2[i], parsed.reads[i].mate2);
+  }
+}
+
 }  // namespace
 
 // A small input is cut into at least this many batches per worker: with one
@@ -47,7 +77,8 @@ io::ReadBlockCutter open_reads(const QueryOptions& o) {
   return io::ReadBlockCutter(o.reads, o.interleaved);
 }
 
-bool parse_batch(io::ReadLayout layout, Batch& batch, ParsedBatch& parsed) {
+bool parse_batch(const QueryOptions& options, io::ReadLayout layout, Batch& batch,
+                 ParsedBatch& parsed) {
   BatchOutput& out = batch.out;
   out.tsv.clear();
   out.kraken.clear();
@@ -72,6 +103,7 @@ bool parse_batch(io::ReadLayout layout, Batch& batch, ParsedBatch& parsed) {
   for (std::size_t i = 0; i < result.count; ++i)
     parsed.reads[i] = ReadView{records.mates1[i].sequence,
                                paired ? records.mates2[i].sequence : std::string_view()};
+  if (options.minimum_base_quality > 0) mask_low_quality(options.minimum_base_quality, parsed);
   // Not cleared first: clearing would free every result's evidence lists
   // and then write each result again (hundreds of bytes a read).
   if (parsed.results.size() < result.count) parsed.results.resize(result.count);
@@ -86,7 +118,8 @@ QueryWriter::QueryWriter(const db::Database& db, const QueryOptions& o, QueryCou
       kraken_(o.kraken_output),
       report_(o.report),
       abundance_(o.abundance),
-      reads_(o.classified_out, o.unclassified_out, o.reads.size() == 2 || o.interleaved),
+      reads_(o.classified_out, o.unclassified_out, o.reads.size() == 2 || o.interleaved,
+             o.kraken2_read_outputs),
       counters_(counters) {
   tsv_.write(formatter_.tsv_header());
   if (o.abundance_em && abundance_.enabled()) lineages_ = target_lineages(db);
@@ -153,17 +186,19 @@ void QueryWriter::split_reads_by_call(Batch& batch, bool paired) const {
   if (first.size() < (interleaved ? 2 * reads : reads) ||
       second.size() < (paired && !interleaved ? reads : 0))
     throw std::logic_error("classified/unclassified reads: fewer records than reads in a batch");
+  std::string tag;
   for (std::size_t i = 0; i < reads; ++i) {
     // Classified as the per-read outputs say it: a taxon of the database.
     const bool classified = db_.taxonomy.find(out.calls[i]) != nullptr;
     std::array<std::string, 2>& texts = classified ? out.classified : out.unclassified;
+    tag = classified && options_.kraken2_read_outputs ? kraken2_header_tag(out.calls[i]) : "";
     if (interleaved) {
-      append_record(texts[0], first[2 * i]);
-      append_record(texts[1], first[2 * i + 1]);
+      append_record(texts[0], first[2 * i], tag);
+      append_record(texts[1], first[2 * i + 1], tag);
       continue;
     }
-    append_record(texts[0], first[i]);
-    if (paired) append_record(texts[1], second[i]);
+    append_record(texts[0], first[i], tag);
+    if (paired) append_record(texts[1], second[i], tag);
   }
 }
 
@@ -195,12 +230,8 @@ void QueryWriter::finish(QuerySummary& summary) {
     if (options_.mpa_style) {
       report_.write(report::mpa_report(lines));
     } else if (options_.report_minimizer_data) {
-      // The database's side: every feature's taxon, once, over the whole index.
-      report::MinimizerData data;
-      data.seen = features_seen_.distinct_per_taxon();
-      const Classifier classifier(db_, engine_options(options_));
-      for (const auto& [taxid, count] : classifier.database_feature_taxa(options_.threads))
-        data.held[taxid] = count;
+      const report::MinimizerData data =
+          report::clade_minimizer_data(db_.taxonomy, features_seen_);
       report_.write(report::kraken_report(
           lines, [&](taxonomy::taxid_t taxid) { return data.columns(taxid); }));
     } else {

@@ -80,13 +80,18 @@ struct ParsedBatch {
   // Sized as reads; every engine assigns each result whole, so a result
   // left from an earlier batch is never read.
   std::vector<ReadResult> results;
+  // With --minimum-base-quality: the FASTQ sequences with their low-quality
+  // bases masked, which `reads` then view.
+  std::string masked;
 };
 
-// Clears batch.out, then parses the batch into `parsed`. False when there is
-// nothing to classify: the batch is empty, or its bad input is now
-// batch.out.error (the sink reports it when it reaches the batch, so the
-// error reported is the first in input order whatever the thread count).
-bool parse_batch(io::ReadLayout layout, Batch& batch, ParsedBatch& parsed);
+// Clears batch.out, then parses the batch into `parsed`, its reads masked by
+// options.minimum_base_quality. False when there is nothing to classify: the
+// batch is empty, or its bad input is now batch.out.error (the sink reports
+// it when it reaches the batch, so the error reported is the first in input
+// order whatever the thread count).
+bool parse_batch(const QueryOptions& options, io::ReadLayout layout, Batch& batch,
+                 ParsedBatch& parsed);
 
 // The outputs of one query: opened (as temporaries) when made, so that a
 // failed query removes older files at every output path; written batch by

@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 
@@ -33,11 +34,11 @@ std::string_view line_at(std::string_view text, std::size_t pos, std::size_t& ne
 }  // namespace
 
 std::vector<std::string> mate_paths(const std::string& path, bool paired,
-                                    const std::string& option) {
+                                    const std::string& option, bool kraken2) {
   if (path.empty()) return {};
   const std::size_t mark = path.find(mate_mark);
   if (!paired) {
-    if (mark != std::string::npos)
+    if (mark != std::string::npos && !kraken2)
       throw std::invalid_argument(option + " '" + path +
                                   "': '#' stands for the mate number of pairs, and these reads "
                                   "are single-end");
@@ -104,9 +105,18 @@ SequenceOutput::~SequenceOutput() = default;
 SequenceOutput::SequenceOutput(SequenceOutput&&) noexcept = default;
 SequenceOutput& SequenceOutput::operator=(SequenceOutput&&) noexcept = default;
 
-void append_record(std::string& out, std::string_view record) {
-  out += record;
-  if (!record.empty() && record.back() != '\n') out += '\n';
+void append_record(std::string& out, std::string_view record, std::string_view header_suffix) {
+  if (record.empty()) return;
+  std::size_t header_end = std::min(record.find('\n'), record.size());
+  if (header_end > 0 && record[header_end - 1] == '\r') --header_end;
+  out += record.substr(0, header_end);
+  out += header_suffix;
+  out += record.substr(header_end);
+  if (record.back() != '\n') out += '\n';
+}
+
+std::string kraken2_header_tag(taxonomy::taxid_t taxid) {
+  return " kraken:taxid|" + std::to_string(taxid);
 }
 
 void SequenceOutput::write(std::string_view text) {
@@ -142,10 +152,10 @@ void SequenceOutput::close() {
 }
 
 ReadOutputs::ReadOutputs(const std::string& classified_path,
-                         const std::string& unclassified_path, bool paired) {
+                         const std::string& unclassified_path, bool paired, bool kraken2) {
   const auto open = [&](std::array<SequenceOutput, 2>& files, const std::string& path,
                         const std::string& option) {
-    const std::vector<std::string> paths = mate_paths(path, paired, option);
+    const std::vector<std::string> paths = mate_paths(path, paired, option, kraken2);
     for (std::size_t m = 0; m < paths.size(); ++m) files[m] = SequenceOutput(paths[m]);
   };
   open(classified, classified_path, "--classified-out");

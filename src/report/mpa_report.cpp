@@ -1,24 +1,17 @@
 #include "report/mpa_report.hpp"
 
 #include <optional>
+#include <string_view>
 
 namespace metawarp::report {
 namespace {
 
-// The level prefix of a main-rank code, or nullopt for every other code.
+// The level prefix of a main-rank code (its letter in lower case), or
+// nullopt for every other code.
 std::optional<char> mpa_level(const std::string& code) {
-  if (code.size() != 1) return std::nullopt;
-  switch (code[0]) {
-    case 'D':
-    case 'K': return 'k';
-    case 'P': return 'p';
-    case 'C': return 'c';
-    case 'O': return 'o';
-    case 'F': return 'f';
-    case 'G': return 'g';
-    case 'S': return 's';
-    default: return std::nullopt;
-  }
+  if (code.size() != 1 || std::string_view("DKPCOFGS").find(code[0]) == std::string_view::npos)
+    return std::nullopt;
+  return char(code[0] - 'A' + 'a');
 }
 
 }  // namespace
@@ -35,8 +28,6 @@ std::string mpa_report(const std::vector<ReportLine>& lines) {
     std::string element;
     if (level) {
       element = std::string(1, *level) + "__" + line.name;
-      for (char& c : element)
-        if (c == ' ') c = '_';
       for (const std::string& ancestor : path)
         if (!ancestor.empty()) out += ancestor + '|';
       out += element;

@@ -3,9 +3,8 @@
 namespace metawarp::report {
 namespace {
 
-// One mate's runs, "taxid:count" space-separated ("0:0" when it has none).
+// Runs as "taxid:count", space-separated.
 void append_runs(std::string& out, const classify::EvidenceRun* runs, std::uint32_t n) {
-  if (n == 0) out += "0:0";
   for (std::uint32_t i = 0; i < n; ++i) {
     if (i > 0) out += ' ';
     out += std::to_string(runs[i].taxon);
@@ -68,10 +67,17 @@ void ReadFormatter::append_kraken(std::string& out, const ReadCall& call) const 
     out += std::to_string(call.length2);
   }
   out += '\t';
-  append_runs(out, call.evidence, call.mate1_runs);
-  if (call.paired) {
-    out += " |:| ";
-    append_runs(out, call.evidence + call.mate1_runs, call.evidence_runs - call.mate1_runs);
+  if (!call.paired) {
+    if (call.evidence_runs == 0) out += "0:0";
+    append_runs(out, call.evidence, call.evidence_runs);
+  } else {
+    // Kraken2's tokens: mate 1's runs, "|:|", mate 2's, space-separated; a
+    // mate without features adds none (so "|:|" alone for neither).
+    const std::uint32_t mate2_runs = call.evidence_runs - call.mate1_runs;
+    append_runs(out, call.evidence, call.mate1_runs);
+    out += call.mate1_runs > 0 ? " |:|" : "|:|";
+    if (mate2_runs > 0) out += ' ';
+    append_runs(out, call.evidence + call.mate1_runs, mate2_runs);
   }
   out += '\n';
 }

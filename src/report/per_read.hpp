@@ -15,7 +15,8 @@
 // window's features in sketch order, by hash) as runs "taxid:count",
 // space-separated, where taxid is the feature's taxon (the LCA of the taxa
 // of its locations; 0: not in the database); pairs write mate 1's runs, then
-// " |:| ", then mate 2's. A mate without features writes "0:0".
+// "|:|", then mate 2's, all space-separated, as Kraken2 does: a mate without
+// features adds no run ("562:4 |:|"), and a single read without any is "0:0".
 // With use_names (kraken2 --use-names) the taxid column is "name (taxid N)",
 // "unclassified (taxid 0)".
 #include <cstdint>

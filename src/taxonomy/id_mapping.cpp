@@ -98,19 +98,33 @@ SeqIdMap SeqIdMap::load_seqid2taxid(const std::filesystem::path& path) {
       i = j;
     }
     if (count == 0) continue;  // blank line
-    if (count != 2)
-      in.fail("expected 2 columns (seqid, taxid), found " +
+    // Kraken2's prelim_map.txt: "TAXID seqid taxid", or "ACCNUM seqid
+    // accession", which accession2taxid maps (TaxidResolver's next source).
+    if (count == 3 && columns[0] == "ACCNUM") continue;
+    const bool prelim = count == 3 && columns[0] == "TAXID";
+    if (count != 2 && !prelim)
+      in.fail("expected 2 columns (seqid, taxid) or a Kraken2 prelim_map line (TAXID or "
+              "ACCNUM, seqid, value), found " +
               std::string(count > 2 ? "more" : "1"));
-    const auto taxid = detail::parse_taxid(columns[1]);
+    const std::string_view seqid = columns[prelim ? 1 : 0], value = columns[prelim ? 2 : 1];
+    const auto taxid = detail::parse_taxid(value);
     if (!taxid)
-      in.fail("bad taxid '" + std::string(columns[1].substr(0, 40)) + "' for seqid '" +
-              std::string(columns[0]) + "'");
-    const auto [it, inserted] = result.map_.emplace(std::string(columns[0]), *taxid);
+      in.fail("bad taxid '" + std::string(value.substr(0, 40)) + "' for seqid '" +
+              std::string(seqid) + "'");
+    const auto [it, inserted] = result.map_.emplace(std::string(seqid), *taxid);
     if (!inserted && it->second != *taxid)
       in.fail("seqid '" + it->first + "' maps to taxid " + std::to_string(*taxid) +
               " here but to " + std::to_string(it->second) + " on an earlier line");
   }
   return result;
+}
+
+bool maps_by_accession(const std::filesystem::path& path) {
+  detail::TextLines in(path);
+  std::string_view line;
+  while (in.next(line))
+    if (line.substr(0, 7) == "ACCNUM\t") return true;
+  return false;
 }
 
 std::optional<taxid_t> SeqIdMap::find(std::string_view seqid) const {

@@ -34,11 +34,15 @@ std::string accession_of(std::string_view seqid);
 // "NC_000913" for "NC_000913.3"; unchanged without a version.
 std::string_view accession_without_version(std::string_view accession);
 
-// Kraken2's seqid2taxid.map: "seqid<TAB or spaces>taxid" per line.
+// Kraken2's seqid2taxid.map: "seqid<TAB or spaces>taxid" per line. Lines of
+// Kraken2's prelim_map.txt (kraken2-build --add-to-library's) are read too:
+// "TAXID seqid taxid" maps, "ACCNUM seqid accession" is skipped (the
+// accession of the seqid is looked up in accession2taxid files).
 class SeqIdMap {
  public:
   // Plain or gzip. Throws std::runtime_error "file:line: problem" on lines
-  // without exactly two columns, bad taxids, or one seqid with two taxids.
+  // with neither two columns nor a prelim_map line's three, bad taxids, or
+  // one seqid with two taxids.
   static SeqIdMap load_seqid2taxid(const std::filesystem::path& path);
 
   void add(std::string seqid, taxid_t taxid) { map_[std::move(seqid)] = taxid; }
@@ -48,6 +52,10 @@ class SeqIdMap {
  private:
   std::unordered_map<std::string, taxid_t> map_;
 };
+
+// Whether a Kraken2 map file has prelim_map ACCNUM lines: sequences mapped by
+// their accession, which only accession2taxid files can resolve.
+bool maps_by_accession(const std::filesystem::path& path);
 
 // NCBI accession2taxid ("accession\taccession.version\ttaxid\tgi" with a
 // header line), filtered to the wanted accessions because the files are huge.

@@ -13,8 +13,6 @@ for bad in 1.5 -0.1 nan; do
   [ -e bad.tsv ] && fail "a refused query wrote its output"
 done
 expect_error "give --report" "$metawarp" query db.mwdb "$r1" --report-minimizer-data -q
-expect_error "--report-minimizer-data" "$metawarp" query db.mwdb "$r1" --report r.txt \
-  --report-minimizer-data --partitions 2 -q
 
 expect_success "$metawarp" query db.mwdb "$r1" "$r2" -q -o plain.tsv --kraken-output plain.kraken \
   --report plain.report
@@ -48,8 +46,19 @@ expect_success "$metawarp" query db.mwdb "$r1" "$r2" -q -o '' --report mini.repo
   --report-minimizer-data
 cut -f1-3,6- mini.report | cmp -s - plain.report ||
   fail "without columns 4 and 5 the report differs from the plain one"
-awk -F'\t' 'NF != 8 || $4 > $5 { exit 1 }' mini.report ||
-  fail "minimizer data: 8 columns, distinct features seen <= features in the database"
-awk -F'\t' '$4 > 0 { seen = 1 } END { exit !seen }' mini.report || fail "no features seen"
-pass "--report-minimizer-data"
+# Kraken2's columns: the clade's minimizers (features) in the reads, and the
+# distinct ones among them; so never more distinct than in all, and no clade
+# holds more than the root's, which holds every feature with a taxon.
+awk -F'\t' 'NF != 8 || $4 < $5 { exit 1 }' mini.report ||
+  fail "minimizer data: 8 columns, the distinct features of a clade at most all of its features"
+awk -F'\t' '$6 == "R" { all = $4; distinct = $5 }
+            $6 != "R" && $6 != "U" && ($4 > all || $5 > distinct) { exit 1 }' mini.report ||
+  fail "minimizer data: a clade with more features than the root's"
+awk -F'\t' '$6 == "R" && $4 > 0 { seen = 1 } END { exit !seen }' mini.report ||
+  fail "no features seen"
+grep -q $'\t0\t0\tU\t0\tunclassified$' mini.report || fail "the unclassified line: not 0 0"
+expect_success "$metawarp" query db.mwdb "$r1" "$r2" -q -o '' --report parts.report \
+  --report-minimizer-data --partitions 3 -t 2
+same_bytes mini.report parts.report
+pass "--report-minimizer-data: Kraken2's columns, the same with the database in parts"
 echo "all confidence checks passed"

@@ -25,7 +25,7 @@ completion_options() {
   ) | sort -u
 }
 
-for command in build query info serve; do
+for command in build query info serve kraken2 kraken2-build; do
   help_options "$command" >help.txt
   [ -s help.txt ] || fail "$command --help lists no options"
   completion_options "$command" >completion.txt
@@ -33,7 +33,7 @@ for command in build query info serve; do
   [ -z "$missing" ] || fail "the completion of $command lacks: $missing"
   extra=$(comm -13 help.txt completion.txt | tr '\n' ' ')
   [ -z "$extra" ] || fail "the completion of $command offers what --help does not list: $extra"
-  page=$root/docs/man/metawarp-$command.1
+  page=$root/docs/man/metawarp-${command%-build}.1  # kraken2-build: kraken2's page
   while IFS= read -r option; do
     grep -qF -- "${option//-/\\-}" "$page" || fail "$page does not describe $option"
   done <help.txt
@@ -41,6 +41,18 @@ for command in build query info serve; do
 done
 [ "$(completion_options classify)" = "$(completion_options query)" ] ||
   fail "classify does not complete as query"
+# Through the links: `kraken2 -<TAB>` completes as `metawarp kraken2 -<TAB>`.
+for link in kraken2 kraken2-build; do
+  through_link=$(
+    source "$completion"
+    COMP_WORDS=("/opt/bin/$link" -)
+    COMP_CWORD=1
+    _metawarp
+    printf '%s\n' "${COMPREPLY[@]}" | sort -u
+  )
+  [ "$through_link" = "$(completion_options $link)" ] ||
+    fail "$link (a link) does not complete as metawarp $link"
+done
 
 if command -v man >/dev/null; then
   for page in "$root"/docs/man/*.1; do

@@ -86,13 +86,14 @@ pass "samples: {sample} and '#' together, each sample as its own run"
 expect_error "use --interleaved" "$metawarp" query db.mwdb "$r1" --paired -o ''
 expect_error "pairs need a '#'" "$metawarp" query db.mwdb "$r1" "$r2" -o '' --classified-out c.fq
 expect_error "single-end" "$metawarp" query db.mwdb "$r1" -o '' --unclassified-out 'u#.fq'
-expect_error "--hit-min" "$metawarp" query db.mwdb "$r1" -o '' --minimum-hit-groups 3
 expect_error "give --report" "$metawarp" query db.mwdb "$r1" -o '' --use-mpa-style
 expect_error "--kraken-output" "$metawarp" query db.mwdb "$r1" -o '' --use-names
 expect_error "same file" "$metawarp" query db.mwdb "$r1" "$r2" -o '' --classified-out 'x#.fq' \
   --unclassified-out 'x#.fq'
 [ ! -e x_1.fq ] || fail "a refused query wrote x_1.fq"
-expect_success "$metawarp" query db.mwdb "$r1" --gzip-compressed --bzip2-compressed -q -o ''
+expect_success "$metawarp" query db.mwdb "$r1" --gzip-compressed -q -o '' --quick --memory-mapping
+expect_error "contradict" "$metawarp" query db.mwdb "$r1" --gzip-compressed --bzip2-compressed -o ''
+expect_error "metawarp kraken2" "$metawarp" query db.mwdb "$r1" --db k2db -o ''
 
 # A failed query leaves no reads output behind.
 cp "$r1" bad.fq
@@ -111,24 +112,6 @@ grep -q $'^U\t[^\t]*\tunclassified (taxid 0)\t' names.kraken || fail "no 'unclas
 pass "--use-names"
 
 # Reports: what Kraken2 report readers expect, the zero-count and mpa variants.
-# check_report_shape <report>: 6 tab-separated columns, %6.2f, counts, rank
-# codes, unclassified first (when present), then root, names indented by 2
-# per level, never deeper than one level below the line before.
-check_report_shape() {
-  awk -F'\t' '
-    NF != 6 { print "line " NR ": " NF " columns"; bad = 1; exit }
-    $1 !~ /^ *[0-9]+\.[0-9][0-9]$/ || length($1) < 6 { print "line " NR ": percent"; bad = 1; exit }
-    $2 !~ /^[0-9]+$/ || $3 !~ /^[0-9]+$/ || $5 !~ /^[0-9]+$/ { print "line " NR ": counts"; bad = 1; exit }
-    $4 !~ /^[URDKPCOFGS][0-9]*$/ { print "line " NR ": rank code " $4; bad = 1; exit }
-    { match($6, /^ */); indent = RLENGTH }
-    $4 == "U" && (NR != 1 || $6 != "unclassified" || $5 != 0) { print "line " NR ": U"; bad = 1; exit }
-    $4 != "U" && !seen { seen = 1
-      if ($4 != "R" || $6 != "root" || indent) { print "line " NR ": not root"; bad = 1; exit } }
-    $4 != "U" && (indent % 2 || indent > last + 2) { print "line " NR ": indent"; bad = 1; exit }
-    $4 != "U" { last = indent }
-    END { if (!seen && !bad) { print "no root line"; bad = 1 } exit bad }' "$1" ||
-    fail "$1 is not shaped as report readers expect"
-}
 head -n 40 "$r1" >few.fq  # reads of few species: the zero-count report lists more
 expect_success "$metawarp" query db.mwdb few.fq -q -o '' --report few.report
 expect_success "$metawarp" query db.mwdb few.fq -q -o '' --report zero.report --report-zero-counts
@@ -142,15 +125,86 @@ taxa=$("$metawarp" info db.mwdb --taxa | tail -n +2 | wc -l)
 grep -q $'^  0.00\t0\t0\tU\t0\tunclassified$' zero.report || fail "zero.report: no unclassified line"
 "$metawarp" info db.mwdb | grep -q "^report taxa  *$taxa with --report-zero-counts" ||
   fail "info does not say what --report-zero-counts lists"
-# The mpa report: one line per main-rank taxon of the report, its clade count.
+# The mpa report, as Kraken2 2.1.2 writes it: one line per main-rank taxon of
+# the report, its clade count; d__ for the domain, names with their spaces.
 for m in few zero; do
   [ -s "$m.mpa" ] || fail "$m.mpa is empty"
-  awk -F'\t' 'NF != 2 || $2 !~ /^[0-9]+$/ || $1 !~ /^k__[^ |]+(\|[pcofgs]__[^ |]+)*$/ { exit 1 }' \
-    "$m.mpa" || fail "$m.mpa is not shaped 'k__...|p__...<TAB>reads'"
+  awk -F'\t' 'NF != 2 || $2 !~ /^[0-9]+$/ || $1 !~ /^d__[^|]+(\|[kpcofgs]__[^|]+)*$/ { exit 1 }' \
+    "$m.mpa" || fail "$m.mpa is not shaped 'd__...|p__...<TAB>reads'"
 done
+grep -q $'|s__Synthgenus[0-9]* species[0-9]*\t' few.mpa ||
+  fail "few.mpa: species names without their spaces"
 cmp -s <(cut -f2 zero.mpa) <(awk -F'\t' '$4 ~ /^[DKPCOFGS]$/ { print $2 }' zero.report) ||
   fail "zero.mpa: counts differ from the report's main-rank lines"
 pass "reports: readers' shape, --report-zero-counts (every taxon), --use-mpa-style"
+
+# --minimum-hit-groups N (Kraken2's): a call stands when at least N of the
+# read's features are in the database (column 5's runs of a taxid other than
+# 0), else the read is unclassified; the evidence itself is unchanged.
+expect_success "$metawarp" query db.mwdb "$r1" "$r2" -q -o '' --kraken-output plain.kraken
+expect_success "$metawarp" query db.mwdb "$r1" "$r2" -q -o '' --kraken-output g1.kraken \
+  --minimum-hit-groups 1
+same_bytes plain.kraken g1.kraken
+# in_database <kraken output>: "<call> <taxid> <features in the database>" per read.
+in_database() {
+  awk -F'\t' '{ n = split($5, runs, / /); sum = 0
+                for (i = 1; i <= n; i++) {
+                  split(runs[i], tc, /:/)
+                  if (tc[1] != "0" && tc[1] != "|") sum += tc[2] }
+                print $1, $3, sum }' "$1"
+}
+groups=$(in_database plain.kraken | awk '$1 == "C" { print $3 }' | sort -n |
+  awk '{ v[NR] = $1 } END { print v[int(NR / 2)] }')  # the median
+expect_success "$metawarp" query db.mwdb "$r1" "$r2" -q -o '' --kraken-output g.kraken \
+  --minimum-hit-groups "$groups" -t 3 --batch-size 77
+cmp -s <(cut -f2,4,5 g.kraken) <(cut -f2,4,5 plain.kraken) ||
+  fail "--minimum-hit-groups changed the evidence"
+in_database plain.kraken |
+  awk -v n="$groups" '{ print ($3 >= n ? $1 " " $2 : "U 0") }' >expected_calls
+cmp -s <(cut -f1,3 g.kraken | tr '\t' ' ') expected_calls ||
+  fail "--minimum-hit-groups $groups: not exactly the calls with $groups features in the database"
+[ "$(grep -c '^C' g.kraken)" -lt "$(grep -c '^C' plain.kraken)" ] && grep -q '^C' g.kraken ||
+  fail "--minimum-hit-groups $groups (the median) kept all calls or none"
+pass "--minimum-hit-groups $groups: the calls with fewer features in the database voided"
+
+# --minimum-base-quality Q: a FASTQ base of quality below Q is masked, as an
+# N there would be; qualities do not matter without it, nor FASTA reads with
+# it; the reads outputs keep the records as read.
+# Mates 1 with the second half of each quality '!' (Q0; the data has no
+# other), and with the second half of each sequence N.
+awk 'NR % 4 == 0 { q = substr($0, 76); gsub(/./, "!", q); print substr($0, 1, 75) q; next }
+     { print }' "$r1" >lowq.fq
+awk 'NR % 4 == 2 { s = substr($0, 76); gsub(/./, "N", s); print substr($0, 1, 75) s; next }
+     { print }' "$r1" >nbases.fq
+expect_success "$metawarp" query db.mwdb nbases.fq -q -o '' --kraken-output nbases.kraken
+expect_success "$metawarp" query db.mwdb lowq.fq -q -o '' --kraken-output masked.kraken \
+  --minimum-base-quality 1 --classified-out mc.fq --unclassified-out mu.fq -t 2 --batch-size 50
+same_bytes nbases.kraken masked.kraken
+cat mc.fq mu.fq | sort | cmp -s - <(sort lowq.fq) ||
+  fail "--minimum-base-quality changed the reads written"
+expect_success "$metawarp" query db.mwdb lowq.fq -q -o '' --kraken-output unmasked.kraken
+expect_success "$metawarp" query db.mwdb "$r1" -q -o '' --kraken-output single.kraken
+same_bytes single.kraken unmasked.kraken
+cmp -s nbases.kraken single.kraken && fail "test data: masking half of each read changed nothing"
+expect_success "$metawarp" query db.mwdb reads.fa -q -o '' --kraken-output fa_q.kraken \
+  --minimum-base-quality 60
+same_bytes fa.kraken fa_q.kraken
+pass "--minimum-base-quality: bases below the quality masked as Ns, FASTA as it is"
+
+# In `query`, --output is metawarp's TSV: given with Kraken2's options, a
+# warning says so and names Kraken2's per-read option.
+"$metawarp" query db.mwdb "$r1" "$r2" --paired --output out.tsv 2>warn.txt >/dev/null ||
+  fail "query --paired --output failed: $(cat warn.txt)"
+grep -q "^query: warning: --output writes metawarp's per-read TSV.*--paired.*--kraken-output FILE" \
+  warn.txt || fail "no warning that --output is metawarp's TSV: $(cat warn.txt)"
+no_warning() {
+  "$@" 2>warn.txt >/dev/null || fail "$* failed: $(cat warn.txt)"
+  grep -q "warning" warn.txt && fail "$*: a warning: $(cat warn.txt)"
+}
+no_warning "$metawarp" query db.mwdb "$r1" "$r2" --paired -o ''
+no_warning "$metawarp" query db.mwdb "$r1" "$r2" --output out.tsv
+no_warning "$metawarp" query db.mwdb "$r1" "$r2" --paired --output out.tsv -q
+pass "query: --output with Kraken2's options warns that it is metawarp's TSV"
 
 # GTDB: a database built from GTDB's taxonomy TSV and genome files named by accession.
 gtdb=$data/gtdb

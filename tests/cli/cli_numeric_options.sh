@@ -17,7 +17,7 @@ expect_error "--batch-size 18446744073709551616: must be a whole number between 
   "${query[@]}" --batch-size 18446744073709551616
 expect_error "--partitions -1: must be a whole number between 0 and " "${query[@]}" --partitions -1
 expect_error "--max-memory -1: must be a size in bytes between 0 and " "${query[@]}" --max-memory -1
-expect_error "--hit-memory -1: must be a size in bytes between 1 and " "${query[@]}" --hit-memory -1
+expect_error "--hit-memory -1: must be a size in bytes between 0 and " "${query[@]}" --hit-memory -1
 expect_error "--insert-size -1: must be a whole number between 0 and " "${query[@]}" \
   --insert-size -1
 expect_error "--partitions -1: must be a whole number between 0 and 65536" "${build[@]}" \

@@ -23,17 +23,24 @@ pass() { echo "ok: $*"; }
 # contains the text (notices such as "query: ... running on the CPU" may
 # come before it).
 expect_error() {
-  local expected=$1
-  shift
+  expect_failure 1 "$@"
+}
+
+# expect_failure <status> <what the message must contain> <command...>: as
+# expect_error, with that exit status (Kraken 2's command lines fail with
+# Kraken 2's statuses).
+expect_failure() {
+  local want=$1 expected=$2
+  shift 2
   "$@" >"$work/stdout" 2>"$work/stderr"
   local status=$?
-  [ "$status" -eq 1 ] || fail "$* exited $status, not 1; stderr: $(cat "$work/stderr")"
+  [ "$status" -eq "$want" ] || fail "$* exited $status, not $want; stderr: $(cat "$work/stderr")"
   local errors
   errors=$(grep -c '^metawarp: error: ' "$work/stderr")
   [ "$errors" -eq 1 ] || fail "$*: $errors 'metawarp: error:' lines: $(cat "$work/stderr")"
   grep '^metawarp: error: ' "$work/stderr" | grep -qF -- "$expected" ||
     fail "$*: no '$expected' in the error: $(cat "$work/stderr")"
-  pass "$* -> status 1: $(grep '^metawarp: error: ' "$work/stderr")"
+  pass "$* -> status $want: $(grep '^metawarp: error: ' "$work/stderr")"
 }
 
 # expect_success <command...>: exit status 0.
@@ -54,6 +61,26 @@ no_temporaries() {
   local left
   left=$(find "$1" -name '*.tmp-*' | head -n 5)
   [ -z "$left" ] || fail "temporaries left: $left"
+}
+
+# check_report_shape <report>: as Kraken2 report readers expect it: 6
+# tab-separated columns, %6.2f, counts, rank codes, unclassified first (when
+# present), then root, names indented by 2 per level, never deeper than one
+# level below the line before.
+check_report_shape() {
+  awk -F'\t' '
+    NF != 6 { print "line " NR ": " NF " columns"; bad = 1; exit }
+    $1 !~ /^ *[0-9]+\.[0-9][0-9]$/ || length($1) < 6 { print "line " NR ": percent"; bad = 1; exit }
+    $2 !~ /^[0-9]+$/ || $3 !~ /^[0-9]+$/ || $5 !~ /^[0-9]+$/ { print "line " NR ": counts"; bad = 1; exit }
+    $4 !~ /^[URDKPCOFGS][0-9]*$/ { print "line " NR ": rank code " $4; bad = 1; exit }
+    { match($6, /^ */); indent = RLENGTH }
+    $4 == "U" && (NR != 1 || $6 != "unclassified" || $5 != 0) { print "line " NR ": U"; bad = 1; exit }
+    $4 != "U" && !seen { seen = 1
+      if ($4 != "R" || $6 != "root" || indent) { print "line " NR ": not root"; bad = 1; exit } }
+    $4 != "U" && (indent % 2 || indent > last + 2) { print "line " NR ": indent"; bad = 1; exit }
+    $4 != "U" { last = indent }
+    END { if (!seen && !bad) { print "no root line"; bad = 1 } exit bad }' "$1" ||
+    fail "$1 is not shaped as report readers expect"
 }
 
 # A database of test_data, built once per test.

@@ -29,6 +29,8 @@ const std::map<std::string, std::vector<std::string>> base_arguments{
     {"info", {"info", existing_file}},
     {"query", {"query", existing_file, "-"}},
     {"serve", {"serve", existing_file, "--socket", "s"}},
+    {"kraken2", {"kraken2", existing_file}},
+    {"kraken2-build", {"kraken2-build", "--build", "--db", "db"}},
 };
 
 // Thrown where the commands would run: the line parsed and passed every check.
@@ -103,7 +105,10 @@ TEST_CASE("the parser has the numeric options the tester tried") {
         "build --kmer-length", "build --window-length", "build --sketch-size",
         "query --batch-size", "query --partitions", "query --max-memory", "query --hit-memory",
         "query --insert-size", "query --confidence", "query --threads", "info --gpu-memory",
-        "info --shards-per-gpu", "serve --gpu-lanes"})
+        "info --shards-per-gpu", "serve --gpu-lanes", "query --minimum-hit-groups",
+        "query --minimum-base-quality", "kraken2 --threads", "kraken2 --confidence",
+        "kraken2 --minimum-hit-groups", "kraken2 --minimum-base-quality", "kraken2-build --threads",
+        "kraken2-build --load-factor"})
     CHECK(names.count(expected));
 }
 

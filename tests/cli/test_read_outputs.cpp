@@ -65,3 +65,23 @@ TEST_CASE("FASTA records as read: wrapped lines kept, trailing blank lines left 
   CHECK(texts[1] == b);
   CHECK(texts[2] == c);
 }
+
+TEST_CASE("Kraken2's command line: a single-end path keeps its '#', classified headers tagged") {
+  // Kraken 2.1.2 replaces '#' only with --paired, and appends
+  // " kraken:taxid|N" to the header of each classified read it writes.
+  CHECK(mate_paths("out#.fq", false, "--classified-out", true) ==
+        std::vector<std::string>{"out#.fq"});
+  CHECK(mate_paths("out#.fq", true, "--classified-out", true) ==
+        std::vector<std::string>{"out_1.fq", "out_2.fq"});
+  CHECK(error_of([] { mate_paths("out.fq", true, "--classified-out", true); })
+            .find("pairs need a '#'") != std::string::npos);
+  CHECK(metawarp::pipeline::kraken2_header_tag(562) == " kraken:taxid|562");
+  std::string out;
+  append_record(out, "@r1 first\r\nACGT\r\n+\r\nIIII\r\n", " kraken:taxid|562");
+  append_record(out, ">s2\nAC\nGT", " kraken:taxid|9");
+  append_record(out, ">s3", " kraken:taxid|1");
+  CHECK(out ==
+        "@r1 first kraken:taxid|562\r\nACGT\r\n+\r\nIIII\r\n"
+        ">s2 kraken:taxid|9\nAC\nGT\n"
+        ">s3 kraken:taxid|1\n");
+}

@@ -38,6 +38,10 @@ TEST_CASE("Channel bounds its contents: a producer waits for room") {
     }
     c.close();
   });
+  // Two fit; the third must still be waiting a while after they went in
+  // (waiting for the two first keeps a slow machine from failing the test).
+  for (int waited = 0; pushed < 2 && waited < 10000; waited += 10)
+    std::this_thread::sleep_for(10ms);
   std::this_thread::sleep_for(100ms);
   CHECK(pushed == 2);  // the third waits for room
   int x;

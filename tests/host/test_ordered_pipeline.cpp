@@ -41,16 +41,22 @@ TEST_CASE("OrderedPipeline: serial steps and the sink see input order") {
       return true;
     });
     pipeline.serial([&](Item& item) { serial_seen.push_back(item.index); });
+    // Catch2's assertions are not thread-safe: the steps record, the test
+    // thread checks.
+    std::atomic<bool> bad_worker{false};
     pipeline.parallel(workers, [&](Item& item, unsigned worker) {
-      CHECK(worker < workers);
+      if (worker >= workers) bad_worker = true;
       jitter(item.index);
       item.value = item.index * item.index;
     });
     std::vector<int> sunk;
+    std::atomic<bool> wrong_value{false};
     pipeline.run([&](Item& item) {
-      CHECK(item.value == item.index * item.index);
+      if (item.value != item.index * item.index) wrong_value = true;
       sunk.push_back(item.index);
     });
+    CHECK_FALSE(bad_worker);
+    CHECK_FALSE(wrong_value);
     REQUIRE(sunk.size() == std::size_t(count));
     for (int i = 0; i < count; ++i) CHECK(sunk[i] == i);
     CHECK(serial_seen == sunk);

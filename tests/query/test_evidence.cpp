@@ -242,3 +242,40 @@ TEST_CASE("confidence: the call's clade holds F of the features, no lower taxon 
     if (millionths == 1000000u) CHECK(dropped > 0);  // reads with an error's feature
   }
 }
+
+TEST_CASE("minimum hit groups: a call needs N of the read's features in the database") {
+  // Kraken2's --minimum-hit-groups voids a call made from fewer minimizer hit
+  // groups; metawarp's are the read's features with a feature taxon.
+  const Fixture& f = fixture();
+  std::mt19937 rng(30);
+  const std::vector<Read> reads = random_reads(f, 200, rng);
+  ClassifierOptions plain_options;
+  plain_options.evidence = true;
+  const Classifier plain(f.db, plain_options);
+  ClassifierScratch scratch;
+  for (const std::uint32_t groups : {1u, 2u, 8u, 20u, 40u}) {
+    for (const std::uint32_t millionths : {0u, 600000u}) {
+      ClassifierOptions options;
+      options.minimum_hit_groups = groups;
+      options.confidence_millionths = millionths;
+      ClassifierOptions confident_options = plain_options;
+      confident_options.confidence_millionths = millionths;
+      const Classifier strict(f.db, options);
+      const Classifier confident(f.db, confident_options);
+      std::size_t voided = 0;
+      for (const Read& read : reads) {
+        const auto base = confident.classify(read.mate1, read.mate2, scratch);
+        const auto r = strict.classify(read.mate1, read.mate2, scratch);
+        std::uint32_t in_database = 0;
+        for (const auto& run : base.evidence)
+          if (run.taxon != 0) in_database += run.count;
+        CAPTURE(groups, millionths, in_database, base.assignment.taxid);
+        const bool enough = in_database >= groups;
+        CHECK(r.assignment.taxid == (enough ? base.assignment.taxid : 0));
+        voided += !enough && base.assignment.taxid != 0;
+      }
+      if (groups == 1) CHECK(voided == 0);  // a call always has a feature in the database
+      if (groups == 40) CHECK(voided > 0);
+    }
+  }
+}

@@ -52,7 +52,7 @@ inline std::string check_kraken_report(const std::string& report) {
 }
 
 inline std::string check_mpa_report(const std::string& report) {
-  static const std::regex element("[kpcofgs]__[^ \t|]+");
+  static const std::regex element("[dkpcofgs]__[^\t|]+");
   static const std::regex count("[0-9]+");
   std::vector<std::string> lines = split(report, '\n');
   if (!lines.empty()) lines.pop_back();

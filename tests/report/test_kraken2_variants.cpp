@@ -3,6 +3,7 @@
 // report readers expect, on the hand-checked sample of sample_tree.hpp.
 #include "catch.hpp"
 #include "report/kraken_report.hpp"
+#include "report/minimizer_data.hpp"
 #include "report/mpa_report.hpp"
 #include "report/per_read.hpp"
 #include "report_shape.hpp"
@@ -59,25 +60,28 @@ TEST_CASE("--report-zero-counts lists every taxon, the unclassified line first")
   CHECK(kraken_report(sample::tree(), c).find("Shigella") == std::string::npos);
 }
 
-TEST_CASE("--use-mpa-style: the report as kreport2mpa writes it") {
+TEST_CASE("--use-mpa-style: the report as Kraken2 2.1.2 writes it") {
+  // Kraken2's reports.cc (MpaReportDFS): superkingdom (here also domain and
+  // acellular root, code D) is "d__", kingdom "k__"; names as they are,
+  // spaces kept; only taxa of the eight main ranks, in the report's order.
   const std::string expected =
-      "k__Bacteria\t77\n"
-      "k__Bacteria|p__Proteobacteria\t75\n"
-      "k__Bacteria|p__Proteobacteria|c__Gammaproteobacteria\t75\n"
-      "k__Bacteria|p__Proteobacteria|c__Gammaproteobacteria|o__Enterobacterales\t75\n"
-      "k__Bacteria|p__Proteobacteria|c__Gammaproteobacteria|o__Enterobacterales|"
+      "d__Bacteria\t77\n"
+      "d__Bacteria|p__Proteobacteria\t75\n"
+      "d__Bacteria|p__Proteobacteria|c__Gammaproteobacteria\t75\n"
+      "d__Bacteria|p__Proteobacteria|c__Gammaproteobacteria|o__Enterobacterales\t75\n"
+      "d__Bacteria|p__Proteobacteria|c__Gammaproteobacteria|o__Enterobacterales|"
       "f__Enterobacteriaceae\t75\n"
-      "k__Bacteria|p__Proteobacteria|c__Gammaproteobacteria|o__Enterobacterales|"
+      "d__Bacteria|p__Proteobacteria|c__Gammaproteobacteria|o__Enterobacterales|"
       "f__Enterobacteriaceae|g__Escherichia\t45\n"
-      "k__Bacteria|p__Proteobacteria|c__Gammaproteobacteria|o__Enterobacterales|"
-      "f__Enterobacteriaceae|g__Escherichia|s__Escherichia_coli\t40\n"
-      "k__Bacteria|p__Proteobacteria|c__Gammaproteobacteria|o__Enterobacterales|"
+      "d__Bacteria|p__Proteobacteria|c__Gammaproteobacteria|o__Enterobacterales|"
+      "f__Enterobacteriaceae|g__Escherichia|s__Escherichia coli\t40\n"
+      "d__Bacteria|p__Proteobacteria|c__Gammaproteobacteria|o__Enterobacterales|"
       "f__Enterobacteriaceae|g__Salmonella\t30\n"
-      "k__Bacteria|p__Proteobacteria|c__Gammaproteobacteria|o__Enterobacterales|"
-      "f__Enterobacteriaceae|g__Salmonella|s__Salmonella_enterica\t30\n"
-      "k__Viruses\t10\n"
-      "k__Viruses|s__Other_virus\t5\n"
-      "k__Viruses|s__Some_virus\t5\n";
+      "d__Bacteria|p__Proteobacteria|c__Gammaproteobacteria|o__Enterobacterales|"
+      "f__Enterobacteriaceae|g__Salmonella|s__Salmonella enterica\t30\n"
+      "d__Viruses\t10\n"
+      "d__Viruses|s__Other virus\t5\n"
+      "d__Viruses|s__Some virus\t5\n";
   const std::string mpa = mpa_report(report_lines(sample::tree(), sample::counts()));
   CHECK(mpa == expected);
   CHECK(report_shape::check_mpa_report(mpa).empty());
@@ -85,6 +89,13 @@ TEST_CASE("--use-mpa-style: the report as kreport2mpa writes it") {
   const std::string zero = mpa_report(report_lines(sample::tree(), sample::counts(), true));
   CHECK(zero.find("|g__Shigella\t0\n") != std::string::npos);
   CHECK(report_shape::check_mpa_report(zero).empty());
+  // A kingdom is "k__", below its domain.
+  std::vector<Node> nodes = sample::tree().nodes();
+  nodes.push_back({33090, 2, Rank::kingdom, "Plantae-like"});
+  TaxonCounts c;
+  c.add(33090, 1);
+  CHECK(mpa_report(report_lines(Taxonomy::from_nodes(std::move(nodes)), c)) ==
+        "d__Bacteria\t1\nd__Bacteria|k__Plantae-like\t1\n");
 }
 
 TEST_CASE("Report readers' expectations: 6 columns, rank codes, unclassified then root") {
@@ -97,8 +108,8 @@ TEST_CASE("Report readers' expectations: 6 columns, rank codes, unclassified the
   CHECK(report_shape::check_kraken_report("100.00\t1\t1\tR\t1\troot\n100.00\t1\t1\tD\t2\t"
                                           "      Bacteria\n") != "");
   CHECK(report_shape::check_kraken_report("100.00\t1\t0\tD\t2\tBacteria\n") != "");
-  CHECK(report_shape::check_mpa_report("k__Bacteria|p__X\t1\n") != "");
-  CHECK(report_shape::check_mpa_report("k__Bacteria\t1\nk__Bacteria|p__A b\t1\n") != "");
+  CHECK(report_shape::check_mpa_report("d__Bacteria|p__X\t1\n") != "");
+  CHECK(report_shape::check_mpa_report("d__Bacteria\t1\nd__Bacteria|x__A b\t1\n") != "");
 }
 
 TEST_CASE("--use-names: the Kraken2 per-read taxid as 'name (taxid N)'") {
@@ -119,4 +130,33 @@ TEST_CASE("--use-names: the Kraken2 per-read taxid as 'name (taxid N)'") {
   call.taxid = 0;
   metawarp::report::ReadFormatter(db, false, true).append_kraken(named, call);
   CHECK(named.rfind("U\tr1\tunclassified (taxid 0)\t150\t", 0) == 0);
+}
+
+TEST_CASE("--report-minimizer-data: Kraken2's columns, minimizers and distinct ones per clade") {
+  // Kraken2's reports.cc: after the clade's and the taxon's reads, the clade's
+  // minimizer hits (each feature of every read whose feature taxon lies in
+  // the clade, as often as the reads hold it) and the distinct ones among
+  // them; unclassified 0 and 0.
+  metawarp::report::FeatureTally tally;
+  const std::vector<std::pair<metawarp::sketch::feature_t, metawarp::taxonomy::taxid_t>> read1 =
+      {{11, 562}, {12, 562}, {13, 2}};
+  const std::vector<std::pair<metawarp::sketch::feature_t, metawarp::taxonomy::taxid_t>> read2 =
+      {{11, 562}, {14, 28901}, {15, 511145}};
+  tally.add(read1);
+  tally.add(read2);
+  const metawarp::report::MinimizerData data =
+      metawarp::report::clade_minimizer_data(sample::tree(), tally);
+  CHECK(data.columns(511145) == "1\t1\t");
+  CHECK(data.columns(562) == "4\t3\t");    // 11 twice, 12, and 15 below it
+  CHECK(data.columns(561) == "4\t3\t");
+  CHECK(data.columns(590) == "1\t1\t");
+  CHECK(data.columns(2) == "6\t5\t");
+  CHECK(data.columns(1) == "6\t5\t");
+  CHECK(data.columns(10239) == "0\t0\t");  // a clade without features
+  CHECK(data.columns(0) == "0\t0\t");      // the unclassified line
+  const std::string report =
+      kraken_report(report_lines(sample::tree(), sample::counts()),
+                    [&](metawarp::taxonomy::taxid_t taxid) { return data.columns(taxid); });
+  CHECK(report.find(" 40.00\t40\t35\t4\t3\tS\t562\t") != std::string::npos);
+  CHECK(report.rfind(" 10.00\t10\t10\t0\t0\tU\t0\tunclassified\n", 0) == 0);
 }

@@ -73,10 +73,22 @@ TEST_CASE("Kraken2 per-read lines: the evidence column") {
   formatter.append_kraken(out, call);
   CHECK(out == "C\tpair7\t543\t150|148\t562:3 0:1 562:2 |:| 28901:4\n");
 
+  // A mate without features writes no runs, as Kraken2's AddHitlistString
+  // does: the mates' border "|:|" stays, "0:0" only for a read without any.
   out.clear();
   call.mate1_runs = 4;  // mate 2 without features
   formatter.append_kraken(out, call);
-  CHECK(out == "C\tpair7\t543\t150|148\t562:3 0:1 562:2 28901:4 |:| 0:0\n");
+  CHECK(out == "C\tpair7\t543\t150|148\t562:3 0:1 562:2 28901:4 |:|\n");
+
+  out.clear();
+  call.mate1_runs = 0;  // mate 1 without features
+  formatter.append_kraken(out, call);
+  CHECK(out == "C\tpair7\t543\t150|148\t|:| 562:3 0:1 562:2 28901:4\n");
+
+  out.clear();
+  call.evidence_runs = 0;  // neither mate has features
+  formatter.append_kraken(out, call);
+  CHECK(out == "C\tpair7\t543\t150|148\t|:|\n");
 
   out.clear();
   call.paired = false;

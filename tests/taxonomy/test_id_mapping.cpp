@@ -91,6 +91,26 @@ TEST_CASE("seqid2taxid maps: tabs, spaces, gzip", "[id_mapping]") {
   }
 }
 
+TEST_CASE("Kraken2's prelim_map.txt: TAXID lines map, ACCNUM lines are left to accession2taxid",
+          "[id_mapping]") {
+  // kraken2-build --add-to-library writes library/added/prelim_map_*.txt
+  // (scan_fasta_file.pl): "TAXID<TAB>seqid<TAB>taxid" for headers that name
+  // their taxid, "ACCNUM<TAB>seqid<TAB>accession" for the others.
+  TempDir dir;
+  const auto path = dir / "prelim_map.txt";
+  write_text(path,
+             "TAXID\tkraken:taxid|562|NC_000913.3\t562\n"
+             "ACCNUM\tNC_003197.2\tNC_003197.2\n"
+             "NZ_X1.1\t28901\n");  // and a seqid2taxid line beside them
+  const SeqIdMap map = SeqIdMap::load_seqid2taxid(path);
+  CHECK(map.size() == 2);
+  CHECK(map.find("kraken:taxid|562|NC_000913.3") == 562u);
+  CHECK(map.find("NZ_X1.1") == 28901u);
+  CHECK(map.find("NC_003197.2") == std::nullopt);
+  write_text(path, "TAXID\tabc\tx\n");
+  CHECK(contains(error_of([&] { SeqIdMap::load_seqid2taxid(path); }), "bad taxid 'x'"));
+}
+
 TEST_CASE("seqid2taxid errors name file and line", "[id_mapping]") {
   TempDir dir;
   const auto path = dir / "bad.map";
