@@ -288,3 +288,65 @@ TEST_CASE("sampling densities: 1/c, 2/(W + 1), s of a window's stride") {
   CHECK(expected_window_features(SketchParams{16, 20, 16}) == 16);  // as the hit-min rule had it
   CHECK(expected_window_features(scaled(16, 127, 10, 2)) == 10);    // the cap
 }
+
+// The GPU build sketches a long target from pieces (a batch holds a target's
+// windows [a, b) and the bases window_bases names): every window's sketch
+// from the piece is the whole target's. The piece is surrounded by other
+// random bases, so a read beyond window_bases changes the sketch; minhash
+// windows and FracMinHash need no context (their pieces as before issue 26).
+TEST_CASE("a piece holding window_bases sketches its windows as the whole sequence does") {
+  std::mt19937_64 rng(4242);
+  std::vector<SketchParams> cases{SketchParams{16, 127, 16},       scaled(20, 127, 64, 8),
+                                  minimizer(20, 127, 64, 16),      minimizer(16, 127, 6, 4),
+                                  minimizer(5, 9, 64, max_minimizer_window),
+                                  minimizer(11, 60, 64, 31),       minimizer(1, 1, 1, 2),
+                                  minimizer(32, 40, 64, 127),      scaled(7, 30, 5, 100)};
+  for (int i = 0; i < 6; ++i) {
+    const std::uint32_t k = 1 + std::uint32_t(rng() % 32);
+    cases.push_back(minimizer(k, k + std::uint32_t(rng() % 100), 1 + std::uint32_t(rng() % 64),
+                              2 + std::uint32_t(rng() % (max_minimizer_window - 1))));
+  }
+  for (const SketchParams& p : cases) {
+    REQUIRE(valid(p));
+    const std::uint64_t context = context_kmers(p);
+    CHECK(context == (p.sampling == Sampling::minimizer ? p.sampling_parameter - 1 : 0));
+    for (std::size_t length :
+         {std::size_t(p.k), std::size_t(p.k + p.sampling_parameter / 2), std::size_t(p.window),
+          std::size_t(p.window + 1), std::size_t(300 + rng() % 3000)}) {
+      const std::string seq = hard_sequence(rng, length);
+      const std::uint64_t windows = window_count(length, p);
+      const std::uint64_t kmers = length - p.k + 1;
+      for (int piece = 0; piece < 12; ++piece) {
+        const std::uint64_t a = rng() % windows;
+        const std::uint64_t b = a + 1 + rng() % std::min<std::uint64_t>(windows - a, 4);
+        const BaseRange range = window_bases(length, a, b, p);
+        INFO(sampling_name(p) << " k=" << p.k << " w=" << p.window << " s=" << p.sketch_size
+                              << " length=" << length << " windows " << a << ".." << b
+                              << " bases " << range.begin << ".." << range.end);
+        // The windows' bases and the context either side, clipped to the sequence.
+        const std::uint64_t first = a * p.stride();
+        const std::uint64_t end = std::min<std::uint64_t>(b * p.stride(), kmers);
+        CHECK(range.begin == first - std::min(first, context));
+        CHECK(range.end == std::min(end + context, kmers) - 1 + p.k);
+        // Surrounded by other bases: what lies outside the range must not count.
+        const std::size_t pad = max_minimizer_window + max_k;
+        std::string buffer = random_dna(rng, pad) +
+                             seq.substr(range.begin, range.end - range.begin) +
+                             random_dna(rng, pad);
+        const SequenceView view{buffer.data() + pad, range.begin, length};
+        feature_t whole[max_sketch_size], from_piece[max_sketch_size];
+        for (std::uint64_t w = a; w < b; ++w) {
+          CAPTURE(w);
+          const auto n = sketch_window(seq.data(), length, w, p, whole);
+          REQUIRE(sketch_window(view, w, p, from_piece) == n);
+          REQUIRE(std::vector<feature_t>(from_piece, from_piece + n) ==
+                  std::vector<feature_t>(whole, whole + n));
+          // The host's fast path reads the piece the same way.
+          REQUIRE(sketch_window_with(view, w, p, from_piece, TableEncoder{}, FastInsert{}) == n);
+          REQUIRE(std::vector<feature_t>(from_piece, from_piece + n) ==
+                  std::vector<feature_t>(whole, whole + n));
+        }
+      }
+    }
+  }
+}

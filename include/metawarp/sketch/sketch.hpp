@@ -16,7 +16,10 @@
 // (but for windows that reach the cap s, and minimizers within W - 1 k-mers
 // of a read's ends); their feature is sampled_feature (the other half of the
 // hash). A minhash window's feature is hash_kmer. The whole rule, for every
-// build and query path, is this file.
+// build and query path, is this file. A window's sketch depends on the
+// bases window_bases names and on the sequence's length alone, so it can be
+// computed from a piece of the sequence that holds them (SequenceView: the
+// GPU build cuts long targets into pieces).
 #include <cstdint>
 #include <string>
 
@@ -37,6 +40,49 @@ METAWARP_HD_INLINE std::uint64_t window_count(std::uint64_t length, const Sketch
   const std::uint64_t kmers = length - p.k + 1;
   const std::uint64_t stride = p.stride();
   return kmers / stride + (kmers % stride != 0);
+}
+
+// A sequence as the sketch rule reads it: its base i is bases[i - offset]
+// for the bases the caller holds, from `offset` on (a whole sequence: offset
+// 0), and `length` is the WHOLE sequence's length, which decides its windows
+// and where minimizer runs are clipped. A piece must hold window_bases of
+// every window it is sketched for.
+struct SequenceView {
+  const char* bases;
+  std::uint64_t offset;  // the sequence's position of bases[0]
+  std::uint64_t length;  // of the whole sequence
+  METAWARP_HD_INLINE char operator[](std::uint64_t i) const { return bases[i - offset]; }
+};
+
+// The k-mer positions beyond either end of a window that its sketch may
+// read: W - 1 for minimizers (the runs of W k-mers that meet the window),
+// none for the others. Clipped to the sequence.
+METAWARP_HD_INLINE std::uint64_t context_kmers(const SketchParams& p) {
+  return p.sampling == Sampling::minimizer ? p.sampling_parameter - 1 : 0;
+}
+
+struct BaseRange {
+  std::uint64_t begin, end;  // [begin, end) of the sequence
+};
+
+// The bases that the sketches of windows [first_window, end_window) of a
+// sequence of `length` bases read (first_window < end_window <=
+// window_count): their k-mers' bases and context_kmers(p) k-mers either
+// side, clipped to the sequence. The one statement of what a window needs:
+// sketch_window_with reads exactly these, and a piece of the sequence that
+// holds them gives the whole sequence's sketches.
+METAWARP_HD_INLINE BaseRange window_bases(std::uint64_t length, std::uint64_t first_window,
+                                          std::uint64_t end_window, const SketchParams& p) {
+  const std::uint64_t kmer_starts = length - p.k + 1;
+  const std::uint64_t first = first_window * p.stride();
+  std::uint64_t end = end_window * p.stride();  // one past the last k-mer start
+  if (end > kmer_starts) end = kmer_starts;
+  // A sequence of fewer than W k-mers has one run, the whole sequence.
+  std::uint64_t context = context_kmers(p);
+  if (context > kmer_starts - 1) context = kmer_starts - 1;
+  const std::uint64_t begin = first >= context ? first - context : 0;
+  end = end + context < kmer_starts ? end + context : kmer_starts;
+  return BaseRange{begin, end - 1 + p.k};
 }
 
 // Checks 1 <= k <= 32, k <= w <= max_window, 1 <= s <= 64 and the sampling
@@ -136,28 +182,29 @@ class CanonicalRoller {
 };
 
 // The minimizer sketch of the window whose k-mers start at [first, end) of a
-// sequence with `kmer_starts` k-mers: of every W consecutive k-mer positions
-// [a, a + W) (inside the sequence, meeting the window) the k-mers of the
-// window whose hash_kmer is the run's smallest are kept (as sampled_feature).
-// W is at most the sequence's k-mer count (a sequence shorter than W k-mers
-// has one run, the whole sequence). Positions with an invalid k-mer take
-// part in no minimum. The same feature kept twice is one feature.
+// sequence with `kmer_starts` k-mers, read from `bases` (window_bases): of
+// every W consecutive k-mer positions [a, a + W) (inside the sequence,
+// meeting the window) the k-mers of the window whose hash_kmer is the run's
+// smallest are kept (as sampled_feature). W is at most the sequence's k-mer
+// count (a sequence shorter than W k-mers has one run, the whole sequence).
+// Positions with an invalid k-mer take part in no minimum. The same feature
+// kept twice is one feature.
 #ifdef __CUDACC__
 #pragma nv_exec_check_disable
 #endif
 template <class Encode, class Insert>
-METAWARP_HD inline std::uint32_t sketch_minimizers(const char* seq, std::uint64_t kmer_starts,
+METAWARP_HD inline std::uint32_t sketch_minimizers(const SequenceView& seq,
+                                                   std::uint64_t kmer_starts,
                                                    std::uint64_t first, std::uint64_t end,
-                                                   const SketchParams& p, feature_t* out,
-                                                   Encode encode, Insert insert) {
+                                                   BaseRange bases, const SketchParams& p,
+                                                   feature_t* out, Encode encode,
+                                                   Insert insert) {
   const std::uint32_t k = p.k;
   std::uint64_t run = p.sampling_parameter;
   if (run > kmer_starts) run = kmer_starts;
-  // The runs meeting the window start at [first - (W - 1), end): read the
-  // k-mers from the first run's start to the last run's end.
-  const std::uint64_t lo = first >= run - 1 ? first - (run - 1) : 0;
-  std::uint64_t hi = end + run - 1;  // one past the last k-mer position read
-  if (hi > kmer_starts) hi = kmer_starts;
+  // The runs meeting the window start at [first - (W - 1), end): the k-mers
+  // from the first run's start to the last run's end (window_bases).
+  const std::uint64_t lo = bases.begin;
   MinimizerQueue queue;
   queue.reset(lo);
   CanonicalRoller roller(k);
@@ -166,10 +213,10 @@ METAWARP_HD inline std::uint32_t sketch_minimizers(const char* seq, std::uint64_
   // it is a run's minimum again (the run that kept that position held it
   // too, with the same minimum): only later ones are inserted.
   std::uint64_t kept_until = 0;  // one past the last kept position
-  for (std::uint64_t i = lo; i < hi - 1 + k; ++i) {
+  for (std::uint64_t i = lo; i < bases.end; ++i) {
     kmer_t canonical = 0;
     const bool valid = roller.push(encode(seq[i]), canonical);
-    if (i + 1 < lo + k) continue;  // no k-mer of [lo, hi) ends at base i yet
+    if (i + 1 < lo + k) continue;  // no k-mer read ends at base i yet
     const std::uint64_t position = i + 1 - k;
     if (valid) queue.push(position, hash_kmer(canonical), sampled_feature(canonical));
     if (position + 1 < lo + run) continue;  // the first run is not complete yet
@@ -186,40 +233,40 @@ METAWARP_HD inline std::uint32_t sketch_minimizers(const char* seq, std::uint64_
   return n;
 }
 
-// Writes the sketch of window `window_index` of seq[0..length) to out (room for
-// p.sketch_size values, ascending, distinct) and returns its size (<= s; fewer
-// when the window has fewer distinct sampled k-mers, 0 past the last window).
-// Rolls the forward and reverse-complement k-mers in one pass over the
-// window's bases (and, for minimizers, up to W - 1 k-mers beyond its ends);
-// p must be valid(). `encode` (char -> 2-bit code or invalid_base) and
-// `insert` (insert_smallest_distinct's contract) are parameters so that the
-// host can use faster equivalents (sketch/host.hpp); they must not change the
-// result.
+// Writes the sketch of window `window_index` of the sequence `seq` to out
+// (room for p.sketch_size values, ascending, distinct) and returns its size
+// (<= s; fewer when the window has fewer distinct sampled k-mers, 0 past the
+// last window). Rolls the forward and reverse-complement k-mers in one pass
+// over the window's bases (and, for minimizers, up to W - 1 k-mers beyond its
+// ends): window_bases, which seq must hold; p must be valid(). `encode` (char
+// -> 2-bit code or invalid_base) and `insert` (insert_smallest_distinct's
+// contract) are parameters so that the host can use faster equivalents
+// (sketch/host.hpp); they must not change the result.
 // (Host code instantiates it with host-only policies; nvcc must not object.)
 #ifdef __CUDACC__
 #pragma nv_exec_check_disable
 #endif
 template <class Encode, class Insert>
-METAWARP_HD inline std::uint32_t sketch_window_with(const char* seq, std::uint64_t length,
+METAWARP_HD inline std::uint32_t sketch_window_with(const SequenceView& seq,
                                                     std::uint64_t window_index,
                                                     const SketchParams& p, feature_t* out,
                                                     Encode encode, Insert insert) {
   const std::uint32_t k = p.k;
-  if (length < k) return 0;
-  const std::uint64_t kmer_starts = length - k + 1;
+  if (seq.length < k) return 0;
+  const std::uint64_t kmer_starts = seq.length - k + 1;
   const std::uint64_t first = window_index * p.stride();
   if (first >= kmer_starts) return 0;
   std::uint64_t end = first + p.stride();  // one past the last k-mer start
   if (end > kmer_starts) end = kmer_starts;
+  const BaseRange bases = window_bases(seq.length, window_index, window_index + 1, p);
   if (p.sampling == Sampling::minimizer)
-    return sketch_minimizers(seq, kmer_starts, first, end, p, out, encode, insert);
+    return sketch_minimizers(seq, kmer_starts, first, end, bases, p, out, encode, insert);
 
   const std::uint64_t limit = scaled_limit(p);  // 2^32 (all k-mers) for minhash windows
   const bool minhash = p.sampling == Sampling::window;
   CanonicalRoller roller(k);
   std::uint32_t n = 0;
-  const std::uint64_t last_base = end - 1 + k;  // one past the last base read
-  for (std::uint64_t i = first; i < last_base; ++i) {
+  for (std::uint64_t i = bases.begin; i < bases.end; ++i) {  // the window's own bases
     kmer_t canonical = 0;
     if (!roller.push(encode(seq[i]), canonical)) continue;
     const feature_t h = hash_kmer(canonical);
@@ -228,11 +275,28 @@ METAWARP_HD inline std::uint32_t sketch_window_with(const char* seq, std::uint64
   return n;
 }
 
+// A whole sequence seq[0..length).
+#ifdef __CUDACC__
+#pragma nv_exec_check_disable
+#endif
+template <class Encode, class Insert>
+METAWARP_HD inline std::uint32_t sketch_window_with(const char* seq, std::uint64_t length,
+                                                    std::uint64_t window_index,
+                                                    const SketchParams& p, feature_t* out,
+                                                    Encode encode, Insert insert) {
+  return sketch_window_with(SequenceView{seq, 0, length}, window_index, p, out, encode, insert);
+}
+
 // The sketch of one window (see sketch_window_with), as host and device share it.
+METAWARP_HD inline std::uint32_t sketch_window(const SequenceView& seq,
+                                               std::uint64_t window_index,
+                                               const SketchParams& p, feature_t* out) {
+  return sketch_window_with(seq, window_index, p, out, SwitchEncoder{}, SortedInsert{});
+}
 METAWARP_HD inline std::uint32_t sketch_window(const char* seq, std::uint64_t length,
                                                std::uint64_t window_index,
                                                const SketchParams& p, feature_t* out) {
-  return sketch_window_with(seq, length, window_index, p, out, SwitchEncoder{}, SortedInsert{});
+  return sketch_window(SequenceView{seq, 0, length}, window_index, p, out);
 }
 
 // Sketches windows [first_window, first_window + count) of one sequence into
