@@ -47,16 +47,7 @@ void check_before_work(BuildCommand& cmd) {
 void run_build(BuildCommand& cmd) {
   const auto start = std::chrono::steady_clock::now();
   check_before_work(cmd);
-  bool gpu = use_gpu(cmd.device, "build", cmd.options.quiet, cmd.verbose);
-  // The GPU build does not sample minimizers yet (its batches cut a target
-  // at window boundaries; a window's minimizers need W - 1 k-mers beyond).
-  if (gpu && cmd.device == "auto" &&
-      cmd.options.params.sketch.sampling == sketch::Sampling::minimizer) {
-    if (!cmd.options.quiet)
-      std::fputs("build: running on the CPU: the GPU build does not sample minimizers yet\n",
-                 stderr);
-    gpu = false;
-  }
+  const bool gpu = use_gpu(cmd.device, "build", cmd.options.quiet, cmd.verbose);
   if (gpu && cmd.options.cpu_shards > 1)
     throw std::invalid_argument("--shards is for --device cpu; on GPUs use --gpus and --shards-per-gpu");
   if (!gpu && cmd.options.gpu.layout_given)
