@@ -34,7 +34,7 @@ _metawarp() {
 
   local build_options="--taxonomy --gtdb-taxonomy --no-taxonomy --allow-empty --allow-no-taxa
     --seqid2taxid --accession2taxid -k --kmer-length -w --window-length -s --sketch-size
-    --max-locations-per-feature --remove-overpopulated-features -t --threads -q --quiet
+    --sampling --max-locations-per-feature --remove-overpopulated-features -t --threads -q --quiet
     -v --verbose --device --table --batch-size --max-gpu-memory --gpu-memory-limit
     --table-capacity --gpu --gpus --shards-per-gpu --shards --summary-json --partitions
     --partition-size -h --help"
@@ -76,6 +76,11 @@ _metawarp() {
       ;;
     --table)
       COMPREPLY=($(compgen -W "multi-value bucket-list" -- "$cur"))
+      return
+      ;;
+    --sampling)
+      COMPREPLY=($(compgen -W "window scaled: minimizer:" -- "$cur"))
+      compopt -o nospace 2>/dev/null
       return
       ;;
     --lowest | --highest | --abundance-rank)

@@ -1,6 +1,7 @@
 #pragma once
 // The fused build kernel: 2-bit encoding, canonical k-mers, hashing and the
-// per-window minhash sketch (the shared sketch.hpp, unchanged), then insertion
+// per-window sketch (the shared sketch.hpp, from the batch's piece of the
+// target: sketch::SequenceView), then insertion
 // of (feature -> target, window) through the table's device API. Nothing but
 // the bases goes through global memory on the way in.
 #include <cooperative_groups.h>
@@ -41,10 +42,11 @@ __global__ void sketch_insert_kernel(BatchView batch, sketch::SketchParams param
     if (w < windows) {
       const BatchSegment seg =
           batch.segments[owner_of_window(batch.segments, batch.segment_count, w)];
-      const std::uint64_t local = w - seg.window_prefix;
-      n = sketch::sketch_window(batch.bases + seg.base_offset, seg.length, local, params,
-                                features);
-      location = sketch::Location{seg.target, sketch::window_id_t(seg.first_window + local)}.packed();
+      const std::uint64_t window = seg.first_window + (w - seg.window_prefix);
+      const sketch::SequenceView piece{batch.bases + seg.base_offset, seg.target_offset,
+                                       seg.target_length};
+      n = sketch::sketch_window(piece, window, params, features);
+      location = sketch::Location{seg.target, sketch::window_id_t(window)}.packed();
     }
     for (int r = 0; r < G; ++r) {
       const std::uint32_t count = tile.shfl(n, r);

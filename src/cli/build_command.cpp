@@ -9,8 +9,10 @@
 #include "cli/device_choice.hpp"
 #include "cli/number_options.hpp"
 #include "cli/run_summary.hpp"
+#include "cli/sampling_option.hpp"
 #include "cli/thread_limit.hpp"
 #include "metawarp/host/clock.hpp"
+#include "metawarp/sketch/sampling.hpp"
 #include "metawarp/sketch/types.hpp"
 #include "pipeline/build.hpp"
 #include "pipeline/query_output.hpp"
@@ -121,11 +123,18 @@ void add_build_command(CLI::App& app) {
   sub->add_option("--accession2taxid", opt.accession2taxid_files,
                   "NCBI accession2taxid files (.gz ok)")
       ->check(CLI::ExistingFile);
-  add_number(*sub, "-k,--kmer-length", opt.params.sketch.k, "k-mer length", 1u, sketch::max_k);
+  CLI::Option* kmer_length =
+      add_number(*sub, "-k,--kmer-length", opt.params.sketch.k,
+                 "k-mer length (default 20; 16 with --sampling window)", 1u, sketch::max_k);
   add_number(*sub, "-w,--window-length", opt.params.sketch.window,
              "Window length in bases (at least k)", 1u, sketch::max_window);
-  add_number(*sub, "-s,--sketch-size", opt.params.sketch.sketch_size, "Features kept per window",
-             1u, sketch::max_sketch_size);
+  CLI::Option* sketch_size =
+      add_number(*sub, "-s,--sketch-size", opt.params.sketch.sketch_size,
+                 "Features kept per window (with --sampling scaled or minimizer: at most; "
+                 "default " + std::to_string(sketch::max_sketch_size) +
+                     "; 16 with --sampling window)",
+                 1u, sketch::max_sketch_size);
+  add_sampling(*sub, opt.params.sketch);
   add_number(*sub, "--max-locations-per-feature", opt.params.max_locations_per_feature,
              "Keep at most this many (target, window) locations per feature: the smallest", 1u);
   sub->add_flag("--remove-overpopulated-features", opt.params.remove_overpopulated_features,
@@ -172,7 +181,13 @@ void add_build_command(CLI::App& app) {
   add_size(*sub, "--partition-size", opt.partition_bytes,
            "Host memory per partition in bytes (suffixes k, m, g, t); sets the number of "
            "partitions unless --partitions is given (0: no limit)");
-  sub->callback([cmd] {
+  sub->callback([cmd, kmer_length, sketch_size] {
+    // k and s not given: the sampling's own defaults.
+    sketch::SketchParams& sketch = cmd->options.params.sketch;
+    const sketch::SketchParams defaults =
+        sketch::default_sketch_params(sketch.sampling, sketch.sampling_parameter);
+    if (kmer_length->count() == 0) sketch.k = defaults.k;
+    if (sketch_size->count() == 0) sketch.sketch_size = defaults.sketch_size;
     cmd->options.gpu.table = cmd->table == "bucket-list" ? pipeline::BuildTable::bucket_list
                                                           : pipeline::BuildTable::multi_value;
     run_build(*cmd);

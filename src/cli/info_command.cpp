@@ -11,6 +11,7 @@
 #include "cli/target_problems.hpp"
 #include "db/database.hpp"
 #include "db/stats.hpp"
+#include "metawarp/sketch/host.hpp"
 #include "pipeline/gpu_query.hpp"
 #include "pipeline/shard_layout.hpp"
 #include "report/kraken_report.hpp"
@@ -201,7 +202,9 @@ void run_info(const InfoCommand& cmd) {
   std::printf("file size             %s\n", mib(std::filesystem::file_size(cmd.database)).c_str());
   std::printf("k-mer length          %u\n", p.sketch.k);
   std::printf("window length         %u (stride %u)\n", p.sketch.window, p.sketch.stride());
-  std::printf("sketch size           %u\n", p.sketch.sketch_size);
+  std::printf("sketch size           %u%s\n", p.sketch.sketch_size,
+              p.sketch.sampling == sketch::Sampling::window ? "" : " (at most, per window)");
+  std::printf("sampling              %s\n", sketch::sampling_name(p.sketch).c_str());
   std::printf("max locations/feature %u%s\n", p.max_locations_per_feature,
               p.remove_overpopulated_features ? " (overpopulated features removed)" : "");
   std::printf("targets               %llu (%llu without taxon, %llu without species)\n",

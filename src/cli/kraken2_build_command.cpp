@@ -137,7 +137,7 @@ void add_kraken2_build_command(CLI::App& app) {
   add_number(*sub, "--minimum-bits-for-taxid", k->minimum_bits_for_taxid,
              "Kraken 2's hash table cells")
       ->group(accepted);
-  const std::string own = "metawarp sketches windows (metawarp build -k, -w, -s)";
+  const std::string own = "metawarp samples its own minimizers (metawarp build -k, -w, -s, --sampling)";
   refuse(*sub, "--kmer-len", own, true);
   refuse(*sub, "--minimizer-len", own, true);
   refuse(*sub, "--minimizer-spaces", own, true);

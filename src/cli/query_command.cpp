@@ -519,9 +519,12 @@ void add_query_command(CLI::App& app, const CommandContext& context) {
   add_number(*sub, "--max-candidates", cls.max_candidates, "Best targets considered per read",
              1u, classify::max_candidates_limit);
   add_number(*sub, "--hit-min", cls.hit_min,
-             "Hits the best candidate needs (0: s/3 for single reads, s/2 for pairs)");
+             "Hits the best candidate needs (0: by the database: s/3 for single reads and s/2 "
+             "for pairs with window sampling, 2 and 4 with content-defined sampling)");
   add_number(*sub, "--hit-diff", cls.hit_diff,
-             "LCA over candidates with at least best - hit-diff hits");
+             "LCA over candidates with at least best - hit-diff hits (default: 3 with window "
+             "sampling, 0 with content-defined sampling)")
+      ->default_str("auto");
   sub->add_option("--lowest", cmd->lowest, "Lift assignments below this rank to it")
       ->capture_default_str();
   sub->add_option("--highest", cmd->highest, "Leave reads above this rank unclassified")

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "cli/command_line.hpp"
+#include "metawarp/sketch/host.hpp"
 
 namespace metawarp::cli {
 namespace {
@@ -20,7 +21,8 @@ JsonObject database_fields(const std::string& path, const db::DatabaseParams& pa
       .add("targets", targets)
       .add("k", std::uint64_t(params.sketch.k))
       .add("w", std::uint64_t(params.sketch.window))
-      .add("s", std::uint64_t(params.sketch.sketch_size));
+      .add("s", std::uint64_t(params.sketch.sketch_size))
+      .add("sampling", sketch::sampling_name(params.sketch));
   return database;
 }
 

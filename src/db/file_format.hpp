@@ -61,6 +61,11 @@ inline constexpr std::size_t alignment = 8;
 inline constexpr std::uint32_t first_chunked_checksum_version = 2;
 inline constexpr std::size_t checksum_chunk_bytes = std::size_t(1) << 20;
 
+// From format version 3 header bytes 44 to 47 (reserved, 0, before) hold the
+// sampling (sketch::Sampling, the low 16 bits) and its parameter (the high
+// 16 bits); an older file holds minhash windows.
+inline constexpr std::uint32_t first_sampling_version = 3;
+
 inline constexpr std::uint64_t padded(std::uint64_t bytes) {
   return (bytes + alignment - 1) / alignment * alignment;
 }

@@ -68,7 +68,8 @@ std::vector<char> file_header(const DatabaseParams& params,
   header.u32(params.max_locations_per_feature);
   header.u32(params.remove_overpopulated_features ? ff::flag_remove_overpopulated : 0);
   header.u32(ff::section_count);
-  header.u32(0);  // reserved
+  // The sampling: its code in the low 16 bits, its parameter in the high ones.
+  header.u32(std::uint32_t(params.sketch.sampling) | (params.sketch.sampling_parameter << 16));
   header.u64(offsets.back());  // the file size
   for (std::uint32_t i = 0; i < ff::section_count; ++i) {
     const SectionEntry& s = sections[i];

@@ -141,7 +141,7 @@ void read_section(Reader& in, std::uint32_t version, const SectionEntry& s, Inde
 
 // The build parameters, every field of them checked: a hand-made file can
 // carry valid checksums over any value. Each problem names the field.
-DatabaseParams read_params(Reader& in, const char* h) {
+DatabaseParams read_params(Reader& in, const char* h, std::uint32_t version) {
   const auto refuse = [&in](const std::string& field, std::uint32_t value,
                             const std::string& rule) {
     in.fail("header field " + field + " is " + std::to_string(value) + ": " + rule);
@@ -156,13 +156,20 @@ DatabaseParams read_params(Reader& in, const char* h) {
   p.max_locations_per_feature = u32_at(h + 32);
   const std::uint32_t flags = u32_at(h + 36);
   p.remove_overpopulated_features = (flags & ff::flag_remove_overpopulated) != 0;
+  const std::uint32_t sampling = u32_at(h + 44);
+  if (version < ff::first_sampling_version) {
+    // Bytes 44 to 47 were reserved (0): such a file holds minhash windows.
+    if (sampling != 0) refuse("reserved (bytes 44 to 47)", sampling, "must be 0");
+  } else {
+    p.sketch.sampling = sketch::Sampling(sampling & 0xffffu);
+    p.sketch.sampling_parameter = sampling >> 16;
+  }
   std::string why;
   if (!sketch::valid(p.sketch, &why)) in.fail("header field " + why);
   if (p.max_locations_per_feature == 0)
     refuse("max locations per feature", 0, "must be at least 1");
   if (flags & ~ff::flag_remove_overpopulated)
     refuse("flags", flags, "only bit 0 (overpopulated features removed) is defined");
-  if (u32_at(h + 44) != 0) refuse("reserved (bytes 44 to 47)", u32_at(h + 44), "must be 0");
   return p;
 }
 
@@ -325,7 +332,7 @@ Metadata read_metadata(Reader& in) {
   Metadata m;
   m.version = version;
   m.file_size = declared_size;
-  m.db.params = read_params(in, h);
+  m.db.params = read_params(in, h, version);
   m.table = read_section_table(in, h, declared_size);
   if (m.section(ff::SectionId::offsets).count != m.section(ff::SectionId::features).count + 1)
     in.fail("implausible counts: offsets must number features + 1");

@@ -1,8 +1,11 @@
 #include "pipeline/build_estimate.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+
+#include "metawarp/sketch/sampling.hpp"
 
 namespace metawarp::pipeline {
 namespace {
@@ -27,7 +30,13 @@ std::uint64_t estimate_pairs(const std::vector<std::string>& files, const sketch
     bases += is_gzip(f) ? size * 5 : size;
   }
   const std::uint64_t windows = bases / p.stride() + files.size() * 64 + 1024;
-  return windows * p.sketch_size;
+  return windows * window_features_bound(p);
+}
+
+std::uint64_t window_features_bound(const sketch::SketchParams& p) {
+  if (p.sampling == sketch::Sampling::window) return p.sketch_size;
+  const auto bound = std::uint64_t(std::ceil(1.25 * sketch::expected_window_features(p)));
+  return std::min<std::uint64_t>(p.sketch_size, std::max<std::uint64_t>(1, bound));
 }
 
 std::uint64_t pairs_in_range(std::uint64_t total, index::FeatureRange range,

@@ -12,15 +12,21 @@
 
 namespace metawarp::pipeline {
 
-// Upper estimate of the pairs of all features: every window holds at most s
-// features; compressed files are assumed to expand 5x (genomes compress about
-// 3.5x with gzip); standard input and pipes, whose size is not known before
-// they are read, count nothing.
+// Upper estimate of the pairs of all features: every window holds at most
+// window_features_bound; compressed files are assumed to expand 5x (genomes
+// compress about 3.5x with gzip); standard input and pipes, whose size is not
+// known before they are read, count nothing.
 std::uint64_t estimate_pairs(const std::vector<std::string>& files, const sketch::SketchParams& p);
+
+// The features a window is expected to hold at most: s for minhash windows;
+// with content-defined sampling its expected sampled k-mers and 25 % more
+// (genomes are not random sequence: repeats sample fewer, some regions more),
+// at most s.
+std::uint64_t window_features_bound(const sketch::SketchParams& p);
 
 // The distribution of features these parameters produce (feature_split.hpp).
 inline index::FeatureDistribution feature_distribution(const sketch::SketchParams& p) {
-  return index::FeatureDistribution{p.stride(), p.sketch_size};
+  return index::FeatureDistribution{p.stride(), p.sketch_size, p.sampling};
 }
 
 // The pairs expected in `range` out of `total` over all features, with room

@@ -7,6 +7,7 @@
 
 #include "db/database.hpp"
 #include "metawarp/index/feature_range.hpp"
+#include "metawarp/sketch/sampling.hpp"
 #include "output/output_check.hpp"
 #include "pipeline/shard_layout.hpp"
 
@@ -46,7 +47,9 @@ struct BuildOptions {
   std::vector<std::filesystem::path> gtdb_taxonomy_files;
   std::vector<std::string> seqid2taxid_files;     // Kraken2 two-column maps
   std::vector<std::string> accession2taxid_files; // NCBI accession2taxid
-  db::DatabaseParams params;
+  // The default database: sketch::default_sampling and its parameters.
+  db::DatabaseParams params{sketch::default_sketch_params(sketch::default_sampling,
+                                                          sketch::default_sampling_parameter)};
   unsigned threads = 1;
   bool quiet = false;
   // Without a taxonomy every read is unclassified, and without sequences the

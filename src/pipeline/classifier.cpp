@@ -92,15 +92,23 @@ Classifier::Classifier(const db::Database& db, const ClassifierOptions& options)
       for (std::size_t l = 0; l < classify::lineage_levels; ++l)
         node_lineages_[t].ids[l] = taxa_.node_of(db.taxonomy, lineages_[t].ids[l]);
   }
-  const std::uint32_t s = db.params.sketch.sketch_size;
-  single_params_.hit_min =
-      options.hit_min != 0 ? options.hit_min : std::max<std::uint32_t>(1, s / 3);
-  single_params_.hit_diff = options.hit_diff;
+  const sketch::SketchParams& p = db.params.sketch;
+  single_params_.hit_min = options.hit_min != 0 ? options.hit_min : auto_hit_min(p, false);
+  single_params_.hit_diff =
+      options.hit_diff != auto_hit_diff ? options.hit_diff : auto_hit_diff_of(p);
   single_params_.lowest = std::uint32_t(options.lowest);
   single_params_.highest = std::uint32_t(options.highest);
   pair_params_ = single_params_;
-  pair_params_.hit_min =
-      options.hit_min != 0 ? options.hit_min : std::max<std::uint32_t>(1, s / 2);
+  pair_params_.hit_min = options.hit_min != 0 ? options.hit_min : auto_hit_min(p, true);
+}
+
+std::uint32_t auto_hit_min(const sketch::SketchParams& p, bool paired) {
+  if (p.sampling != sketch::Sampling::window) return paired ? 4 : 2;
+  return std::max<std::uint32_t>(1, paired ? p.sketch_size / 2 : p.sketch_size / 3);
+}
+
+std::uint32_t auto_hit_diff_of(const sketch::SketchParams& p) {
+  return p.sampling == sketch::Sampling::window ? 3 : 0;
 }
 
 std::uint32_t Classifier::sketch(std::string_view seq,

@@ -19,18 +19,34 @@
 
 namespace metawarp::pipeline {
 
+// The automatic --hit-min and --hit-diff of a database (docs/accuracy.md,
+// "Content-defined sampling"). Minhash windows (MetaCache's sketch): a third
+// (single reads) or half (pairs) of s, and 3; a read's features there are
+// the s smallest of ITS windows, so a related genome's count wanders by a few
+// hits either way. Content-defined sampling keeps a k-mer wherever it occurs:
+// a read of a genome finds nearly all its features there, a related genome
+// exactly those it shares, so any difference in hits is a difference in
+// shared sequence (hit-diff 0: the LCA of the candidates tied with the best);
+// chance hits are rare (32-bit features, k 20): 2 hits for a single read
+// (Kraken2's two hit groups), 4 for a pair (twice the features); on refs138
+// none of 10,000 shuffled pairs and 2 of 10,000 shuffled mates classified.
+inline constexpr std::uint32_t auto_hit_diff = 0xffffffffu;
+std::uint32_t auto_hit_min(const sketch::SketchParams& p, bool paired);
+std::uint32_t auto_hit_diff_of(const sketch::SketchParams& p);
+
 // Defaults chosen on refs138 + art_mock (docs/accuracy.md): with 2 candidates
 // and hit-diff 0 (MetaCache's shape) closely related strains of different
 // species (E. coli / Shigella) win by a hit or two and precision drops to
 // 0.97; looking at 8 candidates within 3 hits of the best, over a 500 bp
-// fragment, gives species P 0.998 / S 0.889.
+// fragment, gives species P 0.998 / S 0.889 (window databases).
 struct ClassifierOptions {
   std::uint32_t max_candidates = 8;  // 1..classify::max_candidates_limit
-  // 0: automatic, max(1, s / 3) for single reads and max(1, s / 2) for pairs:
-  // a pair looks up twice the windows, so chance hits (shuffled reads) reach
-  // higher counts; measured in docs/accuracy.md.
+  // 0: automatic (auto_hit_min): a pair looks up twice the features of a
+  // single read, so chance hits (shuffled reads) reach higher counts.
   std::uint32_t hit_min = 0;
-  std::uint32_t hit_diff = 3;        // LCA over candidates with hits >= best - hit_diff
+  // LCA over candidates with hits >= best - hit_diff; auto_hit_diff: by the
+  // database's sampling (auto_hit_diff_of above).
+  std::uint32_t hit_diff = auto_hit_diff;
   taxonomy::CanonicalRank lowest = taxonomy::CanonicalRank::sequence;
   taxonomy::CanonicalRank highest = taxonomy::CanonicalRank::root;
   // Fragment length used for the window span of a pair: max(insert_size,

@@ -13,6 +13,7 @@
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/ordered_pipeline.hpp"
 #include "metawarp/host/parallel_for.hpp"
+#include "metawarp/sketch/sampling.hpp"
 #include "pipeline/out_of_memory.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/query_batch.hpp"
@@ -73,7 +74,7 @@ class PartitionedRun {
     const double mean_list = db.feature_count() == 0
                                  ? 1.0
                                  : double(db.location_count()) / double(db.feature_count());
-    const double features = double(meta.params.sketch.sketch_size) /
+    const double features = sketch::expected_window_features(meta.params.sketch) /
                             double(meta.params.sketch.stride()) * mates;
     const double per_read = sizeof(ReadView) + sizeof(ReadResult) + sizeof(ReadShape) + 256;
     bytes_per_text_byte_ = 2.0 * mates +

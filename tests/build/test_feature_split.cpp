@@ -50,12 +50,16 @@ TEST_CASE("the expected share of features below a value runs from 0 to 1, rising
 }
 
 TEST_CASE("split ranges cover the space in order and hold about equal entries") {
-  for (const sketch::SketchParams p : {sketch::SketchParams{16, 127, 16}, sketch::SketchParams{21, 64, 8},
-                                       sketch::SketchParams{12, 40, 32}}) {
+  using sketch::Sampling;
+  for (const sketch::SketchParams p :
+       {sketch::SketchParams{16, 127, 16}, sketch::SketchParams{21, 64, 8},
+        sketch::SketchParams{12, 40, 32}, sketch::SketchParams{16, 127, 64, Sampling::scaled, 8},
+        sketch::SketchParams{21, 127, 64, Sampling::minimizer, 12},
+        sketch::SketchParams{16, 60, 64, Sampling::minimizer, 3}}) {
     const std::vector<sketch::feature_t> features = random_features(p.window, p, 3000000);
-    const index::FeatureDistribution d{p.stride(), p.sketch_size};
+    const index::FeatureDistribution d{p.stride(), p.sketch_size, p.sampling};
     for (unsigned parts : {1u, 2u, 3u, 4u, 8u}) {
-      CAPTURE(p.k, p.window, p.sketch_size, parts);
+      CAPTURE(p.k, p.window, p.sketch_size, p.sampling_parameter, parts);
       const auto ranges = index::split_features({}, parts, d);
       REQUIRE(ranges.size() == parts);
       CHECK(ranges.front().begin == 0);

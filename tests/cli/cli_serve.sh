@@ -81,9 +81,11 @@ status=${PIPESTATUS[0]}
 [ "$status" -eq 141 ] || fail "a query into a closed pipe ended $status, not 141 (SIGPIPE)"
 pass "a closed stdout ends the client with SIGPIPE"
 
-# A database rebuilt in place is loaded again, not served from memory.
-"$metawarp" build db "$data/genomes" --taxonomy "$data/taxonomy" \
-  --seqid2taxid "$data/seqid2taxid.map" -q -t 2 -w 64 || fail "rebuilding the database"
+# A database rebuilt in place is loaded again, not served from memory. (Half
+# the genomes: other windows alone no longer change the calls of content-
+# defined sampling, which -w 64 was here for.)
+"$metawarp" build db "$data"/genomes/genome_00000[1-9].fna --taxonomy "$data/taxonomy" \
+  --seqid2taxid "$data/seqid2taxid.map" -q -t 2 || fail "rebuilding the database"
 "$metawarp" query --server s.sock db "$r1" "$r2" -o rebuilt.server.tsv --device cpu -t 2 2>rebuilt.stderr ||
   fail "the query after the rebuild failed"
 grep -q "held by the server" rebuilt.stderr && fail "a rebuilt database was served from memory"

@@ -53,9 +53,10 @@ expect_field build.json command build
 expect_field build.json metawarp_version "$version"
 expect_field build.json database.path db.mwdb
 expect_field build.json database.targets "$targets"
-expect_field build.json database.k 16
+expect_field build.json database.k 20
 expect_field build.json database.w 127
-expect_field build.json database.s 16
+expect_field build.json database.s 64
+expect_field build.json database.sampling minimizer:16
 expect_field build.json targets_without_taxon 0
 [ "$(field build.json files)" -eq 18 ] || fail "files: $(cat build.json)"
 field build.json elapsed_seconds | grep -Eq '^[0-9]+\.[0-9]{3}$' || fail "elapsed: $(cat build.json)"

@@ -31,6 +31,8 @@ void require_equal(const Database& a, const Database& b) {
   REQUIRE(a.params.sketch.k == b.params.sketch.k);
   REQUIRE(a.params.sketch.window == b.params.sketch.window);
   REQUIRE(a.params.sketch.sketch_size == b.params.sketch.sketch_size);
+  REQUIRE(a.params.sketch.sampling == b.params.sketch.sampling);
+  REQUIRE(a.params.sketch.sampling_parameter == b.params.sketch.sampling_parameter);
   REQUIRE(a.params.max_locations_per_feature == b.params.max_locations_per_feature);
   REQUIRE(a.params.remove_overpopulated_features == b.params.remove_overpopulated_features);
   REQUIRE(a.targets.size() == b.targets.size());
@@ -208,6 +210,42 @@ TEST_CASE("load rejects truncated, foreign, newer and missing files") {
   CHECK(contains(missing, "nope.mwdb"));
 }
 
+// Format version 3 keeps the sampling in header bytes 44 to 47; files of
+// versions 1 and 2 (reserved bytes, 0) hold minhash windows and load as such.
+TEST_CASE("the sampling is saved and loaded; version 2 files load as window sampling") {
+  ScratchDir dir("sampling");
+  const fs::path path = dir.path() / "db.mwdb";
+  for (const auto& [sampling, parameter] :
+       {std::pair{sketch::Sampling::scaled, 8u}, std::pair{sketch::Sampling::scaled, 65535u},
+        std::pair{sketch::Sampling::minimizer, 12u}, std::pair{sketch::Sampling::window, 0u}}) {
+    Database db = make_database(3);
+    db.params.sketch.sampling = sampling;
+    db.params.sketch.sampling_parameter = parameter;
+    save(db, path);
+    const std::vector<char> bytes = read_bytes(path);
+    CHECK(read_at<std::uint32_t>(bytes, 4) == 3);
+    CHECK(read_at<std::uint32_t>(bytes, 44) == (std::uint32_t(sampling) | (parameter << 16)));
+    require_equal(load(path), db);
+    CHECK(load_metadata(path).db.params.sketch.sampling == sampling);
+  }
+  // The window-sampled file relabelled as version 2 (its checksums are those
+  // of version 2): it loads, as window sampling.
+  std::vector<char> v2 = read_bytes(path);
+  const std::uint32_t two = 2;
+  std::memcpy(v2.data() + 4, &two, 4);
+  reseal_header(v2);
+  write_bytes(path, v2);
+  const Database old = load(path);
+  CHECK(old.params.sketch.sampling == sketch::Sampling::window);
+  CHECK(old.params.sketch.sampling_parameter == 0);
+  // In a version-2 file the bytes were reserved: anything but 0 is refused.
+  const std::uint32_t scaled8 = 1 | (8u << 16);
+  std::memcpy(v2.data() + 44, &scaled8, 4);
+  reseal_header(v2);
+  write_bytes(path, v2);
+  CHECK(contains(load_error(path), "header field reserved (bytes 44 to 47) is 524289: must be 0"));
+}
+
 TEST_CASE("a failed save leaves neither a database nor a temporary file") {
   ScratchDir dir("failsave");
   const Database db = make_database(5);
@@ -281,8 +319,14 @@ TEST_CASE("load refuses insane header and target values even with valid checksum
        {"header field max locations per feature", " 0"}},
       {"hash id 2", [&](auto& b) { set_u32(b, 16, 2); }, {"header field k-mer hash function", "2"}},
       {"unknown flag", [&](auto& b) { set_u32(b, 36, 3); }, {"header field flags", "3"}},
-      {"reserved field", [&](auto& b) { set_u32(b, 44, 1); },
-       {"header field reserved (bytes 44 to 47)", "1", "must be 0"}},
+      {"unknown sampling", [&](auto& b) { set_u32(b, 44, 7 | (3u << 16)); },
+       {"header field sampling is 7", "must be 0 (window), 1 (scaled) or 2 (minimizer)"}},
+      {"FracMinHash scale 1", [&](auto& b) { set_u32(b, 44, 1 | (1u << 16)); },
+       {"header field c (FracMinHash scale) is 1", "between 2 and 65535"}},
+      {"minimizer window 0", [&](auto& b) { set_u32(b, 44, 2); },
+       {"header field W (minimizer window in k-mers) is 0", "between 2 and 128"}},
+      {"window sampling with a parameter", [&](auto& b) { set_u32(b, 44, 5u << 16); },
+       {"header field sampling parameter is 5", "window sampling takes none"}},
       {"more locations than the cap allows", [&](auto& b) { set_u32(b, 32, 1); },
        {"locations", "max locations per feature 1"}},
       {"target length 2^64-1",

@@ -1,5 +1,8 @@
-// GPU build == CPU build, byte for byte, whatever the table kind and batch size;
-// and a GPU build that cannot fit says so before doing any work.
+// GPU build == CPU build, byte for byte, whatever the table kind and batch size,
+// with every sampling: minhash windows, FracMinHash and minimizers (the
+// default), whose windows read up to W - 1 k-mers beyond their ends, so the
+// pieces of a target cut over batches carry that context; a GPU build that
+// cannot fit says so before doing any work.
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -9,12 +12,33 @@
 #include "catch.hpp"
 #include "error_of.hpp"
 #include "db/database.hpp"
+#include "metawarp/sketch/sampling.hpp"
+#include "metawarp/sketch/sketch.hpp"
 #include "pipeline/build.hpp"
 
 namespace fs = std::filesystem;
 using namespace metawarp;
 
 namespace {
+
+// The samplings, with their default k and s.
+const sketch::SketchParams window_sketch =
+    sketch::default_sketch_params(sketch::Sampling::window, 0);
+const sketch::SketchParams scaled_sketch =
+    sketch::default_sketch_params(sketch::Sampling::scaled, 8);
+const sketch::SketchParams minimizer_sketch = sketch::default_sketch_params(
+    sketch::default_sampling, sketch::default_sampling_parameter);
+
+sketch::SketchParams minimizers(std::uint32_t k, std::uint32_t w, std::uint32_t s,
+                                std::uint32_t run) {
+  return sketch::SketchParams{k, w, s, sketch::Sampling::minimizer, run};
+}
+
+// The smallest batch the GPU build takes: one window and its context either
+// side (then every piece holds one window, and every window is next to a cut).
+std::uint64_t smallest_batch(const sketch::SketchParams& p) {
+  return std::uint64_t(p.window) + p.k + 2 * sketch::context_kmers(p);
+}
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -30,15 +54,18 @@ fs::path scratch_dir(const std::string& name) {
   return dir;
 }
 
-// Builds with the CPU executor and with the GPU executor (several settings)
-// and requires identical database files.
-void require_identical_builds(pipeline::BuildOptions options, const fs::path& dir) {
+// Builds with the CPU executor and with the GPU executor (both tables, each
+// batch size: 0 stands for the smallest) and requires identical database files.
+void require_identical_builds(
+    pipeline::BuildOptions options, const fs::path& dir,
+    std::initializer_list<std::uint64_t> batches = {std::uint64_t(64) << 20, 4096, 300}) {
   options.quiet = true;
   options.threads = 3;
   db::save(pipeline::build_database(options), dir / "cpu.mwdb");
   const std::string cpu = read_file(dir / "cpu.mwdb");
   for (auto table : {pipeline::BuildTable::multi_value, pipeline::BuildTable::bucket_list}) {
-    for (std::uint64_t batch : {std::uint64_t(64) << 20, std::uint64_t(4096), std::uint64_t(300)}) {
+    for (std::uint64_t batch : batches) {
+      if (batch == 0) batch = smallest_batch(options.params.sketch);
       options.gpu.table = table;
       options.gpu.batch_bases = batch;
       CAPTURE(int(table), batch);
@@ -50,13 +77,15 @@ void require_identical_builds(pipeline::BuildOptions options, const fs::path& di
 }
 
 // Random genomes with N runs, lower case and a few IUPAC codes; one long
-// target spans many batches, one is shorter than k.
+// target spans many batches, one is shorter than k; the last is dense with
+// short N runs (one every few dozen bases: next to every cut of a target
+// into pieces, whatever the window).
 fs::path write_random_references(const fs::path& dir, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   const fs::path path = dir / "random.fa";
   std::ofstream out(path);
   const char alphabet[] = "ACGTACGTACGTacgtNRY";
-  const std::size_t lengths[] = {200000, 15, 5000, 127, 128, 90000, 3};
+  const std::size_t lengths[] = {200000, 15, 5000, 127, 128, 90000, 3, 20000};
   int record = 0;
   for (std::size_t length : lengths) {
     ++record;
@@ -67,6 +96,9 @@ fs::path write_random_references(const fs::path& dir, std::uint64_t seed) {
       const std::size_t at = rng() % (length - 50);
       for (std::size_t i = 0; i < 1 + rng() % 40; ++i) seq[at + i] = alphabet[16 + rng() % 3];
     }
+    if (length == 20000)
+      for (std::size_t at = rng() % 30; at + 3 < length; at += 20 + rng() % 40)
+        for (std::size_t i = 0; i < 1 + rng() % 3; ++i) seq[at + i] = 'N';
     for (std::size_t i = 0; i < seq.size(); i += 70) out << seq.substr(i, 70) << "\n";
   }
   return path;
@@ -82,7 +114,48 @@ TEST_CASE("GPU build of test_data is byte-identical to the CPU build") {
   options.references = {(data / "genomes").string()};
   options.taxonomy_dir = data / "taxonomy";
   options.seqid2taxid_files = {(data / "seqid2taxid.map").string()};
-  require_identical_builds(options, scratch_dir("test_data"));
+  // The default database.
+  REQUIRE(options.params.sketch.sampling == minimizer_sketch.sampling);
+  REQUIRE(options.params.sketch.sampling_parameter == minimizer_sketch.sampling_parameter);
+  for (const sketch::SketchParams& p : {minimizer_sketch, window_sketch, scaled_sketch}) {
+    options.params.sketch = p;
+    CAPTURE(int(p.sampling));
+    require_identical_builds(options, scratch_dir("test_data"));
+  }
+}
+
+// Minimizer windows read W - 1 k-mers beyond their ends: cut into pieces of
+// one window each (the smallest batch), next to N runs, with W up to
+// max_minimizer_window and W beyond a short target's k-mers, the GPU
+// build is still the CPU's.
+TEST_CASE("GPU build with minimizers matches the CPU, targets cut into many pieces") {
+  const fs::path dir = scratch_dir("minimizers");
+  pipeline::BuildOptions options;
+  options.references = {write_random_references(dir, 26).string()};
+  options.allow_no_taxonomy = true;
+  for (const sketch::SketchParams& p :
+       {minimizer_sketch, minimizers(16, 127, 64, sketch::max_minimizer_window),
+        minimizers(32, 40, 64, sketch::max_minimizer_window - 1), minimizers(5, 20, 3, 7),
+        minimizers(12, 40, 8, 2), minimizers(20, 127, 6, 16)}) {
+    options.params.sketch = p;
+    options.params.max_locations_per_feature = p.sketch_size == 8 ? 3 : 254;  // the cap too
+    CAPTURE(p.k, p.window, p.sketch_size, p.sampling_parameter);
+    require_identical_builds(options, dir, {std::uint64_t(64) << 20, 0, 1000});
+  }
+}
+
+// A batch smaller than a window and its context is refused before any work.
+TEST_CASE("GPU build refuses a batch that cannot hold a window and its context") {
+  const fs::path data = METAWARP_TEST_DATA_DIR;
+  pipeline::BuildOptions options;
+  options.quiet = true;
+  options.references = {(data / "genomes").string()};
+  options.allow_no_taxonomy = true;
+  options.gpu.batch_bases = smallest_batch(options.params.sketch) - 1;
+  const std::string message = error_of(
+      [&] { pipeline::build_database(options, nullptr, pipeline::make_gpu_build_executor); });
+  CHECK(message.find("--batch-size must hold at least one window and its context") !=
+        std::string::npos);
 }
 
 TEST_CASE("GPU build of random sequences with N runs matches the CPU, for several k, w, s") {
@@ -96,6 +169,8 @@ TEST_CASE("GPU build of random sequences with N runs matches the CPU, for severa
     CAPTURE(k, w, s);
     require_identical_builds(options, dir);
   }
+  options.params.sketch = sketch::SketchParams{16, 127, 64, sketch::Sampling::scaled, 4};
+  require_identical_builds(options, dir);
 }
 
 TEST_CASE("GPU build with too little GPU memory stops before reading, saying what it needs") {
@@ -104,6 +179,7 @@ TEST_CASE("GPU build with too little GPU memory stops before reading, saying wha
   options.quiet = true;
   options.references = {(data / "genomes").string()};
   options.allow_no_taxonomy = true;
+  options.params.sketch = window_sketch;
   options.gpu.memory_limit = 1 << 20;
   const std::string message = error_of(
       [&] { pipeline::build_database(options, nullptr, pipeline::make_gpu_build_executor); });
@@ -117,6 +193,7 @@ TEST_CASE("GPU build with a table too small reports it instead of truncating") {
   options.quiet = true;
   options.references = {(data / "genomes").string()};
   options.allow_no_taxonomy = true;
+  options.params.sketch = window_sketch;
   options.gpu.table_capacity = 1000;  // far fewer pairs than test_data has
   const std::string message = error_of(
       [&] { pipeline::build_database(options, nullptr, pipeline::make_gpu_build_executor); });
@@ -128,7 +205,7 @@ TEST_CASE("GPU build with a table too small reports it instead of truncating") {
 TEST_CASE("GPU builds in shards and partitions are the plain CPU database, byte for byte") {
   const fs::path data = METAWARP_TEST_DATA_DIR;
   const fs::path dir = scratch_dir("parts");
-  for (int set = 0; set < 2; ++set) {
+  for (int set = 0; set < 3; ++set) {
     pipeline::BuildOptions options;
     options.quiet = true;
     options.threads = 3;
@@ -136,10 +213,13 @@ TEST_CASE("GPU builds in shards and partitions are the plain CPU database, byte 
       options.references = {(data / "genomes").string()};
       options.taxonomy_dir = data / "taxonomy";
       options.seqid2taxid_files = {(data / "seqid2taxid.map").string()};
+      options.params.sketch = scaled_sketch;
     } else {
       options.references = {write_random_references(dir, 13).string()};
       options.allow_no_taxonomy = true;
-      options.params.sketch = {12, 40, 8};
+      // Set 2: minimizers with W at its largest, the targets cut into pieces.
+      options.params.sketch =
+          set == 1 ? sketch::SketchParams{12, 40, 8} : minimizers(16, 60, 16, 128);
       options.params.max_locations_per_feature = 4;
     }
     pipeline::run_build(options, dir / "cpu.mwdb");
@@ -168,6 +248,7 @@ TEST_CASE("GPU build under a small --max-gpu-memory partitions itself and gives 
   options.quiet = true;
   options.references = {(data / "genomes").string()};
   options.allow_no_taxonomy = true;
+  options.params.sketch = window_sketch;
   options.gpu.batch_bases = 1 << 20;
   pipeline::run_build(options, dir / "cpu.mwdb");
   // The whole plan of test_data needs more than this; a part of it fits.

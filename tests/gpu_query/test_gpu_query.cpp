@@ -282,6 +282,35 @@ TEST_CASE("GPU query matches the CPU on random, long, short and empty reads") {
   require_gpu_matches_cpu(db, reads, evidence, gpu, {reads.size(), 7});
 }
 
+// The default database samples minimizers (content-defined: a read's
+// features are sampled by the same rule, the read whole; automatic hit-min 2
+// / 4 and hit-diff 0): the GPU query gives the CPU's results read by read,
+// with the evidence and --confidence, in one and in several shards.
+TEST_CASE("GPU query of a minimizer database (the default) matches the CPU read by read") {
+  const pipeline::BuildOptions defaults;
+  REQUIRE(defaults.params.sketch.sampling == sketch::Sampling::minimizer);
+  const db::Database db = test_data_database(defaults.params.sketch);
+  const std::string genome = fasta_bases(fs::path(METAWARP_TEST_DATA_DIR) / "genomes");
+  const bool paired = GENERATE(false, true);
+  CAPTURE(paired);
+  const auto test_reads = test_data_reads(paired);
+  const auto reads = mixed_reads(genome, paired, paired ? 41 : 42);
+  pipeline::ClassifierOptions evidence;
+  evidence.confidence_millionths = 200000;
+  for (unsigned shards : {1u, 3u}) {
+    CAPTURE(shards);
+    pipeline::GpuQueryOptions gpu;
+    gpu.layout.shards_per_gpu = shards;
+    CHECK(require_gpu_matches_cpu(db, test_reads, {}, gpu, {test_reads.size(), 333}) >
+          test_reads.size() / 2);
+    CHECK(require_gpu_matches_cpu(db, reads, {}, gpu, {reads.size(), 7}) > 100);
+    require_gpu_matches_cpu(db, reads, evidence, gpu, {reads.size()});
+  }
+  pipeline::GpuQueryOptions small_chunks;
+  small_chunks.chunk_bases = 5000;  // long reads become chunks of their own
+  require_gpu_matches_cpu(db, reads, evidence, small_chunks, {reads.size()});
+}
+
 TEST_CASE("GPU query matches the CPU for other classifier options and sketch parameters") {
   const std::string genome = fasta_bases(fs::path(METAWARP_TEST_DATA_DIR) / "genomes");
   // Small k and windows with a low cap: many hits per read, lists at the cap.

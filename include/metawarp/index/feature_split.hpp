@@ -11,42 +11,37 @@
 // hashes below x is Binomial(n, x), of which the window keeps at most s: the
 // expected share of all entries below x is
 //     E[min(s, Binomial(n, x))] / min(s, n),
-// computed here numerically. Host only.
+// computed here numerically. Content-defined sampling (FracMinHash,
+// minimizers) decides on one half of a k-mer's hash and keeps the other as
+// the feature (sketch/hash.hpp): its features are uniform, the share is x.
+// Host only.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "metawarp/index/feature_range.hpp"
+#include "metawarp/sketch/types.hpp"
 
 namespace metawarp::index {
 
 // The distribution of the features of windows of `kmers_per_window` k-mers
-// (the stride w - k + 1) keeping `sketch_size` each.
+// (the stride w - k + 1) keeping `sketch_size` each, sampled as `sampling`
+// (the cap s of content-defined sampling, rarely reached, is not counted).
 struct FeatureDistribution {
   std::uint32_t kmers_per_window = 112;  // n
   std::uint32_t sketch_size = 16;        // s
+  sketch::Sampling sampling = sketch::Sampling::window;
 
   // The expected share of all entries whose feature is below `value`
   // (0 at 0, 1 at 2^32, non-decreasing).
   double share_below(std::uint64_t value) const {
-    const double n = kmers_per_window, s_full = sketch_size;
-    const double kept = std::min(n, s_full);
-    if (kept <= 0) return value >= feature_space_end ? 1.0 : 0.0;
     const double x = double(value) / double(feature_space_end);
     if (x <= 0) return 0;
     if (x >= 1) return 1;
-    // E[min(s, X)] = s - sum_{j < s} (s - j) P(X = j), P in log space so
-    // that large n and tiny x do not underflow the binomial terms.
-    const std::uint32_t s = std::min(sketch_size, kmers_per_window);
-    const double log_x = std::log(x), log_1mx = std::log1p(-x);
-    double missing = 0;
-    for (std::uint32_t j = 0; j < s; ++j) {
-      const double log_p = std::lgamma(n + 1) - std::lgamma(j + 1.0) - std::lgamma(n - j + 1) +
-                           j * log_x + (n - j) * log_1mx;
-      missing += (s - j) * std::exp(log_p);
-    }
-    return std::clamp((s - missing) / kept, 0.0, 1.0);
+    if (sampling != sketch::Sampling::window) return x;
+    const double all = kept_below(1);
+    return all <= 0 ? 0.0 : std::clamp(kept_below(x) / all, 0.0, 1.0);
   }
 
   // The expected share of all entries whose feature lies in `range`.
@@ -62,6 +57,24 @@ struct FeatureDistribution {
       else lo = mid + 1;
     }
     return lo;
+  }
+
+ private:
+  // E[min(s, Binomial(n, x))]: the entries of a window below x (0 < x <= 1).
+  double kept_below(double x) const {
+    const double n = kmers_per_window;
+    if (x >= 1) return std::min<double>(sketch_size, n);
+    // E[min(s, X)] = s - sum_{j < s} (s - j) P(X = j), P in log space so
+    // that large n and tiny x do not underflow the binomial terms.
+    const std::uint32_t s = std::min(sketch_size, kmers_per_window);
+    const double log_x = std::log(x), log_1mx = std::log1p(-x);
+    double missing = 0;
+    for (std::uint32_t j = 0; j < s; ++j) {
+      const double log_p = std::lgamma(n + 1) - std::lgamma(j + 1.0) - std::lgamma(n - j + 1) +
+                           j * log_x + (n - j) * log_1mx;
+      missing += (s - j) * std::exp(log_p);
+    }
+    return s - missing;
   }
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 // Host-only conveniences around sketch.hpp (std containers allowed here).
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -62,6 +63,18 @@ inline std::uint32_t host_sketch_window(const char* seq, std::uint64_t length,
                                         std::uint64_t window_index, const SketchParams& p,
                                         feature_t* out) {
   return sketch_window_with(seq, length, window_index, p, out, TableEncoder{}, FastInsert{});
+}
+
+// The names of the samplings, as `build --sampling` takes them and `info`
+// shows them: "window", "scaled:C", "minimizer:W".
+inline constexpr std::string_view sampling_names[] = {"window", "scaled", "minimizer"};
+
+inline std::string sampling_name(const SketchParams& p) {
+  const auto code = std::uint32_t(p.sampling);
+  if (code >= std::size(sampling_names)) return "unknown (" + std::to_string(code) + ")";
+  std::string name(sampling_names[code]);
+  if (p.sampling != Sampling::window) name += ":" + std::to_string(p.sampling_parameter);
+  return name;
 }
 
 // One sketch per window, in window order (window_count(seq.size(), p) entries).

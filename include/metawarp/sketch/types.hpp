@@ -20,11 +20,31 @@ inline constexpr std::uint32_t max_sketch_size = 64;
 // said 2^32 - 1) and keeps window arithmetic far from 32-bit limits.
 inline constexpr std::uint32_t max_window = std::uint32_t(1) << 24;
 
+// Which k-mers of a window are its features (sketch/sampling.hpp; stored in
+// the database). The codes are part of the file format.
+enum class Sampling : std::uint32_t {
+  // The s smallest hashes of the window's k-mers (MetaCache's minhash): which
+  // k-mers are kept depends on where the window is cut.
+  window = 0,
+  // Content-defined (a k-mer is kept or not wherever it occurs, in a read as
+  // in every genome): FracMinHash, the k-mers whose hash is below 2^32 / c.
+  scaled = 1,
+  // Content-defined: (W, k)-minimizers, the smallest hash of every W
+  // consecutive k-mers.
+  minimizer = 2,
+};
+
 // Sketching parameters, stored in the database. Defaults as MetaCache.
 struct SketchParams {
   std::uint32_t k = 16;            // k-mer length, 1..32
   std::uint32_t window = 127;      // window length w in bases, k <= w <= max_window
-  std::uint32_t sketch_size = 16;  // s: smallest distinct hashes kept per window
+  // s: smallest distinct hashes kept per window; with content-defined
+  // sampling a cap on the window's sampled k-mers (set so that it is rarely
+  // reached: a capped window no longer keeps exactly what a read keeps).
+  std::uint32_t sketch_size = 16;
+  Sampling sampling = Sampling::window;
+  // c of Sampling::scaled, W of Sampling::minimizer, 0 for Sampling::window.
+  std::uint32_t sampling_parameter = 0;
 
   // Consecutive windows start w-k+1 bases apart, so they overlap by k-1 bases
   // and every k-mer start position belongs to exactly one window.

@@ -18,6 +18,7 @@
 #include "metawarp/cuda/stream.hpp"
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/large_vector.hpp"
+#include "metawarp/sketch/sketch.hpp"
 #include "pipeline/build_executor.hpp"
 #include "pipeline/build_estimate.hpp"
 #include "pipeline/gpu/build_memory_plan.hpp"
@@ -76,8 +77,8 @@ class GpuBuildExecutor final : public BuildExecutor {
         params_(options.params.sketch),
         range_(options.features),
         batch_bases_(options.gpu.batch_bases) {
-    if (batch_bases_ < std::uint64_t(params_.window) + params_.k)
-      throw std::runtime_error("--batch-size must hold at least one window");
+    if (batch_bases_ < std::uint64_t(params_.window) + params_.k + 2 * context_bases())
+      throw std::runtime_error("--batch-size must hold at least one window and its context");
     // The table holds this executor's share of the pairs (its feature range).
     const std::uint64_t all_pairs = options.gpu.table_capacity != 0
                                         ? options.gpu.table_capacity
@@ -93,26 +94,29 @@ class GpuBuildExecutor final : public BuildExecutor {
     cuda::check(cudaStreamSynchronize(kernel_stream_), "setting up the GPU table");
   }
 
-  // Appends a target's windows, cutting it at window boundaries across batches.
+  // Appends a target's windows, cutting it at window boundaries across
+  // batches; each piece carries the bases its windows' sketches read
+  // (sketch::window_bases: their own and their context).
   void add(TargetSequence target) override {
     const std::string& seq = target.sequence;
     const std::uint64_t stride = params_.stride();
+    // At most this many bases of a piece beyond count * stride.
+    const std::uint64_t overhead = params_.k - 1 + 2 * context_bases();
     for (std::uint64_t w0 = 0; w0 < target.windows;) {
       BatchSlot& slot = current();
       const std::uint64_t room = batch_bases_ - slot.used;
-      const std::uint64_t fit =
-          room >= params_.k - 1 + stride ? (room - (params_.k - 1)) / stride : 0;
+      const std::uint64_t fit = room >= overhead + stride ? (room - overhead) / stride : 0;
       if (fit == 0 || slot.segment_count == max_segments) {
         submit();
         continue;
       }
       const std::uint64_t count = std::min(fit, target.windows - w0);
-      const std::uint64_t begin = w0 * stride;
-      const std::uint64_t length = std::min<std::uint64_t>(seq.size() - begin,
-                                                           count * stride + params_.k - 1);
-      std::copy_n(seq.data() + begin, length, slot.host_bases.data() + slot.used);
+      const sketch::BaseRange bases = sketch::window_bases(seq.size(), w0, w0 + count, params_);
+      const std::uint64_t length = bases.end - bases.begin;
+      std::copy_n(seq.data() + bases.begin, length, slot.host_bases.data() + slot.used);
       slot.host_segments[slot.segment_count++] =
-          BatchSegment{slot.used, length, slot.windows, target.target, sketch::window_id_t(w0)};
+          BatchSegment{slot.used, bases.begin, seq.size(), slot.windows, target.target,
+                       sketch::window_id_t(w0)};
       slot.used += length;
       slot.windows += count;
       w0 += count;
@@ -190,6 +194,9 @@ class GpuBuildExecutor final : public BuildExecutor {
 
  private:
   BatchSlot& current() { return *slots_[current_]; }
+
+  // The most bases a piece carries beyond either end of its windows.
+  std::uint64_t context_bases() const { return sketch::context_kmers(params_); }
 
   // Uploads and processes the current batch and switches to the other slot.
   // On this executor's GPU (the driver's thread serves every shard's executor).
