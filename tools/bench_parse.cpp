@@ -57,13 +57,13 @@
 #include <string>
 #include <vector>
 
-#include "io/byte_buffer.hpp"
-#include "io/cut_source.hpp"
-#include "io/newline_scanner.hpp"
-#include "io/read_blocks.hpp"
-#include "io/record_blocks.hpp"
+#include "io/cut/cut_source.hpp"
+#include "io/cut/newline_scanner.hpp"
+#include "io/cut/record_blocks.hpp"
+#include "io/decode/byte_buffer.hpp"
+#include "io/parse/read_batch.hpp"
 #include "metawarp/host/parallel_for.hpp"
-#include "io/sequence_reader.hpp"
+#include "io/parse/sequence_reader.hpp"
 
 namespace {
 

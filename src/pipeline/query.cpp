@@ -8,8 +8,8 @@
 #include <optional>
 #include <stdexcept>
 
-#include "io/read_blocks.hpp"
-#include "io/sequence_reader.hpp"
+#include "io/parse/read_batch.hpp"
+#include "io/parse/sequence_reader.hpp"
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/ordered_pipeline.hpp"
 #include "output/output_check.hpp"

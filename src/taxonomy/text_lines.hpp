@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "io/byte_source.hpp"
+#include "io/decode/byte_source.hpp"
 
 namespace metawarp::taxonomy::detail {
 

@@ -10,8 +10,8 @@
 #include <deque>
 
 #include "fuzz_harness.hpp"
-#include "io/byte_source.hpp"
-#include "io/read_blocks.hpp"
+#include "io/decode/byte_source.hpp"
+#include "io/parse/read_batch.hpp"
 #include "serial_reads.hpp"
 #include "temp_files.hpp"
 #include "test_sources.hpp"

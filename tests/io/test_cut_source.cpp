@@ -8,9 +8,9 @@
 #include <algorithm>
 
 #include "catch.hpp"
-#include "io/cut_source.hpp"
-#include "io/newline_scanner.hpp"
-#include "io/record_blocks.hpp"
+#include "io/cut/cut_source.hpp"
+#include "io/cut/newline_scanner.hpp"
+#include "io/cut/record_blocks.hpp"
 #include "cut_test_support.hpp"
 #include "io_test_support.hpp"
 

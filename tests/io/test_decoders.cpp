@@ -13,7 +13,7 @@
 
 #include "catch.hpp"
 #include "test_effort.hpp"
-#include "io/byte_source.hpp"
+#include "io/decode/byte_source.hpp"
 #include "gzip_writers.hpp"
 #include "test_sources.hpp"
 

@@ -6,9 +6,9 @@
 
 #include "catch.hpp"
 #include "test_effort.hpp"
-#include "io/line_limits.hpp"
-#include "io/read_blocks.hpp"
-#include "io/record_blocks.hpp"
+#include "io/cut/line_limits.hpp"
+#include "io/cut/record_blocks.hpp"
+#include "io/parse/read_batch.hpp"
 #include "io_test_support.hpp"
 #include "test_sources.hpp"
 

@@ -22,11 +22,11 @@
 #include <thread>
 
 #include "catch.hpp"
-#include "io/block_read_ahead.hpp"
-#include "io/byte_buffer.hpp"
-#include "io/cut_source.hpp"
-#include "io/read_blocks.hpp"
-#include "io/record_blocks.hpp"
+#include "io/cut/block_read_ahead.hpp"
+#include "io/cut/cut_source.hpp"
+#include "io/cut/record_blocks.hpp"
+#include "io/decode/byte_buffer.hpp"
+#include "io/parse/read_batch.hpp"
 #include "cut_test_support.hpp"
 #include "io_test_support.hpp"
 #include "test_effort.hpp"

@@ -12,9 +12,9 @@
 
 #include "catch.hpp"
 #include "test_effort.hpp"
-#include "io/read_blocks.hpp"
-#include "io/record_blocks.hpp"
-#include "io/record_scan.hpp"
+#include "io/cut/record_blocks.hpp"
+#include "io/cut/record_scan.hpp"
+#include "io/parse/read_batch.hpp"
 #include "cut_test_support.hpp"
 #include "io_test_support.hpp"
 #include "test_sources.hpp"
