@@ -8,7 +8,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "io/parse/read_batch.hpp"
+#include "io/cut/read_block_cutter.hpp"
 #include "io/parse/sequence_reader.hpp"
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/ordered_pipeline.hpp"

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "io/cut/cut_source.hpp"
+#include "io/cut/input_error.hpp"
 #include "io/decode/byte_source.hpp"
 
 namespace metawarp::io {

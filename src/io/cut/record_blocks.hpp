@@ -22,10 +22,10 @@
 #include "io/cut/block_read_ahead.hpp"
 #include "io/cut/cut_source.hpp"
 #include "io/cut/line_limits.hpp"
+#include "io/cut/record_format.hpp"
 #include "io/cut/record_scan.hpp"
 #include "io/decode/byte_buffer.hpp"
 #include "io/decode/byte_source.hpp"
-#include "io/parse/sequence_reader.hpp"
 
 namespace metawarp::io {
 

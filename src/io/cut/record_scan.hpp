@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "io/parse/sequence_reader.hpp"
+#include "io/cut/record_format.hpp"
 
 namespace metawarp::io {
 

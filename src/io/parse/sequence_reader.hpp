@@ -12,30 +12,16 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "io/cut/input_error.hpp"
+#include "io/cut/record_format.hpp"
+
 namespace metawarp::io {
 
-class InputError : public std::runtime_error {
- public:
-  InputError(std::string file, std::uint64_t record, const std::string& problem);
-  const std::string& file() const { return file_; }
-  std::uint64_t record() const { return record_; }  // 1-based; 0: not inside a record
-
- private:
-  std::string file_;
-  std::uint64_t record_;
-};
-
-enum class Format : std::uint8_t { unknown, fasta, fastq };
-
 struct RecordBlock;
-
-// What messages call an input: the path, or "<stdin>" for "-".
-std::string input_display_name(const std::string& path);
 
 struct SequenceRecord {
   std::string header;    // the whole header line after '>' or '@' (no line end)
