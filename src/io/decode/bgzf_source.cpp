@@ -33,17 +33,6 @@ namespace {
 constexpr std::size_t max_member_size = std::size_t{1} << 16;
 constexpr std::uint32_t max_member_output = std::uint32_t{1} << 20;
 
-// The size of the whole BGZF member at the read position, or 0 when what is
-// there is not one the parallel path can take (the serial decoder's part).
-std::size_t bgzf_member_at(CompressedInput& input) {
-  input.has(max_member_size);  // as much as there is, up to one whole member
-  const GzipHeader header = parse_gzip_header(input.data(), input.available());
-  if (header.status != GzipHeader::Status::complete || !header.member_size) return 0;
-  const std::size_t size = *header.member_size;
-  if (size < header.length + 8 || size > input.available()) return 0;
-  return size;
-}
-
 struct Member {
   std::vector<unsigned char> compressed;  // header to trailer
   std::size_t header_length = 0;
@@ -154,29 +143,18 @@ class ParallelGzipSource final : public ChunkQueueSource {
 
 }  // namespace
 
-std::unique_ptr<ByteSource> make_serial_gzip_source(CompressedInput input, DecodeOptions::Gzip decoder) {
-  if (decoder != DecodeOptions::Gzip::zlib && isal_available()) return make_isal_gzip_source(std::move(input));
-  return make_zlib_gzip_source(std::move(input));
+std::size_t bgzf_member_at(CompressedInput& input) {
+  input.has(max_member_size);  // as much as there is, up to one whole member
+  const GzipHeader header = parse_gzip_header(input.data(), input.available());
+  if (header.status != GzipHeader::Status::complete || !header.member_size) return 0;
+  const std::size_t size = *header.member_size;
+  if (size < header.length + 8 || size > input.available()) return 0;
+  return size;
 }
 
-std::unique_ptr<ByteSource> make_parallel_gzip_source(CompressedInput input, unsigned threads,
-                                                      DecodeOptions::Gzip serial_decoder,
-                                                      const ChunkedGzipSettings& settings) {
-  if (threads <= 1) return make_serial_gzip_source(std::move(input), serial_decoder);
-  if (bgzf_member_at(input) > 0)
-    return std::make_unique<ParallelGzipSource>(std::move(input), threads, serial_decoder);
-  if (settings.chunked && threads >= settings.min_threads) {
-    // Room to see whether the member is bigger than one piece (untouched
-    // pages of the buffer cost nothing for a small file).
-    const std::size_t buffer = 2 * (settings.chunk + settings.overlap) + (std::size_t{1} << 20);
-    const std::uint64_t offset = input.offset();
-    const std::string unread(reinterpret_cast<const char*>(input.data()), input.available());
-    CompressedInput larger(input.take_raw(), unread, "gzip", offset, buffer);
-    if (chunked_gzip_member_at(larger, settings))
-      return make_chunked_gzip_source(std::move(larger), threads, serial_decoder, settings);
-    return make_serial_gzip_source(std::move(larger), serial_decoder);
-  }
-  return make_serial_gzip_source(std::move(input), serial_decoder);
+std::unique_ptr<ByteSource> make_bgzf_source(CompressedInput input, unsigned threads,
+                                             DecodeOptions::Gzip serial_decoder) {
+  return std::make_unique<ParallelGzipSource>(std::move(input), threads, serial_decoder);
 }
 
 }  // namespace metawarp::io

@@ -1,7 +1,8 @@
 #pragma once
 // Where the bytes of an input come from: a file or stdin, plain or
 // compressed (gzip, bzip2, zstd), recognised from the content
-// (io/byte_sources.cpp; one decoder per file, io/decoders.hpp).
+// (io/decode/byte_format.hpp, the decoder chosen in open_decoder.cpp; one
+// decoder per file, io/decode/decoders.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -61,8 +62,12 @@ unsigned default_decode_threads();
 std::unique_ptr<ByteSource> detect_compression(std::unique_ptr<ByteSource> raw,
                                                const DecodeOptions& options = {});
 
+// How an input read to its end is decoded: gzip on default_decode_threads(),
+// compressed input ahead of the reader on a thread of its own.
+DecodeOptions reader_decode_options();
+
 // "-" is stdin. Throws SourceError when the file cannot be opened or read.
-// Compressed input is decoded ahead of the reader on a thread of its own.
+// Decoded with reader_decode_options().
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path);
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path, const DecodeOptions& options);
 

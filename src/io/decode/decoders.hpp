@@ -1,7 +1,7 @@
 #pragma once
-// The decoders behind detect_compression, one file each. Each takes the
-// compressed bytes after the format was recognised (the prefix already read
-// from `raw` included).
+// The decoders behind detect_compression (open_decoder.cpp), one file each.
+// Each takes the compressed bytes after the format was recognised (the
+// prefix already read from `raw` included).
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -24,7 +24,7 @@ bool isal_available();
 std::unique_ptr<ByteSource> make_serial_gzip_source(CompressedInput input, DecodeOptions::Gzip decoder);
 
 // How single-member gzip files are decoded on several threads
-// (inflate_chunked_source.cpp); the defaults are what the application uses,
+// (chunked_gzip_source.cpp); the defaults are what the application uses,
 // tests and benchmarks set smaller pieces or read the counters.
 struct ChunkedGzipStats {
   std::atomic<std::uint64_t> members{0};         // members that took the chunked path
@@ -58,15 +58,23 @@ struct ChunkedGzipSettings {
   ChunkedGzipStats* stats = nullptr;
 };
 
-// The gzip decoder for `threads` threads: BGZF decoded member by member
-// (parallel_gzip_source.cpp), the rest of the file from the first member
-// that cannot be by the serial decoder `serial_decoder` names; a big
-// ordinary member (what `gzip` writes) decoded in pieces on several threads
-// (make_chunked_gzip_source); anything else, or threads <= 1: that serial
-// decoder from the start.
+// The gzip decoder for `threads` threads (open_decoder.cpp, where every
+// decoder is chosen): BGZF decoded member by member (make_bgzf_source); a
+// big ordinary member (what `gzip` writes) decoded in pieces on several
+// threads (make_chunked_gzip_source); anything else, or threads <= 1: the
+// serial decoder `serial_decoder` names from the start.
 std::unique_ptr<ByteSource> make_parallel_gzip_source(CompressedInput input, unsigned threads,
                                                       DecodeOptions::Gzip serial_decoder,
                                                       const ChunkedGzipSettings& settings = {});
+
+// The size of the whole BGZF member at the read position, or 0 when what is
+// there is not one the parallel path can take (the serial decoder's part).
+std::size_t bgzf_member_at(CompressedInput& input);
+// BGZF decoded member by member on `threads` threads (bgzf_source.cpp), the
+// rest of the file from the first member that cannot be by the serial
+// decoder `serial_decoder` names; for an input bgzf_member_at took.
+std::unique_ptr<ByteSource> make_bgzf_source(CompressedInput input, unsigned threads,
+                                             DecodeOptions::Gzip serial_decoder);
 
 // True when the member at the read position is an ordinary (non-BGZF) one
 // with a valid header and more than one piece of data after it. `input`'s
@@ -74,7 +82,7 @@ std::unique_ptr<ByteSource> make_parallel_gzip_source(CompressedInput input, uns
 bool chunked_gzip_member_at(CompressedInput& input, const ChunkedGzipSettings& settings);
 // One big ordinary gzip member decoded on `threads` threads at once by
 // starting at DEFLATE block boundaries found by search
-// (inflate_chunked_source.cpp); for a member chunked_gzip_member_at took.
+// (chunked_gzip_source.cpp); for a member chunked_gzip_member_at took.
 // Later members go the way make_parallel_gzip_source sends them.
 std::unique_ptr<ByteSource> make_chunked_gzip_source(CompressedInput input, unsigned threads,
                                                      DecodeOptions::Gzip serial_decoder,
