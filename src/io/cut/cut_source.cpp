@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <optional>
+#include <string_view>
 #include <thread>
 #include <vector>
 
+#include "io/decode/byte_format.hpp"
+#include "io/decode/file_source.hpp"
 #include "metawarp/host/parallel_for.hpp"
 
 namespace metawarp::io {
@@ -92,27 +94,22 @@ class ParallelFileSource final : public ByteSource {
   std::uint64_t offset_ = 0;
 };
 
-// The first bytes of a file through pread, for detect_compression().
-class PrefixSource final : public ByteSource {
- public:
-  explicit PrefixSource(int fd) : fd_(fd) {}
-  std::size_t read(char* destination, std::size_t capacity) override {
-    while (true) {
-      const ssize_t n = ::pread(fd_, destination, capacity, off_t(offset_));
-      if (n >= 0) {
-        offset_ += std::uint64_t(n);
-        return std::size_t(n);
-      }
-      if (errno != EINTR) throw SourceError(std::string("read error: ") + std::strerror(errno));
-    }
-  }
-  bool compressed() const override { return false; }
-  std::uint64_t raw_bytes_read() const override { return offset_; }
-
- private:
-  int fd_;
-  std::uint64_t offset_ = 0;
-};
+// A regular file of plain text large enough to gain from parallel reads:
+// its size says so (files whose size says nothing, /proc, are read as a
+// stream), and its first bytes, read with pread, leave the descriptor's
+// position at the start for the stream that reads it otherwise.
+bool large_plain_file(int fd) {
+  struct stat status {};
+  if (::fstat(fd, &status) != 0 || !S_ISREG(status.st_mode) ||
+      std::uint64_t(status.st_size) < 2 * part_bytes)
+    return false;
+  char prefix[format_prefix_bytes];
+  ssize_t n = 0;
+  do n = ::pread(fd, prefix, sizeof prefix, 0);
+  while (n < 0 && errno == EINTR);
+  // A read error is the stream's to report, in its words.
+  return n >= 0 && detect_format(std::string_view(prefix, std::size_t(n))) == ByteFormat::plain;
+}
 
 unsigned read_threads() {
   return std::clamp(std::thread::hardware_concurrency() / 4, 1u, max_read_threads);
@@ -125,28 +122,14 @@ std::unique_ptr<ByteSource> make_parallel_file_source(int fd, unsigned threads) 
 }
 
 CutSource open_cut_source(const std::string& path) {
-  const auto fallback = [&] { return CutSource{open_byte_source(path), serial_read_bytes, {}, false}; };
+  // Opened once: what is learnt about the file (its size, its format) comes
+  // from this descriptor, which then reads it one way or the other.
+  auto file = std::make_unique<FileSource>(path);
   const unsigned threads = read_threads();
-  if (path == "-" || threads < 2) return fallback();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fallback();  // which reports the error in its words
-  struct stat status {};
-  bool plain = false;
-  try {
-    // Small files gain nothing; files whose size says nothing (/proc) are
-    // read as a stream.
-    plain = ::fstat(fd, &status) == 0 && S_ISREG(status.st_mode) &&
-            std::uint64_t(status.st_size) >= 2 * part_bytes &&
-            !detect_compression(std::make_unique<PrefixSource>(fd))->compressed();
-  } catch (const SourceError&) {
-    plain = false;  // read again by the fallback, which reports the error
-  }
-  if (!plain) {
-    ::close(fd);
-    return fallback();
-  }
-  return CutSource{make_parallel_file_source(fd, threads), parallel_read_bytes, ScanThreads{threads},
-                   /*read_ahead=*/true};
+  if (path != "-" && threads >= 2 && large_plain_file(file->descriptor()))
+    return CutSource{make_parallel_file_source(file->release(), threads), parallel_read_bytes,
+                     ScanThreads{threads}, /*read_ahead=*/true};
+  return CutSource{detect_compression(std::move(file), reader_decode_options()), serial_read_bytes, {}, false};
 }
 
 }  // namespace metawarp::io

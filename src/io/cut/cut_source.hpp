@@ -2,11 +2,13 @@
 // Where the cutter (record_blocks.hpp) reads an input from. A plain regular
 // file is read by several threads at once (pread of parts of one large
 // read), and read ahead: the next block's read runs while the cutter finds
-// the records of this one (io/block_read_ahead.hpp), so the copy out of the
-// page cache and the record scan, each split over threads, overlap instead
-// of taking turns (docs/architecture.md, "Cutting reads"). Anything
-// else (stdin, pipes, compressed files) is read through open_byte_source(),
-// so a faster decompressing source plugs in there and the cutter follows.
+// the records of this one (io/cut/block_read_ahead.hpp), so the copy out of
+// the page cache and the record scan, each split over threads, overlap
+// instead of taking turns (docs/architecture.md, "Cutting reads"). Anything
+// else (stdin, pipes, compressed files) is read as open_byte_source() reads
+// it, through the decoder detect_compression() chooses, so a faster
+// decompressing source plugs in there and the cutter follows. The file is
+// opened once either way.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -21,7 +23,7 @@ struct CutSource {
   // The most the cutter should ask for in one read(): large where one call
   // is split over threads, cache-sized otherwise.
   std::size_t max_read_bytes = 0;
-  // Threads that find the records in what was read (io/record_scan.hpp):
+  // Threads that find the records in what was read (io/cut/record_scan.hpp):
   // as many as read a plain file, one for a stream.
   ScanThreads scan;
   // Read the next block's bytes while the cutter scans (RecordBlockSplitter):

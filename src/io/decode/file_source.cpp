@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 namespace metawarp::io {
 
@@ -23,6 +24,11 @@ FileSource::FileSource(const std::string& path) {
 
 FileSource::~FileSource() {
   if (owned_) ::close(fd_);
+}
+
+int FileSource::release() {
+  owned_ = false;
+  return std::exchange(fd_, -1);
 }
 
 std::size_t FileSource::read(char* destination, std::size_t capacity) {

@@ -20,6 +20,13 @@ class FileSource final : public ByteSource {
   bool compressed() const override { return false; }
   std::uint64_t raw_bytes_read() const override { return total_; }
 
+  // The descriptor, for a reader that looks at the file before it chooses
+  // how to read it (its size, its first bytes through pread).
+  int descriptor() const { return fd_; }
+  // Hands the descriptor (of a file, not stdin) to the caller, who closes
+  // it; this source reads nothing more.
+  int release();
+
  private:
   int fd_ = -1;
   bool owned_ = true;
