@@ -100,7 +100,7 @@ class QueryRun {
     // Cutting is the one serial input stage, so it leaves the parsing to the
     // workers; with two files, mates 1 and mates 2 are cut (and decompressed)
     // by two threads at once, and a plain file is read by several threads
-    // (io/cut_source.hpp, docs/architecture.md "Cutting reads"). Batches in
+    // (io/cut/cut_source.hpp, docs/architecture.md "Cutting reads"). Batches in
     // flight: enough to keep every worker busy.
     host::OrderedPipeline<BatchSlot> pipeline(slots);
     pipeline.source([&](BatchSlot& slot) {

@@ -1,6 +1,6 @@
 // Input without line ends (binary data, /dev/zero, a header that never
 // ends) fails after a bounded prefix with the message of its first problem,
-// read serially or cut into blocks and parsed (io/line_limits.hpp).
+// read serially or cut into blocks and parsed (io/cut/line_limits.hpp).
 #include <functional>
 #include <optional>
 

@@ -1,4 +1,4 @@
-// Reading ahead (io/block_read_ahead.hpp, RecordBlockSplitter's read_ahead):
+// Reading ahead (io/cut/block_read_ahead.hpp, RecordBlockSplitter's read_ahead):
 // the read ahead hands out a source's bytes in order whatever the reads,
 // takes and carries, and what the source threw after them; blocks cut while
 // the next block's bytes are read on another thread are those of a serial

@@ -1,4 +1,4 @@
-// BlockRecordReader (io/record_views.hpp), the query's parse into views,
+// BlockRecordReader (io/parse/record_views.hpp), the query's parse into views,
 // gives SequenceReader's records and SequenceReader's first error on every
 // block, whatever the input: well-formed FASTQ and FASTA, CRLF, blank lines,
 // multi-line and empty sequences, and inputs damaged byte by byte (bad

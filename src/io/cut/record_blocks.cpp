@@ -11,7 +11,7 @@ namespace metawarp::io {
 namespace {
 
 // Read sizes: the first read before any record size is known, and the least
-// of later ones (the most is the source's, io/cut_source.hpp).
+// of later ones (the most is the source's, io/cut/cut_source.hpp).
 constexpr std::size_t first_read_size = std::size_t{256} << 10;
 constexpr std::size_t min_read_size = std::size_t{16} << 10;
 // The most reserved up front for a block; beyond it the block grows as read.

@@ -1,8 +1,8 @@
 #pragma once
 // Cuts a FASTA/FASTQ input into blocks of whole records without parsing them,
 // so that one thread can feed many parsers. The splitter only finds where
-// records start (a line-end mask 64 bytes at a time, io/newline_scanner.hpp;
-// a plain file is read by several threads, io/cut_source.hpp, see
+// records start (a line-end mask 64 bytes at a time, io/cut/newline_scanner.hpp;
+// a plain file is read by several threads, io/cut/cut_source.hpp, see
 // docs/architecture.md "Cutting reads"); every check of the content is left
 // to SequenceReader, which parses a block with the file's record and line
 // numbers, so its messages are those of a serial read of the whole file.
@@ -10,7 +10,7 @@
 // Record boundaries are those of SequenceReader: the first non-blank byte
 // decides the format; a FASTQ record is the 4 lines after any blank lines, a
 // FASTA record runs until the next line starting with '>'. Lines are held to
-// the limits of io/line_limits.hpp, as SequenceReader holds them: a line
+// the limits of io/cut/line_limits.hpp, as SequenceReader holds them: a line
 // that it would reject before reading its end ends the cutting there.
 #include <cstddef>
 #include <cstdint>
@@ -58,11 +58,11 @@ class RecordBlockSplitter {
   // "-" reads stdin. Throws InputError (record 0) when the input cannot be opened.
   explicit RecordBlockSplitter(const std::string& path);
   // `max_read_bytes`: the most asked of `source` in one read() (a source that
-  // splits a read over threads wants large ones, io/cut_source.hpp).
+  // splits a read over threads wants large ones, io/cut/cut_source.hpp).
   // `scan`: the threads that find the records in what was read (the blocks
-  // are the same whatever they are, io/record_scan.hpp). `read_ahead`: the
+  // are the same whatever they are, io/cut/record_scan.hpp). `read_ahead`: the
   // next block's bytes are read on a thread of their own while this block's
-  // records are found and the caller goes on (io/block_read_ahead.hpp); the
+  // records are found and the caller goes on (io/cut/block_read_ahead.hpp); the
   // blocks are the same but where a line is rejected before its end was
   // read (the cut ends where the read did, as with other read sizes).
   // `source` is then read on that thread (its compressed() may be called

@@ -4,7 +4,7 @@
 // grow, and zeroing megabytes per batch first would cost as much as the read.
 // Its contents may start after room left in front of them, so that bytes
 // read before the ones that go in front are known (the cutter reading ahead,
-// io/block_read_ahead.hpp) need not be moved to put them there.
+// io/cut/block_read_ahead.hpp) need not be moved to put them there.
 #include <algorithm>
 #include <cstddef>
 #include <cstring>

@@ -1,6 +1,6 @@
 #pragma once
-// The reading side of the parallel gzip decoders (parallel_gzip_source.cpp,
-// inflate_chunked_source.cpp), written once: their threads push decoded
+// The reading side of the parallel gzip decoders (decode/bgzf_source.cpp,
+// decode/chunked_gzip_source.cpp), written once: their threads push decoded
 // chunks in file order, and at the end the decoder of the rest of the file
 // (a serial one, from the first byte the threads did not decode); read()
 // copies from the chunks, then reads from that decoder. An error of the

@@ -1,7 +1,7 @@
 #pragma once
 // DEFLATE decoded from the middle of a stream whose preceding 32 KiB are not
 // known yet: the building block of single-member parallel gzip decoding
-// (inflate_chunked_source.cpp).
+// (decode/chunked_gzip_source.cpp).
 //
 // The output is bytes, as the data will be read: every literal is text (see
 // below), so a byte with the high bit set cannot be one, and such a byte

@@ -1,5 +1,5 @@
 // The rest of a gzip member from a DEFLATE block boundary in its middle, by
-// zlib, for the single-member parallel decoder (inflate_chunked_source.cpp):
+// zlib, for the single-member parallel decoder (decode/chunked_gzip_source.cpp):
 // raw inflate primed with the bits of the boundary's first byte and the
 // 32 KiB already decoded as its dictionary decodes exactly what zlib decodes
 // from the member's start past that point, and names every problem with

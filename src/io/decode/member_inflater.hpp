@@ -2,7 +2,7 @@
 // One whole DEFLATE stream in memory decoded at once (the body of a BGZF
 // member), for the member-parallel gzip decoder: libdeflate where metawarp
 // was built with it, else zlib. It only says yes or no: a member it refuses
-// goes to the serial decoder, which names the problem (parallel_gzip_source.cpp).
+// goes to the serial decoder, which names the problem (decode/bgzf_source.cpp).
 #include <cstddef>
 #include <cstdint>
 #include <memory>

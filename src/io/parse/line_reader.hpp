@@ -3,7 +3,7 @@
 // over a large buffer. A line is returned without its '\n' and without a
 // trailing '\r' (CRLF files). A line longer than the buffer grows the buffer,
 // so single-line FASTA of any length works, but only as far as the line's
-// kind allows (io/line_limits.hpp): input without line ends is never
+// kind allows (io/cut/line_limits.hpp): input without line ends is never
 // buffered whole.
 #include <cstdint>
 #include <memory>

@@ -1,7 +1,7 @@
 #pragma once
 // Read pairs from two files (R1, R2) or one interleaved file. Mismatched files
 // (different counts or names) are an InputError, never a silent misalignment.
-// Pair by pair over the batch pieces of read_blocks.hpp, which hold the checks.
+// Pair by pair over the batch pieces of parse/read_batch.hpp, which hold the checks.
 #include <string>
 #include <vector>
 

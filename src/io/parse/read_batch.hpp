@@ -23,7 +23,7 @@ struct ParsedReads {
   std::exception_ptr error;
 };
 
-// A batch's records as views (io/record_views.hpp) into its blocks: what a
+// A batch's records as views (io/parse/record_views.hpp) into its blocks: what a
 // query worker keeps from batch to batch. The vectors are grown as needed
 // and never shrunk; entries past the parse's `count` are spare; mates2 is
 // untouched for single reads. The views are valid while the blocks are,

@@ -4,7 +4,7 @@
 //   "reads.fq: record 3: quality length 98 differs from sequence length 100 (line 12)"
 // stdin is called "<stdin>" in messages. Blank lines are not data; an empty
 // input is zero records, not an error. FASTQ records are 4 lines. Lines
-// are held to the limits of io/line_limits.hpp. A problem after the last
+// are held to the limits of io/cut/line_limits.hpp. A problem after the last
 // record (bytes after the end of a gzip stream) names no record:
 //   "reads.fq.gz: unexpected data after the end of the gzip stream (at compressed byte 5012)"
 // A reader can also parse one block cut by RecordBlockSplitter (record_blocks.hpp);
