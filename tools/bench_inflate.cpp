@@ -26,11 +26,11 @@
 
 #include <sys/resource.h>
 
-#include "io/byte_source.hpp"
-#include "io/compressed_input.hpp"
-#include "io/decoders.hpp"
-#include "io/deflate_stage_clock.hpp"
-#include "io/file_source.hpp"
+#include "io/decode/byte_source.hpp"
+#include "io/decode/compressed_input.hpp"
+#include "io/decode/decoders.hpp"
+#include "io/decode/deflate_stage_clock.hpp"
+#include "io/decode/file_source.hpp"
 
 using namespace metawarp::io;
 

@@ -57,13 +57,13 @@
 #include <string>
 #include <vector>
 
-#include "io/byte_buffer.hpp"
-#include "io/cut_source.hpp"
-#include "io/newline_scanner.hpp"
-#include "io/read_blocks.hpp"
-#include "io/record_blocks.hpp"
+#include "io/cut/cut_source.hpp"
+#include "io/cut/newline_scanner.hpp"
+#include "io/cut/record_blocks.hpp"
+#include "io/decode/byte_buffer.hpp"
+#include "io/parse/read_batch.hpp"
 #include "metawarp/host/parallel_for.hpp"
-#include "io/sequence_reader.hpp"
+#include "io/parse/sequence_reader.hpp"
 
 namespace {
 
@@ -203,7 +203,7 @@ double pread_gbps(const std::string& path, unsigned threads) {
   return double(total) / 1e9 / seconds_since(start);
 }
 
-// The record scan alone (io/record_scan.hpp, what the cutter runs on the
+// The record scan alone (io/cut/record_scan.hpp, what the cutter runs on the
 // bytes it has read): the file's first 64 MiB, read once, scanned 16 times
 // with `threads` threads.
 double scan_gbps(const std::string& path, unsigned threads) {
@@ -245,7 +245,7 @@ struct CutRate {
 
 // How the cutter reads: `threads` read and scan (1: read(2) through
 // open_byte_source, 1 MiB reads); `query`: as the query opens a plain file
-// (32 MiB reads, read ahead: io/cut_source.hpp), with `read_ahead` or not.
+// (32 MiB reads, read ahead: io/cut/cut_source.hpp), with `read_ahead` or not.
 struct CutSetup {
   unsigned threads = 1;
   bool query = false;

@@ -5,8 +5,8 @@
 #include <thread>
 #include <string_view>
 
-#include "io/paired_reader.hpp"
-#include "io/sequence_reader.hpp"
+#include "io/parse/paired_reader.hpp"
+#include "io/parse/sequence_reader.hpp"
 #include "metawarp/host/parallel_for.hpp"
 #include "metawarp/sketch/host.hpp"
 #include "metawarp/sketch/sketch.hpp"

@@ -11,7 +11,7 @@
 #include <stdexcept>
 
 #include "cli/commands.hpp"
-#include "io/sequence_reader.hpp"
+#include "io/parse/sequence_reader.hpp"
 
 namespace metawarp::cli {
 namespace {

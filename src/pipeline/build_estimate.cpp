@@ -4,6 +4,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
+
+#include "io/decode/byte_format.hpp"
 
 #include "metawarp/sketch/sampling.hpp"
 
@@ -12,9 +15,9 @@ namespace {
 
 bool is_gzip(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  unsigned char magic[2] = {0, 0};
-  in.read(reinterpret_cast<char*>(magic), 2);
-  return in.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  char prefix[io::format_prefix_bytes];
+  in.read(prefix, sizeof prefix);
+  return io::detect_format(std::string_view(prefix, std::size_t(in.gcount()))) == io::ByteFormat::gzip;
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "io/sequence_reader.hpp"
+#include "io/parse/sequence_reader.hpp"
 #include "metawarp/sketch/sketch.hpp"
 #include "output/file_kind.hpp"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "io/sequence_reader.hpp"
+#include "io/parse/sequence_reader.hpp"
 
 namespace metawarp::pipeline {
 

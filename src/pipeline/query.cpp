@@ -8,8 +8,8 @@
 #include <optional>
 #include <stdexcept>
 
-#include "io/read_blocks.hpp"
-#include "io/sequence_reader.hpp"
+#include "io/cut/read_block_cutter.hpp"
+#include "io/parse/sequence_reader.hpp"
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/ordered_pipeline.hpp"
 #include "output/output_check.hpp"
@@ -100,7 +100,7 @@ class QueryRun {
     // Cutting is the one serial input stage, so it leaves the parsing to the
     // workers; with two files, mates 1 and mates 2 are cut (and decompressed)
     // by two threads at once, and a plain file is read by several threads
-    // (io/cut_source.hpp, docs/architecture.md "Cutting reads"). Batches in
+    // (io/cut/cut_source.hpp, docs/architecture.md "Cutting reads"). Batches in
     // flight: enough to keep every worker busy.
     host::OrderedPipeline<BatchSlot> pipeline(slots);
     pipeline.source([&](BatchSlot& slot) {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "db/database.hpp"
-#include "io/read_blocks.hpp"
-#include "io/sequence_reader.hpp"
+#include "io/parse/read_batch.hpp"
+#include "io/parse/sequence_reader.hpp"
 #include "metawarp/classify/assign.hpp"
 #include "pipeline/query.hpp"
 #include "pipeline/query_output.hpp"

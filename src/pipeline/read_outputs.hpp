@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/record_blocks.hpp"
+#include "io/cut/record_blocks.hpp"
 #include "pipeline/query_output.hpp"
 #include "taxonomy/taxonomy.hpp"
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "db/database.hpp"
-#include "io/sequence_reader.hpp"
+#include "io/parse/sequence_reader.hpp"
 #include "pipeline/build_options.hpp"
 #include "taxonomy/gtdb.hpp"
 

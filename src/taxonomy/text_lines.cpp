@@ -3,8 +3,8 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "io/byte_source.hpp"
-#include "io/line_limits.hpp"
+#include "io/cut/line_limits.hpp"
+#include "io/decode/byte_source.hpp"
 
 namespace metawarp::taxonomy::detail {
 

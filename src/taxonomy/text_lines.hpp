@@ -1,6 +1,6 @@
 #pragma once
 // Internal to the taxonomy module: reads a text file, plain or gzip (the
-// byte sources of io/byte_source.hpp, so gzip files are handled as the
+// byte sources of io/decode/byte_source.hpp, so gzip files are handled as the
 // sequence readers handle them), line by line over a large buffer, and small
 // hand-written parsers for the fields of NCBI dumps and mapping files. No
 // iostreams per line: taxonomy dumps have millions of lines.
@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "io/byte_source.hpp"
+#include "io/decode/byte_source.hpp"
 
 namespace metawarp::taxonomy::detail {
 

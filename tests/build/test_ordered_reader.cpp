@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "io/sequence_reader.hpp"
+#include "io/parse/sequence_reader.hpp"
 #include "pipeline/ordered_reader.hpp"
 #include "temp_files.hpp"
 

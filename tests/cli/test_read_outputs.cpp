@@ -5,7 +5,7 @@
 
 #include "catch.hpp"
 #include "error_of.hpp"
-#include "io/record_blocks.hpp"
+#include "io/cut/record_blocks.hpp"
 #include "pipeline/read_outputs.hpp"
 
 using metawarp::pipeline::append_record;

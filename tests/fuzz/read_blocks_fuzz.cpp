@@ -2,7 +2,7 @@
 // parse_read_blocks parses them. Oracle: the reads and the first error are
 // those of a serial read (tests/io/serial_reads.hpp) of the same bytes, for
 // single reads, interleaved pairs and two files, whatever the batch limits,
-// cut with and without reading ahead (io/block_read_ahead.hpp).
+// cut with and without reading ahead (io/cut/block_read_ahead.hpp).
 //
 // Input: option bytes (layout, reads per batch, bytes per batch, read size,
 // how far mates 1 are cut ahead), then one file, or two separated by a line
@@ -10,8 +10,8 @@
 #include <deque>
 
 #include "fuzz_harness.hpp"
-#include "io/byte_source.hpp"
-#include "io/read_blocks.hpp"
+#include "io/decode/byte_source.hpp"
+#include "io/parse/read_batch.hpp"
 #include "serial_reads.hpp"
 #include "temp_files.hpp"
 #include "test_sources.hpp"

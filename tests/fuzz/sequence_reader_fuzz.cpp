@@ -8,8 +8,8 @@
 #include <optional>
 
 #include "fuzz_harness.hpp"
-#include "io/byte_source.hpp"
-#include "io/sequence_reader.hpp"
+#include "io/decode/byte_source.hpp"
+#include "io/parse/sequence_reader.hpp"
 #include "serial_reads.hpp"
 #include "temp_files.hpp"
 #include "test_sources.hpp"

@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "io/byte_source.hpp"
-#include "io/decoders.hpp"
+#include "io/decode/byte_source.hpp"
+#include "io/decode/decoders.hpp"
 #include "test_sources.hpp"
 
 namespace metawarp::io::test {

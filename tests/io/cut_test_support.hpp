@@ -8,7 +8,7 @@
 #include <string>
 
 #include "catch.hpp"
-#include "io/record_blocks.hpp"
+#include "io/cut/record_blocks.hpp"
 #include "io_test_support.hpp"
 
 namespace metawarp::io::test {

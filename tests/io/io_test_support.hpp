@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "io/sequence_reader.hpp"
+#include "io/parse/sequence_reader.hpp"
 #include "scratch_dir.hpp"
 
 namespace metawarp::io::test {

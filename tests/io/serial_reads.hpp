@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "io/read_blocks.hpp"
-#include "io/sequence_reader.hpp"
+#include "io/parse/read_batch.hpp"
+#include "io/parse/sequence_reader.hpp"
 
 namespace metawarp::io::test {
 

@@ -1,4 +1,4 @@
-// One ordinary gzip member decoded on several threads (inflate_chunked_source.cpp)
+// One ordinary gzip member decoded on several threads (decode/chunked_gzip_source.cpp)
 // gives zlib's bytes, and zlib's error after zlib's bytes, on every shape:
 // random and genome-like FASTQ at levels 1, 6, 9 on 1, 2, 3 and 8 threads,
 // stored and fixed-code blocks, several members, truncation, corruption,

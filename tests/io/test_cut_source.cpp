@@ -1,16 +1,19 @@
-// The cutter's parallel file source (io/cut_source.hpp): reads split over
+// The cutter's parallel file source (io/cut/cut_source.hpp): reads split over
 // threads give the file's bytes in order, whatever the read sizes, and blocks
-// cut through it (and scanned on several threads, io/record_scan.hpp; more in
+// cut through it (and scanned on several threads, io/cut/record_scan.hpp; more in
 // test_record_scan.cpp) parse as a serial read of the file does. And its line-end
-// search (io/newline_scanner.hpp) against a plain one.
+// search (io/cut/newline_scanner.hpp) against a plain one.
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <fstream>
+#include <thread>
 
 #include "catch.hpp"
-#include "io/cut_source.hpp"
-#include "io/newline_scanner.hpp"
-#include "io/record_blocks.hpp"
+#include "io/cut/cut_source.hpp"
+#include "io/cut/newline_scanner.hpp"
+#include "io/cut/record_blocks.hpp"
 #include "cut_test_support.hpp"
 #include "io_test_support.hpp"
 
@@ -111,6 +114,30 @@ TEST_CASE("the cutter opens stdin, missing and compressed files as open_byte_sou
   char buffer[64];
   while (const std::size_t got = plain.source->read(buffer, sizeof buffer)) text.append(buffer, got);
   CHECK(text == "@r1\nACGT\n+\nIIII\n");
+}
+
+// A named pipe can be opened once only: a reader that opened it to look at
+// it and closed it again would drop what the writer wrote, or kill the
+// writer, and wait for another. On a machine with fewer than 8 hardware
+// threads the cutter streams every file without looking, so this shows
+// something there only with more.
+TEST_CASE("the cutter opens a named pipe once", "[io][cut]") {
+  TempDir dir;
+  const std::string fifo = dir.file("reads.fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string reads = "@r1\nACGT\n+\nIIII\n@r2\nGGCC\n+\nIIII\n";
+  std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << reads; });
+  std::string text;
+  try {
+    CutSource pipe = open_cut_source(fifo);
+    char buffer[64];
+    while (const std::size_t got = pipe.source->read(buffer, sizeof buffer)) text.append(buffer, got);
+  } catch (...) {
+    writer.join();
+    throw;
+  }
+  writer.join();
+  CHECK(text == reads);
 }
 
 TEST_CASE("the newline scanner finds what a plain search finds", "[io][cut]") {

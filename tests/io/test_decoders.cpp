@@ -9,11 +9,13 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "catch.hpp"
 #include "test_effort.hpp"
-#include "io/byte_source.hpp"
+#include "io/decode/byte_format.hpp"
+#include "io/decode/byte_source.hpp"
 #include "gzip_writers.hpp"
 #include "test_sources.hpp"
 
@@ -252,4 +254,19 @@ TEST_CASE("BGZF decoded on several threads gives zlib's error after zlib's bytes
     check_parallel_agrees(bgzf(half, 6, 3000) + bgzf("") + bgzf(rest, 1, 2000) + bgzf(""));
     check_parallel_agrees(without_eof(bgzf(half, 6, 3000)) + bgzf("") + "garbage");
   }
+}
+
+TEST_CASE("detect_format knows each format by its first bytes, and by nothing less", "[io][decoders]") {
+  using namespace std::string_view_literals;
+  CHECK(detect_format("\x1f\x8b\x08\x00"sv) == ByteFormat::gzip);
+  CHECK(detect_format("\x1f\x8b"sv) == ByteFormat::gzip);
+  CHECK(detect_format("\x1f"sv) == ByteFormat::plain);
+  CHECK(detect_format("BZh9"sv) == ByteFormat::bzip2);
+  CHECK(detect_format("BZh1"sv) == ByteFormat::bzip2);
+  CHECK(detect_format("BZh0"sv) == ByteFormat::plain);  // no block size 0
+  CHECK(detect_format("BZh"sv) == ByteFormat::plain);
+  CHECK(detect_format("\x28\xb5\x2f\xfd"sv) == ByteFormat::zstd);
+  CHECK(detect_format("\x28\xb5\x2f"sv) == ByteFormat::plain);
+  CHECK(detect_format("@r1\n"sv) == ByteFormat::plain);
+  CHECK(detect_format(""sv) == ByteFormat::plain);
 }

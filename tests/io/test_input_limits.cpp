@@ -1,14 +1,14 @@
 // Input without line ends (binary data, /dev/zero, a header that never
 // ends) fails after a bounded prefix with the message of its first problem,
-// read serially or cut into blocks and parsed (io/line_limits.hpp).
+// read serially or cut into blocks and parsed (io/cut/line_limits.hpp).
 #include <functional>
 #include <optional>
 
 #include "catch.hpp"
 #include "test_effort.hpp"
-#include "io/line_limits.hpp"
-#include "io/read_blocks.hpp"
-#include "io/record_blocks.hpp"
+#include "io/cut/line_limits.hpp"
+#include "io/cut/record_blocks.hpp"
+#include "io/parse/read_batch.hpp"
 #include "io_test_support.hpp"
 #include "test_sources.hpp"
 

@@ -1,5 +1,5 @@
 // Read pairs from two files or one interleaved file.
-#include "io/paired_reader.hpp"
+#include "io/parse/paired_reader.hpp"
 
 #include "catch.hpp"
 #include "io_test_support.hpp"

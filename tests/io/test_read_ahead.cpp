@@ -1,4 +1,4 @@
-// Reading ahead (io/block_read_ahead.hpp, RecordBlockSplitter's read_ahead):
+// Reading ahead (io/cut/block_read_ahead.hpp, RecordBlockSplitter's read_ahead):
 // the read ahead hands out a source's bytes in order whatever the reads,
 // takes and carries, and what the source threw after them; blocks cut while
 // the next block's bytes are read on another thread are those of a serial
@@ -22,11 +22,11 @@
 #include <thread>
 
 #include "catch.hpp"
-#include "io/block_read_ahead.hpp"
-#include "io/byte_buffer.hpp"
-#include "io/cut_source.hpp"
-#include "io/read_blocks.hpp"
-#include "io/record_blocks.hpp"
+#include "io/cut/block_read_ahead.hpp"
+#include "io/cut/cut_source.hpp"
+#include "io/cut/read_block_cutter.hpp"
+#include "io/cut/record_blocks.hpp"
+#include "io/decode/byte_buffer.hpp"
 #include "cut_test_support.hpp"
 #include "io_test_support.hpp"
 #include "test_effort.hpp"

@@ -6,8 +6,8 @@
 
 #include "catch.hpp"
 #include "test_effort.hpp"
-#include "io/paired_reader.hpp"
-#include "io/read_blocks.hpp"
+#include "io/parse/paired_reader.hpp"
+#include "io/parse/read_batch.hpp"
 #include "io_test_support.hpp"
 #include "serial_reads.hpp"
 

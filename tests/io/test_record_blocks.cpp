@@ -6,7 +6,7 @@
 
 #include "catch.hpp"
 #include "test_effort.hpp"
-#include "io/record_blocks.hpp"
+#include "io/cut/record_blocks.hpp"
 #include "io_test_support.hpp"
 
 using namespace metawarp::io;

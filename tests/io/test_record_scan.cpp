@@ -1,4 +1,4 @@
-// The cutter's record scan on several threads (io/record_scan.hpp): on any
+// The cutter's record scan on several threads (io/cut/record_scan.hpp): on any
 // thread count and piece size (down to pieces of one byte, so that piece
 // starts fall everywhere) it finds the records a plain line-by-line scan
 // finds, on well-formed and damaged FASTQ and FASTA alike; and blocks cut
@@ -12,9 +12,9 @@
 
 #include "catch.hpp"
 #include "test_effort.hpp"
-#include "io/read_blocks.hpp"
-#include "io/record_blocks.hpp"
-#include "io/record_scan.hpp"
+#include "io/cut/record_blocks.hpp"
+#include "io/cut/record_scan.hpp"
+#include "io/parse/read_batch.hpp"
 #include "cut_test_support.hpp"
 #include "io_test_support.hpp"
 #include "test_sources.hpp"
@@ -209,7 +209,7 @@ TEST_CASE("blocks cut with a parallel record scan are those of a serial cut", "[
     const std::size_t max_read = 1 + random() % 5000;
     const unsigned threads = thread_counts[random() % std::size(thread_counts)];
     const std::size_t piece = piece_sizes[random() % std::size(piece_sizes)];
-    // Reading ahead (io/background_read.hpp) reads other sizes: where a line
+    // Reading ahead (io/cut/background_read.hpp) reads other sizes: where a line
     // is rejected before its end is read, the cut ends where the read
     // stopped (or, the line's end read, the parse rejects it), so from there
     // on the blocks may differ; what they parse to may not.

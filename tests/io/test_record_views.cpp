@@ -1,4 +1,4 @@
-// BlockRecordReader (io/record_views.hpp), the query's parse into views,
+// BlockRecordReader (io/parse/record_views.hpp), the query's parse into views,
 // gives SequenceReader's records and SequenceReader's first error on every
 // block, whatever the input: well-formed FASTQ and FASTA, CRLF, blank lines,
 // multi-line and empty sequences, and inputs damaged byte by byte (bad
@@ -11,9 +11,9 @@
 
 #include "catch.hpp"
 #include "test_effort.hpp"
-#include "io/read_blocks.hpp"
-#include "io/record_blocks.hpp"
-#include "io/record_views.hpp"
+#include "io/cut/record_blocks.hpp"
+#include "io/parse/read_batch.hpp"
+#include "io/parse/record_views.hpp"
 #include "io_test_support.hpp"
 #include "test_sources.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "io/byte_source.hpp"
+#include "io/decode/byte_source.hpp"
 
 namespace metawarp::io::test {
 

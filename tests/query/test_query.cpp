@@ -13,7 +13,7 @@
 
 #include "catch.hpp"
 #include "scratch_dir.hpp"
-#include "io/sequence_reader.hpp"
+#include "io/parse/sequence_reader.hpp"
 #include "query_test_data.hpp"
 #include "pipeline/query.hpp"
 #include "pipeline/query_buffers.hpp"
