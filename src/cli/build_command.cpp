@@ -12,6 +12,7 @@
 #include "cli/sampling_option.hpp"
 #include "cli/thread_limit.hpp"
 #include "metawarp/host/clock.hpp"
+#include "metawarp/host/cores.hpp"
 #include "metawarp/sketch/sampling.hpp"
 #include "metawarp/sketch/types.hpp"
 #include "pipeline/build.hpp"
@@ -30,6 +31,7 @@ void check_before_work(BuildCommand& cmd) {
   const Bounded threads = bound_threads("build", opt.threads, available_cores());
   print_notice(threads, opt.quiet);
   opt.threads = threads.value;
+  host::limit_cores(opt.threads);  // the load, index and decoders too, not only the workers
   if (cmd.database == "-")
     throw std::invalid_argument("the database cannot go to standard output ('-'); give a file");
   if (!cmd.gpus.empty() || cmd.shards_per_gpu != 1) {

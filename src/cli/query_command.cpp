@@ -25,6 +25,7 @@
 #include "cli/thread_limit.hpp"
 #include "db/database.hpp"
 #include "metawarp/host/clock.hpp"
+#include "metawarp/host/cores.hpp"
 #include "metawarp/host/thread_group.hpp"
 #include "pipeline/classifier.hpp"
 #include "pipeline/gpu_available.hpp"
@@ -116,6 +117,7 @@ void bound_query_threads(QueryCommand& cmd) {
   const Bounded threads = bound_threads("query", cmd.options.threads, available_cores());
   print_notice(threads, cmd.quiet);
   cmd.options.threads = threads.value;
+  host::limit_cores(cmd.options.threads);  // the load, index and decoders too, not only the workers
   const Bounded lanes = bound_gpu_lanes(cmd.gpu.lanes, cmd.options.threads, cmd.gpu_lanes_given);
   print_notice(lanes, cmd.quiet);
   cmd.gpu.lanes = lanes.value;

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "db/database.hpp"
+#include "metawarp/host/cores.hpp"
 #include "metawarp/host/large_vector.hpp"
 #include "metawarp/host/parallel_for.hpp"
 
@@ -37,7 +38,7 @@ std::size_t lookup_capacity(std::size_t n) {
 }
 
 unsigned threads_for(std::size_t n) {
-  return n < parallel_threshold ? 1u : std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
+  return n < parallel_threshold ? 1u : std::min(host::usable_cores(), 16u);
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 // parallel_ranges / parallel_for: every index once, errors to the caller.
 #include <atomic>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "catch.hpp"
+#include "metawarp/host/cores.hpp"
 #include "metawarp/host/large_vector.hpp"
 #include "metawarp/host/parallel_for.hpp"
 
@@ -61,4 +63,18 @@ TEST_CASE("make_large_vector gives a value-initialized vector of the size asked"
   for (auto x : v) sum += x;
   CHECK(sum == 0);
   CHECK(host::make_large_vector<int>(0).empty());
+}
+
+TEST_CASE("limit_cores bounds the parts of every parallel loop; 0 lifts it") {
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t huge = std::size_t(1) << 40;
+  CHECK(host::usable_cores() == hardware);
+  CHECK(host::parts_for(huge, 1) == hardware);
+  host::limit_cores(1);
+  CHECK(host::usable_cores() == 1);
+  CHECK(host::parts_for(huge, 1) == 1);
+  host::limit_cores(hardware + 7);  // never more than the hardware has
+  CHECK(host::usable_cores() == hardware);
+  host::limit_cores(0);
+  CHECK(host::parts_for(huge, 1) == hardware);
 }

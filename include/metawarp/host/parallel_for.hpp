@@ -7,6 +7,7 @@
 #include <thread>
 #include <type_traits>
 
+#include "metawarp/host/cores.hpp"
 #include "metawarp/host/thread_group.hpp"
 
 namespace metawarp::host {
@@ -14,7 +15,7 @@ namespace metawarp::host {
 // How many parts of at least `min_part` elements [0, n) splits into, one per
 // core at most.
 inline std::size_t parts_for(std::size_t n, std::size_t min_part) {
-  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t cores = usable_cores();
   return std::clamp<std::size_t>(n / std::max<std::size_t>(min_part, 1), 1, cores);
 }
 

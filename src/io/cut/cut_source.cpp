@@ -13,6 +13,7 @@
 
 #include "io/decode/byte_format.hpp"
 #include "io/decode/file_source.hpp"
+#include "metawarp/host/cores.hpp"
 #include "metawarp/host/parallel_for.hpp"
 
 namespace metawarp::io {
@@ -112,7 +113,7 @@ bool large_plain_file(int fd) {
 }
 
 unsigned read_threads() {
-  return std::clamp(std::thread::hardware_concurrency() / 4, 1u, max_read_threads);
+  return std::clamp(host::usable_cores() / 4, 1u, max_read_threads);
 }
 
 }  // namespace

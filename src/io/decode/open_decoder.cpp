@@ -15,6 +15,7 @@
 #include "io/decode/byte_format.hpp"
 #include "io/decode/decoders.hpp"
 #include "io/decode/file_source.hpp"
+#include "metawarp/host/cores.hpp"
 
 namespace metawarp::io {
 namespace {
@@ -98,7 +99,7 @@ std::unique_ptr<ByteSource> make_parallel_gzip_source(CompressedInput input, uns
 unsigned default_decode_threads() {
   // Up to 4: a paired query decodes two inputs at once, and 4 threads of
   // libdeflate already outrun what the rest of a query takes from one input.
-  return std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+  return std::min(host::usable_cores(), 4u);
 }
 
 std::unique_ptr<ByteSource> detect_compression(std::unique_ptr<ByteSource> raw,

@@ -1,3 +1,4 @@
+#include "metawarp/host/cores.hpp"
 #include "pipeline/gpu/device_database.hpp"
 
 #include <algorithm>
@@ -39,7 +40,7 @@ std::uint64_t shard_device_bytes(std::uint64_t features, std::uint64_t locations
          features * 8;
 }
 
-unsigned host_threads() { return std::clamp(std::thread::hardware_concurrency(), 1u, 32u); }
+unsigned host_threads() { return std::min(host::usable_cores(), 32u); }
 
 // Two staging buffers per core: one being filled, one being copied.
 std::size_t staging_buffers() { return 2 * host_threads(); }
