@@ -9,6 +9,8 @@
 #include <atomic>
 #include <thread>
 
+#include "metawarp/config.hpp"
+
 namespace metawarp::host {
 
 namespace detail {
