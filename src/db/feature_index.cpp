@@ -4,7 +4,6 @@
 #include <bit>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include "db/database.hpp"
 #include "metawarp/host/cores.hpp"

@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstring>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "io/decode/byte_format.hpp"

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <string>
 #include <string_view>
-#include <thread>
 
 #include "io/decode/byte_format.hpp"
 #include "io/decode/decoders.hpp"

@@ -1,4 +1,3 @@
-#include "metawarp/host/cores.hpp"
 #include "pipeline/gpu/device_database.hpp"
 
 #include <algorithm>
@@ -6,7 +5,6 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include "db/file_format.hpp"
 #include "metawarp/cuda/error.hpp"
@@ -15,6 +13,7 @@
 #include "metawarp/cuda/pinned_buffer.hpp"
 #include "metawarp/cuda/stream.hpp"
 #include "metawarp/host/channel.hpp"
+#include "metawarp/host/cores.hpp"
 #include "metawarp/host/parallel_for.hpp"
 #include "pipeline/gpu_query.hpp"
 
