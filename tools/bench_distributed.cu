@@ -20,6 +20,11 @@
 // The retrieval asks from GPU 0 for every shard's keys (the library's
 // retrieve takes its batch on shard 0's device), so its answers all come
 // back to one GPU.
+//
+// Every shard count runs once unmeasured (the warm-up: lazily loaded kernels,
+// first allocations on each GPU) and then --repeat R times (default 3), each
+// time on a fresh table made outside the timing; a row prints the median of
+// each phase over the R runs and their sum as the total.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -57,6 +62,7 @@ struct Options {
   double load = 0.8;
   unsigned gpus = 1;   // shard s on GPU s % gpus
   bool weak = false;   // n pairs per shard, inserted from the shards' own GPUs
+  unsigned repeat = 3; // measured runs per shard count, after one warm-up
 };
 
 Options parse(int argc, char** argv) {
@@ -77,6 +83,8 @@ Options parse(int argc, char** argv) {
       o.gpus = unsigned(std::stoul(next()));
     } else if (arg == "--weak") {
       o.weak = true;
+    } else if (arg == "--repeat") {
+      o.repeat = unsigned(std::stoul(next()));
     } else if (arg == "--shards") {
       o.shards.clear();
       std::stringstream list(next());
@@ -84,13 +92,13 @@ Options parse(int argc, char** argv) {
     } else {
       throw std::invalid_argument("unknown option " + arg +
                                   " (--n N --shards 1,2,4,8 --values-per-key R --load F"
-                                  " --gpus G --weak)");
+                                  " --gpus G --weak --repeat R)");
     }
   }
   if (o.n == 0 || o.values_per_key == 0 || o.values_per_key > o.n || o.shards.empty() ||
-      o.load <= 0 || o.load >= 1 || o.gpus == 0) {
+      o.load <= 0 || o.load >= 1 || o.gpus == 0 || o.repeat == 0) {
     throw std::invalid_argument(
-        "need n > 0, 1 <= values-per-key <= n, 0 < load < 1, shards, gpus >= 1");
+        "need n > 0, 1 <= values-per-key <= n, 0 < load < 1, shards, gpus >= 1, repeat >= 1");
   }
   return o;
 }
@@ -134,13 +142,30 @@ void print_row(const char* op, unsigned shards, uint64_t items, const mwd::Phase
     std::snprintf(floor, sizeof floor, "%7.2f",
                   1e3 * double(exchanged_bytes) * 2.0 / copy_bytes_per_s);
   }
-  std::printf("%-8s shards %2u  partition %8.2f ms  exchange %8.2f ms (copy floor %s)  "
-              "table %8.2f ms  merge %8.2f ms  total %9.2f ms  %6.3f G/s",
-              op, shards, t.partition_ms, t.exchange_ms, floor, t.table_ms, t.merge_ms,
-              t.total_ms(), double(items) / (t.total_ms() / 1e3) / 1e9);
+  std::printf("%-8s shards %2u  partition %8.2f ms  allocate %7.2f ms  exchange %8.2f ms "
+              "(copy floor %s)  table %8.2f ms  merge %8.2f ms  total %9.2f ms  %6.3f G/s",
+              op, shards, t.partition_ms, t.allocate_ms, t.exchange_ms, floor, t.table_ms,
+              t.merge_ms, t.total_ms(), double(items) / (t.total_ms() / 1e3) / 1e9);
   if (reference_ms > 0) std::printf("  efficiency %5.1f %%", 100.0 * reference_ms / t.total_ms());
   std::printf("\n");
   std::fflush(stdout);
+}
+
+// Each phase's median over the runs (the total is then their sum).
+mwd::PhaseTimes median(const std::vector<mwd::PhaseTimes>& runs) {
+  auto middle = [&](double mwd::PhaseTimes::*phase) {
+    std::vector<double> v;
+    for (const mwd::PhaseTimes& t : runs) v.push_back(t.*phase);
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 == 1 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  };
+  mwd::PhaseTimes m;
+  m.partition_ms = middle(&mwd::PhaseTimes::partition_ms);
+  m.allocate_ms = middle(&mwd::PhaseTimes::allocate_ms);
+  m.exchange_ms = middle(&mwd::PhaseTimes::exchange_ms);
+  m.table_ms = middle(&mwd::PhaseTimes::table_ms);
+  m.merge_ms = middle(&mwd::PhaseTimes::merge_ms);
+  return m;
 }
 
 std::string device_list(const std::vector<int>& devices) {
@@ -197,16 +222,12 @@ int main(int argc, char** argv) try {
     const uint64_t pairs = o.weak ? o.n * shards : o.n;
     const uint64_t keys_asked = o.weak ? distinct * shards : distinct;
     const uint64_t per_shard = uint64_t(double(pairs) / shards / o.load) + 1024;
-    Dist table(devices, mwd::HashOwner(shards),
-               [&](unsigned) { return Table(per_shard, {}, bench_stream); });
-    std::printf("%u shards on GPUs %s (%s exchange), %llu pairs\n", shards,
-                device_list(devices).c_str(), table.exchange_name(), (unsigned long long)pairs);
-    const double floor_rate = o.gpus == 1 ? copy : 0;
-    mwc::device_buffer<uint64_t> asked;  // the weak run's queries, on GPU 0
+    // The weak run's inputs, made once: shard s's batch on its own GPU (its
+    // keys distinct from the other shards'), and the queries on GPU 0.
+    std::vector<mwc::device_buffer<uint64_t>> shard_keys(shards), shard_values(shards);
+    std::vector<mwd::ShardBatch<uint64_t, uint64_t>> batches(shards);
+    mwc::device_buffer<uint64_t> asked;
     if (o.weak) {
-      // Shard s's batch on its own GPU, its keys distinct from the other shards'.
-      std::vector<mwc::device_buffer<uint64_t>> shard_keys(shards), shard_values(shards);
-      std::vector<mwd::ShardBatch<uint64_t, uint64_t>> batches(shards);
       for (unsigned s = 0; s < shards; ++s) {
         mwd::DeviceGuard on(devices[s]);
         shard_keys[s] = mwc::device_buffer<uint64_t>(o.n);
@@ -214,35 +235,54 @@ int main(int argc, char** argv) try {
         generate(o.n, distinct, s * distinct, shard_keys[s].data(), shard_values[s].data());
         batches[s] = {shard_keys[s].data(), shard_values[s].data(), o.n};
       }
-      table.insert_from_shards(batches);
       asked = mwc::device_buffer<uint64_t>(keys_asked);
       for (unsigned s = 0; s < shards; ++s) {
         mwc::check(cudaMemcpyPeer(asked.data() + s * distinct, 0, shard_keys[s].data(), devices[s],
                                   distinct * sizeof(uint64_t)),
                    "gathering the queries on GPU 0");
       }
-    } else {
-      table.insert(keys.data(), values.data(), o.n, bench_stream);
     }
-    if (o.weak && reference_insert_ms == 0) reference_insert_ms = table.last_times().total_ms();
-    print_row("insert", shards, pairs, table.last_times(), floor_rate,
-              pairs * 2 * sizeof(uint64_t), reference_insert_ms);
-    mwc::device_buffer<uint64_t> offsets(keys_asked + 1);
-    mwc::device_buffer<uint64_t> out;
-    const uint64_t total = table.retrieve(o.weak ? asked.data() : queries, keys_asked,
-                                          offsets.data(), out, bench_stream);
-    if (o.weak && reference_retrieve_ms == 0) {
-      reference_retrieve_ms = table.last_times().total_ms();
+    // Run 0 is the warm-up; every run builds its table (NCCL setup included)
+    // before the timed insert and frees it before the next.
+    std::vector<mwd::PhaseTimes> inserts, retrievals;
+    uint64_t total = 0;
+    for (unsigned run = 0; run <= o.repeat; ++run) {
+      Dist table(devices, mwd::HashOwner(shards),
+                 [&](unsigned) { return Table(per_shard, {}, bench_stream); });
+      if (run == 0) {
+        std::printf("%u shards on GPUs %s (%s exchange), %llu pairs, median of %u runs after a "
+                    "warm-up\n", shards, device_list(devices).c_str(), table.exchange_name(),
+                    (unsigned long long)pairs, o.repeat);
+      }
+      if (o.weak) {
+        table.insert_from_shards(batches);
+      } else {
+        table.insert(keys.data(), values.data(), o.n, bench_stream);
+      }
+      const mwd::PhaseTimes insert_times = table.last_times();
+      mwc::device_buffer<uint64_t> offsets(keys_asked + 1);
+      mwc::device_buffer<uint64_t> out;
+      total = table.retrieve(o.weak ? asked.data() : queries, keys_asked, offsets.data(), out,
+                             bench_stream);
+      const mwt::Status status = table.peek_status();
+      if (!status.ok() || total != pairs) {
+        std::printf("  CHECK FAILED: status %#x, %llu values retrieved (expected %llu)\n",
+                    status.bits(), (unsigned long long)total, (unsigned long long)pairs);
+        return 1;
+      }
+      if (run == 0) continue;
+      inserts.push_back(insert_times);
+      retrievals.push_back(table.last_times());
     }
+    const mwd::PhaseTimes insert = median(inserts), retrieval = median(retrievals);
+    const double floor_rate = o.gpus == 1 ? copy : 0;
+    if (o.weak && reference_insert_ms == 0) reference_insert_ms = insert.total_ms();
+    print_row("insert", shards, pairs, insert, floor_rate, pairs * 2 * sizeof(uint64_t),
+              reference_insert_ms);
+    if (o.weak && reference_retrieve_ms == 0) reference_retrieve_ms = retrieval.total_ms();
     // Exchanged: keys out, counts back, values back.
-    print_row("retrieve", shards, total, table.last_times(), floor_rate,
+    print_row("retrieve", shards, total, retrieval, floor_rate,
               keys_asked * 2 * sizeof(uint64_t) + total * sizeof(uint64_t), reference_retrieve_ms);
-    const mwt::Status status = table.peek_status();
-    if (!status.ok() || total != pairs) {
-      std::printf("  CHECK FAILED: status %#x, %llu values retrieved (expected %llu)\n",
-                  status.bits(), (unsigned long long)total, (unsigned long long)pairs);
-      return 1;
-    }
   }
   return 0;
 } catch (const std::exception& e) {

@@ -251,6 +251,7 @@ TEST_CASE("multi-value distributed table matches unordered_multimap") {
     check_ownership(table, std::vector<uint64_t>(keys.begin(), keys.begin() + 20000));
     // The phases were measured.
     CHECK(table.last_times().partition_ms > 0);
+    CHECK(table.last_times().allocate_ms > 0);
     CHECK(table.last_times().exchange_ms > 0);
   }
 }

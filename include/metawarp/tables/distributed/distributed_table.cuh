@@ -400,7 +400,11 @@ class DistributedTable {
                                         at_shard0(answer_counts.data()));
     // Values: shard d sends its whole value array to shard 0, sizes first.
     const AllToAllPlan value_plan = plan_all_to_all(exchange_sizes(value_rows));
+    t.exchange_ms += clock_.end();
+    clock_.begin();
     cuda::device_buffer<V> answer_values(value_plan.recv_totals[0]);
+    t.allocate_ms += clock_.end();
+    clock_.begin();
     exchange_->run_typed<V>(value_plan.transfers, pointers(shard_values),
                             at_shard0(answer_values.data()));
     t.exchange_ms += clock_.end();
@@ -540,6 +544,8 @@ class DistributedTable {
     const unsigned S = num_shards();
     clock_.begin();
     const AllToAllPlan plan = plan_all_to_all(exchange_sizes(rows));
+    t.exchange_ms = clock_.end();
+    clock_.begin();
     std::vector<cuda::device_buffer<K>> keys(S);
     std::vector<cuda::device_buffer<V>> values(S);
     for (unsigned d = 0; d < S; ++d) {
@@ -547,9 +553,11 @@ class DistributedTable {
       keys[d] = cuda::device_buffer<K>(plan.recv_totals[d]);
       values[d] = cuda::device_buffer<V>(plan.recv_totals[d]);
     }
+    t.allocate_ms += clock_.end();
+    clock_.begin();
     exchange_->run_typed<K>(plan.transfers, send_keys, mutable_pointers(keys));
     exchange_->run_typed<V>(plan.transfers, send_values, mutable_pointers(values));
-    t.exchange_ms = clock_.end();
+    t.exchange_ms += clock_.end();
     clock_.begin();
     for (unsigned d = 0; d < S; ++d) {
       DeviceGuard on(shards_.device(d));
@@ -603,11 +611,15 @@ class DistributedTable {
       route.received = plan.recv_totals;
       send[0] = route.split_keys.data();
     }
+    t.exchange_ms += clock_.end();
+    clock_.begin();
     route.shard_keys.resize(S);
     for (unsigned d = 0; d < S; ++d) {
       DeviceGuard on(shards_.device(d));
       route.shard_keys[d] = cuda::device_buffer<K>(route.received[d]);
     }
+    t.allocate_ms += clock_.end();
+    clock_.begin();
     exchange_->run_typed<K>(out, send, mutable_pointers(route.shard_keys));
     t.exchange_ms += clock_.end();
     return route;
