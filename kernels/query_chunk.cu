@@ -49,13 +49,14 @@ void sort_each_read(const QueryChunkView& chunk, std::uint64_t total, const std:
 }
 
 void gather_sorted_hits(const QueryChunkView& chunk, std::uint32_t sketch_size,
-                        const DeviceIndexView& index, std::uint64_t total, std::uint32_t* keys,
+                        const DeviceIndexView& index, const CandidateParams& candidates,
+                        std::uint64_t total, std::uint32_t* keys,
                         std::uint32_t* sorted, std::uint64_t* large_read_ends,
                         sketch::Location* hits, CubScratch& scratch, cudaStream_t stream) {
   if (total == 0) return;
   const unsigned block = 256;
   gather_kernel<<<cuda::blocks_for(chunk.windows * 32, block), block, 0, stream>>>(
-      chunk, sketch_size, index, keys);
+      chunk, sketch_size, index, candidates, keys);
   cuda::check_launch("gather_kernel");
   sort_each_read(chunk, total, keys, sorted, large_read_ends, scratch, stream);
   unpack_locations_kernel<<<cuda::blocks_for((total + unpack_run - 1) / unpack_run, block),

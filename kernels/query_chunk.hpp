@@ -68,10 +68,13 @@ void sort_each_read(const QueryChunkView& chunk, std::uint64_t total, const std:
                     cudaStream_t stream);
 
 // `total` hits (window_offsets[windows]) as global window ids into `keys`,
-// each read's sorted into `sorted`, then as (target, window) into `hits`.
-// `large_read_ends`: scratch of chunk.reads entries.
+// each read's sorted into `sorted`, then as (target, window) into `hits`;
+// those classify::repeats_within_span drops (the read's span from
+// `candidates`) end each read's range as (dropped_hit, dropped_hit), which
+// score_candidates leaves out. `large_read_ends`: scratch of chunk.reads entries.
 void gather_sorted_hits(const QueryChunkView& chunk, std::uint32_t sketch_size,
-                        const DeviceIndexView& index, std::uint64_t total, std::uint32_t* keys,
+                        const DeviceIndexView& index, const CandidateParams& candidates,
+                        std::uint64_t total, std::uint32_t* keys,
                         std::uint32_t* sorted, std::uint64_t* large_read_ends,
                         sketch::Location* hits, CubScratch& scratch, cudaStream_t stream);
 
@@ -86,7 +89,7 @@ void feature_taxa(const QueryChunkView& chunk, std::uint32_t sketch_size,
                   cudaStream_t stream);
 
 // Per read: top[r * max_candidates ...] its best candidates, top_counts[r]
-// how many, hit_counts[r] its hits.
+// how many, hit_counts[r] its hits (those gather_sorted_hits kept).
 void score_candidates(const QueryChunkView& chunk, const sketch::Location* hits,
                       const CandidateParams& params, classify::Candidate* top,
                       std::uint32_t* top_counts, std::uint32_t* hit_counts, cudaStream_t stream);

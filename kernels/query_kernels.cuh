@@ -6,7 +6,8 @@
 //  2. (CUB exclusive scan of the per-window hit counts: output positions)
 //  3. read_offsets: each read's hits are the range of its windows' hits;
 //  4. gather: one warp per window copies its lists' global window ids (from
-//     each feature's owner shard) to the window's position;
+//     each feature's owner shard) to the window's position, those that
+//     classify::repeats_within_span drops as dropped_hit (sorted last);
 //  5. each read's ids sorted (the (target, window) order): a read of at most
 //     small_read_hits ids by one warp in shared memory (sort_small_reads),
 //     the longer ones by CUB's segmented sort (given only those: large_read_ends);
@@ -93,19 +94,50 @@ __global__ void read_offsets_kernel(QueryChunkView chunk) {
         chunk.window_offsets[chunk.sequences[2 * std::uint64_t(r)].window_prefix];
 }
 
+// The key of a hit that classify::repeats_within_span drops: the largest id,
+// so it sorts after the read's hits, which top_candidates_kernel then ends
+// before (as the bitonic sort's padding, no window has this id).
+inline constexpr std::uint32_t dropped_hit = 0xffffffffu;
+
+// Whether classify::repeats_within_span drops global window id `id` of a
+// feature's list after the list's previous id `previous` (both of that list:
+// previous < id). Ids `span` or more apart are apart in windows or targets;
+// only closer ones need previous's target.
+__device__ inline bool repeats_within_span(const DeviceIndexView& index, std::uint32_t previous,
+                                           std::uint32_t id, std::uint32_t span) {
+  if (id - previous >= span) return false;
+  const std::uint32_t t = target_of(index, previous);
+  if (id >= index.window_base[t + 1]) return false;  // in a later target
+  const std::uint32_t base = index.window_base[t];
+  return classify::repeats_within_span(sketch::Location{t, previous - base},
+                                       sketch::Location{t, id - base}, span);
+}
+
+// The window span of the read that window w belongs to (classify::read_window_span).
+__device__ inline std::uint32_t span_of_window(const QueryChunkView& chunk, std::uint64_t w,
+                                               const CandidateParams& p) {
+  const std::uint64_t read = owner_of_window(chunk.sequences, 2 * chunk.reads, w) / 2;
+  return classify::read_window_span(chunk.sequences[2 * read].length,
+                                    chunk.sequences[2 * read + 1].length, p.insert_size,
+                                    p.stride);
+}
+
 __global__ void gather_kernel(QueryChunkView chunk, std::uint32_t sketch_size,
-                              DeviceIndexView index, std::uint32_t* keys) {
+                              DeviceIndexView index, CandidateParams p, std::uint32_t* keys) {
   constexpr unsigned warp = 32;
   const unsigned lane = threadIdx.x % warp;
   const std::uint64_t warps = std::uint64_t(gridDim.x) * blockDim.x / warp;
   for (std::uint64_t w = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / warp;
        w < chunk.windows; w += warps) {
     std::uint64_t out = chunk.window_offsets[w];
+    const std::uint32_t span = span_of_window(chunk, w, p);
     for (std::uint32_t j = 0; j < sketch_size; ++j) {
       const ListRange range = chunk.ranges[w * sketch_size + j];
       if (range.count == 0) continue;
       const std::uint32_t* list = index.shards[range.shard].locations + range.begin;
-      for (std::uint32_t i = lane; i < range.count; i += warp) keys[out + i] = list[i];
+      for (std::uint32_t i = lane; i < range.count; i += warp)
+        keys[out + i] =
+            i > 0 && repeats_within_span(index, list[i - 1], list[i], span) ? dropped_hit : list[i];
       out += range.count;
     }
   }
@@ -175,6 +207,10 @@ __global__ void unpack_locations_kernel(DeviceIndexView index, const std::uint32
     std::uint32_t target = 0, begin = 1, end = 0;  // an empty range: the first id searches
     for (std::uint64_t i = first; i < last; ++i) {
       const std::uint32_t id = ids[i];
+      if (id == dropped_hit) {
+        locations[i] = sketch::Location{dropped_hit, dropped_hit};
+        continue;
+      }
       if (id < begin || id >= end) {
         target = target_of(index, id);
         begin = index.window_base[target];
@@ -193,7 +229,8 @@ __global__ void top_candidates_kernel(QueryChunkView chunk, const sketch::Locati
   const std::uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= chunk.reads) return;
   const std::uint64_t begin = chunk.read_offsets[r];
-  const std::uint64_t total = chunk.read_offsets[r + 1] - begin;
+  std::uint64_t total = chunk.read_offsets[r + 1] - begin;
+  while (total > 0 && hits[begin + total - 1].target == dropped_hit) --total;  // sorted last
   const std::uint32_t n = total > 0xffffffffull ? 0xffffffffu : std::uint32_t(total);
   const std::uint32_t span = classify::read_window_span(
       chunk.sequences[2 * std::uint64_t(r)].length, chunk.sequences[2 * std::uint64_t(r) + 1].length,

@@ -5,7 +5,7 @@ Reads the measured table (docs/sampling-tradeoff.tsv: tab-separated with a heade
 columns configuration, family, bytes_per_base, f1_all, f1_excluded, precision_all) and
 draws two panels side by side: species F1 with all strains in the database, and with
 strains left out, both against database bytes per reference base; points of one family
-(window minhash, FracMinHash, minimizers, Kraken2) share a marker.
+(window minhash, FracMinHash, minimizers, Kraken2, MetaCache) share a marker.
 
   tools/plot_sampling.py docs/sampling-tradeoff.tsv docs/sampling-tradeoff.png
 
@@ -29,7 +29,7 @@ def main():
         sys.exit(2)
     with open(table, newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
-    markers = {"window": "s", "scaled": "o", "minimizer": "^", "kraken2": "*"}
+    markers = {"window": "s", "scaled": "o", "minimizer": "^", "kraken2": "*", "metacache": "D"}
     figure, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharex=True)
     panels = (("f1_all", "all strains in the database"),
               ("f1_excluded", "strains left out of the database"))

@@ -170,18 +170,19 @@ void sort_windows(sketch::window_id_t* first, sketch::window_id_t* last,
 // The same order std::sort gives, in O(hits): a counting sort by target over
 // the targets this read hit, then each target's (short) group by window.
 void Classifier::gather_sorted_hits(std::span<const std::span<const sketch::Location>> lists,
-                                    ClassifierScratch& scratch) const {
+                                    std::uint32_t span, ClassifierScratch& scratch) const {
   std::vector<std::uint32_t>& slots = scratch.target_slots;
   std::vector<sketch::target_id_t>& targets = scratch.targets_hit;
   targets.clear();
   std::size_t total = 0;
-  for (const auto& list : lists) {
-    total += list.size();
-    for (const sketch::Location& loc : list) {
+  for (const auto& list : lists)
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const sketch::Location& loc = list[i];
+      if (i > 0 && classify::repeats_within_span(list[i - 1], loc, span)) continue;
+      ++total;
       if (loc.target >= slots.size()) slots.resize(std::size_t(loc.target) + 1, 0);
       if (slots[loc.target]++ == 0) targets.push_back(loc.target);
     }
-  }
   small_sort(targets.data(), targets.data() + targets.size());
   // slots[t]: write position of target t's group.
   std::uint32_t position = 0;
@@ -195,7 +196,9 @@ void Classifier::gather_sorted_hits(std::span<const std::span<const sketch::Loca
   scratch.windows.resize(total);
   sketch::window_id_t* windows = scratch.windows.data();
   for (const auto& list : lists)
-    for (const sketch::Location& loc : list) windows[slots[loc.target]++] = loc.window;
+    for (std::size_t i = 0; i < list.size(); ++i)
+      if (i == 0 || !classify::repeats_within_span(list[i - 1], list[i], span))
+        windows[slots[list[i].target]++] = list[i].window;
   scratch.hits.resize(total);
   sketch::Location* hits = scratch.hits.data();
   // Now slots[t] is the end of t's group; reset it to zero for the next read.
@@ -328,7 +331,7 @@ ReadResult Classifier::decide(std::span<const std::span<const sketch::Location>>
                               const ReadShape& shape, ClassifierScratch& scratch) const {
   ReadResult result;
   result.windows = shape.windows;
-  gather_sorted_hits(lists, scratch);
+  gather_sorted_hits(lists, shape.span, scratch);
   // A read with more hits than fit in 32 bits does not exist in practice;
   // clamp rather than wrap.
   const std::uint32_t n = std::uint32_t(std::min<std::size_t>(scratch.hits.size(), 0xffffffffu));

@@ -178,8 +178,9 @@ class Classifier {
   // (the partitioned query: pipeline/partitioned_query.hpp):
   // sketch_read appends the read's features (both mates' window sketches, in
   // order) to `features` and returns its shape; decide() takes all its hits,
-  // as lists of locations in any order and split in any way (each location
-  // counts once per list it is in), and applies the rules. classify(m1, m2)
+  // one whole location list per feature (as the database stores it), the
+  // lists in any order, and applies the rules (a feature counts at most once
+  // per candidate: classify::repeats_within_span). classify(m1, m2)
   // == decide(lists of find(f) for f in the features, shape).
   ReadShape sketch_read(std::string_view mate1, std::string_view mate2,
                         std::vector<sketch::feature_t>& features) const;
@@ -228,9 +229,10 @@ class Classifier {
   ReadResult finish_read(const ReadStage& stage, ClassifierScratch& scratch) const;
   // Appends the window sketches of seq to features; returns the windows.
   std::uint32_t sketch(std::string_view seq, std::vector<sketch::feature_t>& features) const;
-  // Fills scratch.hits with the locations of lists, sorted by (target, window).
+  // Fills scratch.hits with the locations of lists, sorted by (target, window),
+  // less those classify::repeats_within_span drops.
   void gather_sorted_hits(std::span<const std::span<const sketch::Location>> lists,
-                          ClassifierScratch& scratch) const;
+                          std::uint32_t span, ClassifierScratch& scratch) const;
 
   const db::Database& db_;
   ClassifierOptions options_;

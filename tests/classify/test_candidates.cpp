@@ -11,6 +11,7 @@
 using metawarp::classify::best_range;
 using metawarp::classify::Candidate;
 using metawarp::classify::insert_candidate;
+using metawarp::classify::repeats_within_span;
 using metawarp::classify::top_candidates;
 using metawarp::classify::window_span;
 using metawarp::sketch::Location;
@@ -184,4 +185,13 @@ TEST_CASE("top candidates match a brute force on random hit lists") {
     const auto again = run_top(hits, span, k);
     for (std::size_t i = 0; i < got.size(); ++i) CHECK(same(got[i], again[i]));
   }
+}
+
+TEST_CASE("repeats_within_span: a feature's next location in its target closer than span") {
+  CHECK(repeats_within_span({1, 5}, {1, 5}, 3));
+  CHECK(repeats_within_span({1, 5}, {1, 7}, 3));
+  CHECK_FALSE(repeats_within_span({1, 5}, {1, 8}, 3));  // span apart: never in one range
+  CHECK_FALSE(repeats_within_span({1, 5}, {2, 5}, 3));  // another target
+  CHECK_FALSE(repeats_within_span({1, 0xfffffffeu}, {2, 0}, 0xffffffffu));
+  CHECK(repeats_within_span({1, 0xfffffff0u}, {1, 0xfffffffeu}, 0xffffffffu));  // no wrap
 }

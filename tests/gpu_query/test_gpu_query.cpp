@@ -19,6 +19,7 @@
 #include "pipeline/shard_layout.hpp"
 
 #include "../query/query_test_data.hpp"
+#include "../query/sketched_database.hpp"
 
 namespace fs = std::filesystem;
 using namespace metawarp;
@@ -309,6 +310,65 @@ TEST_CASE("GPU query of a minimizer database (the default) matches the CPU read 
   pipeline::GpuQueryOptions small_chunks;
   small_chunks.chunk_bases = 5000;  // long reads become chunks of their own
   require_gpu_matches_cpu(db, reads, evidence, small_chunks, {reads.size()});
+}
+
+// A read's feature counts at most once per candidate
+// (classify::repeats_within_span): targets made of repeats (a unit again
+// after gaps of 0 to 3 windows) give many features locations a few windows
+// apart in one target. The GPU drops the same hits as the CPU, in one and in
+// several shards, singles and pairs, with wide insert sizes.
+TEST_CASE("GPU query drops a feature's repeats within the span as the CPU does") {
+  std::mt19937 rng(26);
+  db::Database db;
+  db.params = pipeline::BuildOptions{}.params;
+  db.taxonomy = taxonomy::Taxonomy::from_nodes({
+      {1, 1, taxonomy::Rank::none, "root"},
+      {100, 1, taxonomy::Rank::species, "G a"},
+      {200, 1, taxonomy::Rank::species, "G b"},
+  });
+  const std::uint64_t stride = db.params.sketch.stride();
+  std::vector<std::string> genomes;
+  for (int t = 0; t < 4; ++t) {
+    const std::string unit = test::random_dna(40 + rng() % 200, rng);
+    std::string g = test::random_dna(rng() % 300, rng);
+    for (int copy = 0; copy < 12; ++copy) g += unit + test::random_dna(rng() % (3 * stride), rng);
+    genomes.push_back(g);
+  }
+  genomes.push_back(genomes[0].substr(0, genomes[0].size() / 2));  // shares t0's repeats
+  test::sketch_targets(db, genomes, {100, 200, 100, 200, 200});
+  const bool paired = GENERATE(false, true);
+  CAPTURE(paired);
+  std::vector<Read> reads;
+  for (int i = 0; i < 400; ++i) {
+    const std::string& g = genomes[rng() % genomes.size()];
+    auto piece = [&](std::size_t length) {
+      length = std::min(length, g.size() - 1);
+      return g.substr(rng() % (g.size() - length), length);
+    };
+    reads.push_back({piece(60 + rng() % 240), paired ? piece(60 + rng() % 240) : ""});
+  }
+  // The rule acts here: the CPU's hits of some reads are fewer than their
+  // features' locations.
+  const pipeline::Classifier classifier(db, {});
+  pipeline::ClassifierScratch scratch;
+  std::size_t dropping = 0;
+  for (const Read& r : reads) {
+    std::vector<sketch::feature_t> features;
+    classifier.sketch_read(r.mate1, r.mate2, features);
+    std::size_t locations = 0;
+    for (const sketch::feature_t f : features) locations += db.index.find(f).size();
+    dropping += classifier.classify(r.mate1, r.mate2, scratch).hits < locations;
+  }
+  CHECK(dropping > reads.size() / 4);
+  pipeline::ClassifierOptions wide;
+  wide.insert_size = 5 * stride;
+  for (unsigned shards : {1u, 3u}) {
+    CAPTURE(shards);
+    pipeline::GpuQueryOptions gpu;
+    gpu.layout.shards_per_gpu = shards;
+    CHECK(require_gpu_matches_cpu(db, reads, {}, gpu, {reads.size(), 33}) > reads.size() / 2);
+    require_gpu_matches_cpu(db, reads, wide, gpu, {reads.size()});
+  }
 }
 
 TEST_CASE("GPU query matches the CPU for other classifier options and sketch parameters") {

@@ -6,6 +6,7 @@
 
 #include "catch.hpp"
 #include "metawarp/sketch/sketch.hpp"
+#include "pipeline/build.hpp"
 #include "pipeline/classifier.hpp"
 #include "sketched_database.hpp"
 
@@ -157,4 +158,55 @@ TEST_CASE("classifier: target lineages") {
   CHECK(lineages[0].ids[std::size_t(CanonicalRank::genus)] == 10);
   CHECK(lineages[0].ids[std::size_t(CanonicalRank::root)] == 1);
   CHECK(lineages[2].ids[0] == 100);
+}
+
+// A read's feature counts at most once per candidate (as Kraken2 counts a
+// read's k-mers): a target that holds the read's bases twice, one window
+// apart (a repeat, or a chance k-mer met twice), gets each feature once, not
+// twice. The database is the default's sampling (minimizers), where a read's
+// sampled k-mers are sampled at both copies.
+TEST_CASE("classifier: a feature in two windows of a target within the span counts once") {
+  std::mt19937 rng(26);
+  db::Database db;
+  db.params = pipeline::BuildOptions{}.params;
+  REQUIRE(db.params.sketch.sampling == sketch::Sampling::minimizer);
+  db.taxonomy = taxonomy::Taxonomy::from_nodes({
+      {1, 1, Rank::none, "root"},
+      {100, 1, Rank::species, "G a"},
+  });
+  const std::uint64_t stride = db.params.sketch.stride();
+  const std::string unit = test::random_dna(60, rng);
+  // The unit at 10 (window 0) and at 10 + stride (window 1), random between.
+  std::string genome = test::random_dna(10, rng) + unit;
+  genome += test::random_dna(stride - unit.size(), rng) + unit + test::random_dna(400, rng);
+  test::sketch_targets(db, {genome}, {100});
+  const Classifier classifier(db, {});
+  ClassifierScratch scratch;
+  std::vector<sketch::feature_t> features;
+  const pipeline::ReadShape shape = classifier.sketch_read(unit, {}, features);
+  REQUIRE(features.size() >= 2);
+  REQUIRE(shape.span >= 2);  // both copies fit in one range
+  for (const sketch::feature_t f : features) REQUIRE(db.index.find(f).size() == 2);
+
+  const auto r = classifier.classify(unit, {}, scratch);
+  REQUIRE(r.candidate_count == 1);
+  CHECK(r.top[0].hits == features.size());
+  CHECK(r.hits == features.size());
+  CHECK(r.assignment.taxid == 100);
+
+  // One feature alone, its two locations one window apart: hits 1, not 2;
+  // two locations span windows apart can never share a range: both count.
+  const sketch::Location near[] = {{0, 3}, {0, 4}};
+  const sketch::Location far[] = {{0, 3}, {0, 3 + shape.span}};
+  const std::span<const sketch::Location> one_near[] = {near};
+  const std::span<const sketch::Location> one_far[] = {far};
+  auto d = classifier.decide(one_near, shape, scratch);
+  CHECK(d.hits == 1);
+  CHECK(d.top[0].hits == 1);
+  d = classifier.decide(one_far, shape, scratch);
+  CHECK(d.hits == 2);
+  CHECK(d.top[0].hits == 1);
+  // The same location from two features (two of the read's k-mers): two hits.
+  const std::span<const sketch::Location> two[] = {std::span(near, 1), std::span(near, 1)};
+  CHECK(classifier.decide(two, shape, scratch).top[0].hits == 2);
 }

@@ -308,3 +308,48 @@ TEST_CASE("partitioned query: --max-memory holds what is in use, a part and the 
   CHECK(plan.parts.size() == 3);
   CHECK(within(plan, p.max_memory));
 }
+
+// A read's feature counts at most once per candidate
+// (classify::repeats_within_span, applied to each feature's whole list): on
+// targets made of repeats, where the rule drops many hits, every split into
+// parts gives the whole database's outputs (the default sampling).
+TEST_CASE("partitioned query: repeats within a read's span, equal the whole database") {
+  test::ScratchDir dir("partitioned_repeats");
+  std::mt19937 rng(26);
+  auto dna = [&](std::size_t n) {
+    std::string s(n, 'A');
+    for (char& c : s) c = "ACGT"[rng() % 4];
+    return s;
+  };
+  std::vector<std::string> genomes;
+  std::string fasta;
+  for (int t = 0; t < 8; ++t) {  // enough features for 25 parts (check_partitions)
+    const std::string unit = dna(40 + rng() % 200);
+    std::string g = dna(rng() % 300);
+    for (int copy = 0; copy < 24; ++copy) g += unit + dna(rng() % 400);
+    genomes.push_back(g);
+    fasta += ">SYN000000" + std::to_string(t + 1) + ".1\n" + g + "\n";
+  }
+  fs::create_directories(dir / "genomes");
+  test::write_file(dir / "genomes" / "repeats.fa", fasta);
+  std::string r1, r2;
+  for (int i = 0; i < 300; ++i) {
+    const std::string& g = genomes[rng() % genomes.size()];
+    for (std::string* out : {&r1, &r2}) {
+      const std::size_t length = 60 + rng() % 200;
+      *out += "@r" + std::to_string(i) + "\n" + g.substr(rng() % (g.size() - length), length) +
+              "\n+\n" + std::string(length, 'I') + "\n";
+    }
+  }
+  test::write_file(dir / "r1.fq", r1);
+  test::write_file(dir / "r2.fq", r2);
+  pipeline::BuildOptions b = test::test_build_options();
+  b.references = {(dir / "genomes").string()};
+  const db::Database built = pipeline::build_database(b);
+  db::save(built, dir / "repeats.mwdb");
+  pipeline::QueryOptions o = reads_options(true);
+  o.reads = {(dir / "r1.fq").string(), (dir / "r2.fq").string()};
+  check_partitions(built, dir / "repeats.mwdb", o, {3u});
+  o.reads.pop_back();
+  check_partitions(built, dir / "repeats.mwdb", o, {1u});
+}

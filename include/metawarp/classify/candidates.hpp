@@ -57,6 +57,22 @@ METAWARP_HD_INLINE std::uint32_t read_window_span(std::uint64_t length1, std::ui
   return window_span(fragment, stride);
 }
 
+// A read's feature counts at most once per candidate (as Kraken2 counts a
+// read's k-mers): a feature that occurs in several windows of one target (a
+// repeat, or a chance k-mer met twice) must not fill a range alone. The rule
+// works on one feature's location list (sorted by (target, window), as the
+// database stores it), so every executor applies it where it copies the list
+// and nothing about the feature has to travel with its hits: a location is
+// dropped when the list's previous location lies in the same target fewer
+// than `span` windows before it. The locations kept of one target are then
+// at least `span` windows apart, and a range of `span` windows holds at most
+// one of them.
+METAWARP_HD_INLINE bool repeats_within_span(const Location& previous, const Location& location,
+                                            std::uint32_t span) {
+  return previous.target == location.target &&
+         std::uint64_t(location.window) < std::uint64_t(previous.window) + span;
+}
+
 // Inserts c into top[0..n) (sorted by ranks_before, capacity `capacity`),
 // dropping the last when full. Returns the new size.
 METAWARP_HD_INLINE std::uint32_t insert_candidate(const Candidate& c, Candidate* top,

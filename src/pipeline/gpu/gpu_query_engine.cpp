@@ -379,11 +379,11 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   grow_to(keys_, total);
   grow_to(keys_sorted_, total);
   grow_to(hits_, total);
-  kernels::gather_sorted_hits(chunk, p.sketch_size, index, total, keys_.data(),
+  const kernels::CandidateParams cp{p.stride(), engine_->options().insert_size, max_candidates};
+  kernels::gather_sorted_hits(chunk, p.sketch_size, index, cp, total, keys_.data(),
                               keys_sorted_.data(), large_read_ends_.data(), hits_.data(),
                               scratch_, stream);
   sorted_.record(stream);
-  const kernels::CandidateParams cp{p.stride(), engine_->options().insert_size, max_candidates};
   kernels::score_candidates(chunk, hits_.data(), cp, top_.data(), top_counts_.data(), hit_counts_.data(), stream);
   if (taxa) {
     const DeviceTaxa& t = engine_->taxa(device_index_);
