@@ -64,6 +64,7 @@ struct ProfileSource {
   std::uint64_t reads = 0;             // reads (pairs) cut from its targets
   // (assigned taxid, reads), by taxid; taxid 0: unclassified.
   std::vector<std::pair<taxid_t, std::uint64_t>> assigned;
+  bool operator==(const ProfileSource&) const = default;
 };
 
 struct ReadProfile {
