@@ -124,6 +124,33 @@ TEST_CASE("calls of a species the database lacks stay unexplained") {
         "Species two\t12\tS\t150\t150\t300\t0.30000\n");
 }
 
+TEST_CASE("fewer calls above the rank than expected are shared in proportion") {
+  // The genus calls fall short of what the shares expect (reads lost to
+  // unclassified, say): each genome gets its expected genus reads scaled by
+  // seen / expected, so the estimate adds up to the calls seen.
+  const auto tax = tree();
+  const std::map<taxid_t, double> share = {{11, 0.7}, {12, 0.3}};
+  TaxonCounts counts = expected_calls(model, share, 1000);
+  const std::uint64_t genus_seen = counts.direct.at(10) - 100;
+  counts.direct[10] = genus_seen;
+  double genus_expected = 0;
+  std::map<taxid_t, double> at_species;  // each genome's expected species calls
+  for (const auto& [genome, row] : model) {
+    std::uint64_t total = 0;
+    for (const auto& [taxid, n] : row) total += n;
+    genus_expected += 1000 * share.at(genome) * double(row.at(10)) / double(total);
+    at_species[genome] = 1000 * share.at(genome) * double(total - row.at(10)) / double(total);
+  }
+  const auto estimate = metawarp::report::estimate_with_profile(
+      profile_of(model), tax, counts, CanonicalRank::species, metawarp::report::profile_em_options);
+  const double scale = double(genus_seen) / genus_expected;
+  for (const taxid_t genome : {11, 12})
+    CHECK(near(estimate.sources.at(genome),
+               at_species[genome] + (1000 * share.at(genome) - at_species[genome]) * scale, 1e-3));
+  CHECK(near(estimate.sources.at(11) + estimate.sources.at(12), 900, 1e-3));
+  CHECK(near(estimate.unexplained, 0, 1e-3));
+}
+
 TEST_CASE("a profile's text round-trips, and a damaged or foreign one is refused") {
   ReadProfile profile = profile_of(model);
   profile.database = {3, 12345, 1, 2, 3, 4};
