@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "cli/commands.hpp"
 #include "cli/device_choice.hpp"
@@ -32,9 +33,27 @@ struct ProfileDbCommand {
   std::string device = "auto";
   pipeline::GpuQueryOptions gpu;
   bool quiet = false;
+  // query's options for reading the database in parts, refused by name
+  // (run_profile_db): the profile is built from the whole database.
+  std::string partitions, max_memory;
 };
 
+// The profile's reads go through the engine's BatchClassifier, which holds
+// the whole index (on the GPU: cut into shards); the partitioned query is
+// another driver, over files of reads. Refused with what to do instead.
+void refuse_partial_database(const ProfileDbCommand& cmd) {
+  for (const auto& [option, value] : {std::pair{"--partitions", &cmd.partitions},
+                                      std::pair{"--max-memory", &cmd.max_memory}})
+    if (!value->empty())
+      throw std::invalid_argument(
+          std::string("profile-db: ") + option +
+          " is not possible: the profile is built from the whole database in memory; build it "
+          "on a host (or GPU) that holds the database, then query --partitions or --max-memory "
+          "uses it and gives the same abundance estimate");
+}
+
 void run_profile_db(ProfileDbCommand& cmd) {
+  refuse_partial_database(cmd);
   const auto start = std::chrono::steady_clock::now();
   report::ProfileReads& reads = cmd.options.reads;
   if (reads.paired)
@@ -105,6 +124,9 @@ void add_profile_db_command(CLI::App& app) {
              "GPU: shards the index is cut into (the profile does not depend on it)", 1u,
              pipeline::max_shards_per_gpu);
   sub->add_flag("-q,--quiet", cmd->quiet, "No summary on stderr");
+  // Not offered (not in --help): taken only to be refused with a reason.
+  sub->add_option("--partitions", cmd->partitions)->group("");
+  sub->add_option("--max-memory", cmd->max_memory)->group("");
   sub->callback([cmd] { run_profile_db(*cmd); });
 }
 

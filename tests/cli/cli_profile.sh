@@ -54,3 +54,14 @@ expect_error "--fragment-length is for pairs" "$metawarp" profile-db db.mwdb --r
 expect_error "shorter than two mates" "$metawarp" profile-db db.mwdb --read-length 150 --paired \
   --fragment-length 200
 pass "profile-db refuses a fragment for single reads, and one shorter than its mates"
+
+# The profile is built from the whole database: the partitioned query's
+# options are refused with the reason (the query with them uses the profile,
+# same bytes: above).
+for option in "--partitions 2" "--max-memory 1G"; do
+  # shellcheck disable=SC2086
+  expect_error "profile-db: ${option% *} is not possible" "$metawarp" profile-db db.mwdb \
+    --read-length 150 --paired $option
+done
+no_temporaries .
+pass "profile-db refuses --partitions and --max-memory with the reason"
