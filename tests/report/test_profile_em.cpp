@@ -12,6 +12,7 @@
 #include "report/bracken_output.hpp"
 #include "report/profile_em.hpp"
 #include "report/read_profile.hpp"
+#include "near.hpp"
 
 using metawarp::report::ReadProfile;
 using metawarp::report::TaxonCounts;
@@ -20,10 +21,6 @@ using metawarp::taxonomy::Rank;
 using metawarp::taxonomy::taxid_t;
 
 namespace {
-
-bool near(double value, double expected, double tolerance) {
-  return std::fabs(value - expected) <= tolerance;
-}
 
 // Genus 10 with species 11, 12 (in the database) and 13 (not).
 metawarp::taxonomy::Taxonomy tree() {
