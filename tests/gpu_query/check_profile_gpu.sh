@@ -10,18 +10,19 @@ mw=$1 test_data=$2 data=${METAWARP_SHARED_DATA:-$3} work=$4
 if ! nvidia-smi -L >/dev/null 2>&1; then echo "SKIPPED: no usable CUDA device"; exit 77; fi
 rm -rf "$work" && mkdir -p "$work"
 
-check() {  # name, genomes, taxonomy, seqid map
+threads=$(nproc)
+check() {  # name, genomes, taxonomy, seqid map, stride
   local db=$work/$1.mwdb
   "$mw" build "$db" "$2" --taxonomy "$3" --seqid2taxid "$4" --device cpu -q
-  for layout in "--read-length 150 --stride 7" "--read-length 150 --paired --stride 7"; do
+  for layout in "--read-length 150 --stride $5" "--read-length 150 --paired --stride $5"; do
     # shellcheck disable=SC2086
-    "$mw" profile-db "$db" $layout --device cpu -t 4 -q
+    "$mw" profile-db "$db" $layout --device cpu -t "$threads" -q
     local profile
     profile=$(ls "$db".profile-L*)
     mv "$profile" "$work/cpu.profile"
     for shards in 1 3; do
       # shellcheck disable=SC2086
-      "$mw" profile-db "$db" $layout --device gpu --shards-per-gpu "$shards" -t 4 -q
+      "$mw" profile-db "$db" $layout --device gpu --shards-per-gpu "$shards" -t "$threads" -q
       cmp "$work/cpu.profile" "$profile"
       echo "$1 ($layout): GPU profile with $shards shards == CPU's"
       rm "$profile"
@@ -29,8 +30,10 @@ check() {  # name, genomes, taxonomy, seqid map
   done
 }
 
-check test_data "$test_data/genomes" "$test_data/taxonomy" "$test_data/seqid2taxid.map"
+# Stride 7 on the small test_data; the default 40 on refs138 (6.5 M pairs
+# per layout, about 100 CPU seconds).
+check test_data "$test_data/genomes" "$test_data/taxonomy" "$test_data/seqid2taxid.map" 7
 if [ -d "$data/refs138" ]; then
   check refs138 "$data/refs138/genomes" "$data/refs138/taxonomy/subset" \
-    "$data/refs138/seqid2taxid.map"
+    "$data/refs138/seqid2taxid.map" 40
 fi
