@@ -1,6 +1,6 @@
 # `cmake --install` of the application, under the prefix (GNUInstallDirs):
 #   bin/metawarp
-#   share/man/man1/metawarp.1, metawarp-{build,query,info,serve,kraken2}.1   (docs/man/)
+#   share/man/man1/metawarp.1, metawarp-{build,query,info,profile-db,serve,kraken2}.1   (docs/man/)
 #   share/bash-completion/completions/metawarp                  (completions/)
 #   share/doc/metawarp/: README.md, CHANGELOG.md, CITATION.cff, LICENSE, docs/*.md
 # A CUDA build also installs the CUDA runtime library it links (NVIDIA's

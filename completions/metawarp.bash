@@ -17,7 +17,7 @@ _metawarp() {
     cword=$COMP_CWORD
   fi
 
-  local commands="build query classify info serve kraken2 kraken2-build"
+  local commands="build query classify info profile-db serve kraken2 kraken2-build"
   local command="" i
   case ${words[0]##*/} in
     kraken2 | kraken2-build) command=${words[0]##*/} ;;
@@ -25,7 +25,7 @@ _metawarp() {
   for ((i = 1; i < cword; i++)); do
     [ -z "$command" ] || break
     case ${words[i]} in
-      build | query | classify | info | serve | kraken2 | kraken2-build)
+      build | query | classify | info | profile-db | serve | kraken2 | kraken2-build)
         command=${words[i]}
         break
         ;;
@@ -39,7 +39,7 @@ _metawarp() {
     --table-capacity --gpu --gpus --shards-per-gpu --shards --summary-json --partitions
     --partition-size -h --help"
   local query_options="--samples --sample --output-dir --interleaved -o --output
-    --kraken-output --report --abundance --abundance-rank --abundance-em --top-hits
+    --kraken-output --report --abundance --abundance-rank --abundance-em --bracken-output --top-hits
     --confidence --report-minimizer-data --max-candidates --hit-min --hit-diff --lowest
     --highest --insert-size --batch-size -t --threads --device --gpu --gpus --shards-per-gpu
     --gpu-lanes --partitions --max-memory --hit-memory --paired --gzip-compressed
@@ -55,6 +55,8 @@ _metawarp() {
     --kmer-len --minimizer-len --minimizer-spaces --max-db-size --protein --download-taxonomy
     --download-library --standard --special --add-to-library --clean --version -h --help"
   local info_options="--targets --taxa --unranked --gpus --shards-per-gpu --gpu-memory -h --help"
+  local profile_db_options="--read-length --paired --fragment-length --stride -t --threads --device
+    --shards-per-gpu -q --quiet -h --help"
   local serve_options="--socket -t --threads --device --gpu --gpus --shards-per-gpu --gpu-lanes
     -q --quiet --request-seconds -h --help"
   local ranks="sequence subspecies species genus family order class phylum kingdom domain root"
@@ -91,13 +93,13 @@ _metawarp() {
       -t | --threads | --batch-size | --max-gpu-memory | --gpu-memory-limit | --table-capacity | \
       --gpu | --gpus | --shards-per-gpu | --shards | --partitions | --partition-size | \
       --gpu-memory | --confidence | --max-candidates | --hit-min | --hit-diff | --insert-size | \
-      --gpu-lanes | --max-memory | --hit-memory | --minimum-hit-groups | --minimum-base-quality | \
+      --gpu-lanes | --read-length | --fragment-length | --stride | --max-memory | --hit-memory | --minimum-hit-groups | --minimum-base-quality | \
       --load-factor | --block-size | --subblock-size | --minimum-bits-for-taxid | --kmer-len | \
       --minimizer-len | --minimizer-spaces | --max-db-size)
       return  # a number: nothing to offer
       ;;
     --gtdb-taxonomy | --seqid2taxid | --accession2taxid | --summary-json | --samples | -o | \
-      --output | --kraken-output | --report | --abundance | --classified-out | \
+      --output | --kraken-output | --report | --abundance | --bracken-output | --classified-out | \
       --unclassified-out | --server | --socket | --add-to-library)
       COMPREPLY=($(compgen -f -- "$cur"))
       compopt -o filenames 2>/dev/null
@@ -115,6 +117,7 @@ _metawarp() {
       build) options=$build_options ;;
       query | classify) options=$query_options ;;
       info) options=$info_options ;;
+      profile-db) options=$profile_db_options ;;
       serve) options=$serve_options ;;
       kraken2) options=$kraken2_options ;;
       kraken2-build) options=$kraken2_build_options ;;

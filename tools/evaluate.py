@@ -27,7 +27,8 @@ reads that were classified at all are reported separately.
 
 Abundance (--abundance FILE, optional; --output may then be omitted)
   FILE is a metawarp abundance table at species (`query --abundance`, with or without
-  --abundance-em: the estimated_reads column is used when present, else reads) or a Kraken2
+  --abundance-em: the estimated_reads column is used when present, else reads), a Bracken
+  output at species (Bracken's, or `query --bracken-output`: new_est_reads) or a Kraken2
   report (species rows, rank code S: their clade reads). The true composition is the truth
   table's reads per species (random reads excluded). With N the truth's reads,
   est(s) and true(s) the reads of species s:
@@ -272,7 +273,8 @@ def print_report(results, fmt, out):
 
 
 def load_species_abundance(path):
-    """species taxid -> reads from a metawarp abundance table or a Kraken2 report."""
+    """species taxid -> reads from a metawarp abundance table, a Bracken output (Bracken's or
+    metawarp's --bracken-output: its new_est_reads) or a Kraken2 report."""
     reads = {}
     with open_text(path) as handle:
         lines = [line.rstrip("\r\n") for line in handle if line.strip()]
@@ -288,6 +290,18 @@ def load_species_abundance(path):
                      % (path, number, len(fields), len(header)))
             if fields[1] in ("-", "0"):
                 continue  # unassigned at the rank, unclassified
+            try:
+                reads[int(fields[1])] = float(fields[column])
+            except ValueError:
+                fail("%s line %d: taxid or reads is not a number" % (path, number))
+        return reads
+    if lines[0].startswith("name\ttaxonomy_id\ttaxonomy_lvl"):  # Bracken
+        header = lines[0].split("\t")
+        column = header.index("new_est_reads")
+        for number, line in enumerate(lines[1:], 2):
+            fields = line.split("\t")
+            if len(fields) != len(header) or fields[2] != "S":
+                continue
             try:
                 reads[int(fields[1])] = float(fields[column])
             except ValueError:

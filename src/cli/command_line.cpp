@@ -76,6 +76,7 @@ void add_commands(CLI::App& app, const CommandContext& context) {
   if (!context.request) {
     add_build_command(app);
     add_info_command(app);
+    add_profile_db_command(app);
     add_serve_command(app);
     add_kraken2_command(app);
     add_kraken2_build_command(app);

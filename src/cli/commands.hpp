@@ -10,6 +10,8 @@ struct CommandContext;
 
 void add_build_command(CLI::App& app);
 void add_info_command(CLI::App& app);
+// `profile-db` (cli/profile_db_command.cpp).
+void add_profile_db_command(CLI::App& app);
 // Also registers the alias `classify`. The context says where its database
 // comes from (a server's) and holds the command line for --server.
 void add_query_command(CLI::App& app, const CommandContext& context);

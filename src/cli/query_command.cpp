@@ -39,6 +39,7 @@
 #include "pipeline/query_output.hpp"
 #include "pipeline/query_progress.hpp"
 #include "pipeline/samples.hpp"
+#include "pipeline/read_profile_build.hpp"
 
 namespace metawarp::cli {
 namespace {
@@ -123,6 +124,29 @@ void bound_query_threads(QueryCommand& cmd) {
   cmd.gpu.lanes = lanes.value;
 }
 
+// The database's read-placement profiles, for the abundance estimate
+// (report/read_profile.hpp): a stale one (of another database, or an older
+// build) is refused; one made with other classifier options than this
+// query's does not describe its calls, and is set aside with a notice.
+void load_abundance_profiles(QueryCommand& cmd) {
+  auto& opt = cmd.options;
+  if ((opt.abundance.empty() && opt.bracken_output.empty()) ||
+      !std::filesystem::is_regular_file(cmd.database))
+    return;
+  const report::ProfileClassifier wanted = pipeline::profile_classifier(opt.classifier);
+  for (report::ReadProfile& profile : report::load_profiles(cmd.database)) {
+    if (profile.classifier == wanted) {
+      cmd.profiles.push_back(std::move(profile));
+    } else if (!cmd.quiet) {
+      std::fprintf(stderr,
+                   "query: profile '%s' was made with other classifier options than this "
+                   "query's; its estimate is not used\n",
+                   report::profile_path(cmd.database, profile.reads).c_str());
+    }
+  }
+  opt.abundance_profiles = &cmd.profiles;
+}
+
 // Everything that can be refused is refused here, before the database is
 // loaded and before any output is touched.
 void check_before_work(QueryCommand& cmd) {
@@ -153,6 +177,7 @@ void check_before_work(QueryCommand& cmd) {
   if (!cmd.summary_json.empty()) opt.run_outputs = {{summary_json_option, cmd.summary_json}};
   pipeline::check_classifier_options(pipeline::engine_options(opt));
   bound_query_threads(cmd);
+  load_abundance_profiles(cmd);
 
   if (!cmd.many_samples()) {
     check_kraken2_options(cmd.kraken2, opt, {});
@@ -504,6 +529,9 @@ void add_query_command(CLI::App& app, const CommandContext& context) {
   sub->add_option("--kraken-output", opt.kraken_output, "Kraken2-style per-read output file");
   sub->add_option("--report", opt.report, "Kraken2-style report file");
   sub->add_option("--abundance", opt.abundance, "Abundance table file (reads per taxon)");
+  sub->add_option("--bracken-output", opt.bracken_output,
+                  "The abundance estimate at --abundance-rank in Bracken's columns (from the "
+                  "database's profile for the sample's read length, else the EM)");
   sub->add_option("--abundance-rank", cmd->abundance_rank, "Rank of the abundance table")
       ->capture_default_str();
   // Abundance estimation (docs/accuracy.md, "Abundances").

@@ -15,6 +15,7 @@
 #include "pipeline/partitioned_query.hpp"
 #include "pipeline/query.hpp"
 #include "pipeline/samples.hpp"
+#include "report/read_profile.hpp"
 
 namespace metawarp::cli {
 
@@ -32,6 +33,9 @@ struct QueryCommand {
   std::vector<std::vector<std::string>> sample_groups;
   std::string output_dir;
   std::vector<pipeline::Sample> samples;  // filled by check_before_work
+  // The database's read-placement profiles made with this query's classifier
+  // options (check_before_work; options.abundance_profiles points here).
+  std::vector<report::ReadProfile> profiles;
   std::string device = "auto";
   pipeline::GpuQueryOptions gpu;
   int gpu_device = 0;    // --gpu: the one-device form of --gpus

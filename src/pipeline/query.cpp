@@ -209,7 +209,8 @@ std::vector<output::NamedPath> query_outputs(const QueryOptions& options) {
   std::vector<output::NamedPath> outputs{{"--output", options.output},
                                          {"--kraken-output", options.kraken_output},
                                          {"--report", options.report},
-                                         {"--abundance", options.abundance}};
+                                         {"--abundance", options.abundance},
+                                         {"--bracken-output", options.bracken_output}};
   // The reads outputs name a file per mate for pairs; a template without
   // reads (samples' paths before their reads are known) is taken as it is.
   const bool paired = options.reads.size() == 2 || options.interleaved;

@@ -23,6 +23,10 @@
 #include "pipeline/classifier.hpp"
 #include "taxonomy/rank.hpp"
 
+namespace metawarp::report {
+struct ReadProfile;
+}
+
 namespace metawarp::pipeline {
 
 class QueryBuffers;
@@ -48,6 +52,13 @@ struct QueryOptions {
   taxonomy::CanonicalRank abundance_rank = taxonomy::CanonicalRank::species;
   // Add the EM's estimate to the abundance table (report/abundance_em.hpp).
   bool abundance_em = false;
+  // The database's read-placement profiles (report/read_profile.hpp; null or
+  // empty: none): with one of the sample's layout, the abundance table and
+  // --bracken-output take their estimate from it (report/profile_em.hpp).
+  const std::vector<report::ReadProfile>* abundance_profiles = nullptr;
+  // --bracken-output: the estimate at abundance_rank in Bracken's columns
+  // (report/bracken_output.hpp).
+  std::string bracken_output;
   bool top_hits = false;      // top-hits column in the per-read TSV
   // Kraken2's variants (docs/cli-query.md, "For Kraken2 users").
   bool use_names = false;           // Kraken2 per-read: "name (taxid N)"

@@ -8,6 +8,8 @@
 #include "output/output_path.hpp"
 #include "output/remove_on_failure.hpp"
 #include "report/abundance.hpp"
+#include "report/bracken_output.hpp"
+#include "report/profile_em.hpp"
 #include "report/kraken_report.hpp"
 #include "report/mpa_report.hpp"
 
@@ -118,11 +120,13 @@ QueryWriter::QueryWriter(const db::Database& db, const QueryOptions& o, QueryCou
       kraken_(o.kraken_output),
       report_(o.report),
       abundance_(o.abundance),
+      bracken_(o.bracken_output),
       reads_(o.classified_out, o.unclassified_out, o.reads.size() == 2 || o.interleaved,
              o.kraken2_read_outputs),
       counters_(counters) {
   tsv_.write(formatter_.tsv_header());
-  if (o.abundance_em && abundance_.enabled()) lineages_ = target_lineages(db);
+  if ((o.abundance_em && abundance_.enabled()) || bracken_.enabled())
+    lineages_ = target_lineages(db);
 }
 
 // The taxa at the abundance rank a read may belong to: the ancestor there of
@@ -238,16 +242,39 @@ void QueryWriter::finish(QuerySummary& summary) {
       report_.write(report::kraken_report(lines));
     }
   }
-  if (abundance_.enabled() && options_.abundance_em)
+  const std::optional<report::EmEstimate> estimate = abundance_estimate(summary);
+  if (abundance_.enabled() && estimate)
     abundance_.write(report::estimated_abundance_table(
-        db_.taxonomy, counts_, options_.abundance_rank,
-        report::estimate_abundance(candidate_sets_),
+        db_.taxonomy, counts_, options_.abundance_rank, *estimate,
         report::genome_lengths_at(db_, options_.abundance_rank)));
   else if (abundance_.enabled())
     abundance_.write(report::abundance_table(db_.taxonomy, counts_, options_.abundance_rank));
-  for (OutputFile* out : {&tsv_, &kraken_, &report_, &abundance_}) out->close();
+  if (bracken_.enabled())
+    bracken_.write(report::bracken_output(db_.taxonomy, counts_, options_.abundance_rank,
+                                          *estimate));
+  for (OutputFile* out : {&tsv_, &kraken_, &report_, &abundance_, &bracken_}) out->close();
   reads_.close();
   summary.classified = counts_.total() - counts_.unclassified;
+}
+
+std::optional<report::EmEstimate> QueryWriter::abundance_estimate(
+    const QuerySummary& summary) const {
+  if (!bracken_.enabled() && !(abundance_.enabled() && (options_.abundance_em ||
+                                                        options_.abundance_profiles)))
+    return std::nullopt;
+  const bool paired = options_.reads.size() == 2 || options_.interleaved;
+  const report::ReadProfile* profile = nullptr;
+  if (options_.abundance_profiles && summary.reads > 0)
+    profile = report::nearest_profile(
+        *options_.abundance_profiles, paired,
+        double(summary.bases) / double(summary.reads) / (paired ? 2.0 : 1.0));
+  if (profile)
+    return report::estimate_at_rank(
+        report::estimate_with_profile(*profile, db_.taxonomy, counts_, options_.abundance_rank,
+                                      report::profile_em_options),
+        db_.taxonomy, options_.abundance_rank);
+  if (!options_.abundance_em && !bracken_.enabled()) return std::nullopt;
+  return report::estimate_abundance(candidate_sets_);
 }
 
 ClassifierOptions engine_options(const QueryOptions& options) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,10 @@ class QueryWriter {
  private:
   void split_reads_by_call(Batch& batch, bool paired) const;
   void append_candidate_taxa(const ReadResult& result, BatchOutput& out) const;
+  // The estimate of the abundance table and --bracken-output at the
+  // abundance rank: from the profile for this sample, else the candidate
+  // sets' EM; nullopt where neither output wants one.
+  std::optional<report::EmEstimate> abundance_estimate(const QuerySummary& summary) const;
 
   const db::Database& db_;
   const QueryOptions& options_;
@@ -118,6 +123,7 @@ class QueryWriter {
   OutputFile kraken_;
   OutputFile report_;
   OutputFile abundance_;
+  OutputFile bracken_;
   ReadOutputs reads_;  // --classified-out, --unclassified-out
   report::TaxonCounts counts_;
   report::FeatureTally features_seen_;  // --report-minimizer-data

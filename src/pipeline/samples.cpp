@@ -126,7 +126,7 @@ QueryOptions sample_query_options(const QueryOptions& options, const Sample& sam
                                   const std::filesystem::path& output_dir) {
   QueryOptions o = options;
   o.reads = sample.reads;
-  for (std::string* path : {&o.output, &o.kraken_output, &o.report, &o.abundance,
+  for (std::string* path : {&o.output, &o.kraken_output, &o.report, &o.abundance, &o.bracken_output,
                             &o.classified_out, &o.unclassified_out}) {
     if (path->empty() || *path == "-") continue;
     std::filesystem::path p = replace_placeholder(*path, sample.name);

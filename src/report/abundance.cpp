@@ -23,16 +23,23 @@ void append_row(std::string& out, const std::string& name, const std::string& ta
          percent_text(double(reads), double(total)) + '\n';
 }
 
+std::string unassigned_name(taxonomy::CanonicalRank rank) {
+  return "unassigned at " + std::string(taxonomy::canonical_rank_name(rank));
+}
+
+}  // namespace
+
 std::string taxon_name(const taxonomy::Taxonomy& tax, taxid_t taxid) {
   const taxonomy::Node* node = tax.find(taxid);
   return node ? node->name : std::to_string(taxid);
 }
 
-// Reads per taxon at the rank, and the reads with no taxon there.
-struct AtRank {
-  std::map<taxid_t, std::uint64_t> reads;
-  std::uint64_t unassigned = 0;
-};
+taxid_t taxon_at_rank(const taxonomy::Taxonomy& tax, taxid_t taxid,
+                      taxonomy::CanonicalRank rank) {
+  const taxid_t id = tax.resolve(taxid);
+  if (id == taxonomy::no_taxon) return taxonomy::no_taxon;
+  return rank == taxonomy::CanonicalRank::sequence ? id : tax.ranked_lineage(id).at(rank);
+}
 
 AtRank reads_at_rank(const taxonomy::Taxonomy& tax, const TaxonCounts& counts,
                      taxonomy::CanonicalRank rank) {
@@ -43,19 +50,6 @@ AtRank reads_at_rank(const taxonomy::Taxonomy& tax, const TaxonCounts& counts,
     else result.reads[ancestor] += reads;
   }
   return result;
-}
-
-std::string unassigned_name(taxonomy::CanonicalRank rank) {
-  return "unassigned at " + std::string(taxonomy::canonical_rank_name(rank));
-}
-
-}  // namespace
-
-taxid_t taxon_at_rank(const taxonomy::Taxonomy& tax, taxid_t taxid,
-                      taxonomy::CanonicalRank rank) {
-  const taxid_t id = tax.resolve(taxid);
-  if (id == taxonomy::no_taxon) return taxonomy::no_taxon;
-  return rank == taxonomy::CanonicalRank::sequence ? id : tax.ranked_lineage(id).at(rank);
 }
 
 std::string abundance_table(const taxonomy::Taxonomy& tax, const TaxonCounts& counts,

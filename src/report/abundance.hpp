@@ -34,6 +34,18 @@ namespace metawarp::report {
 // resolved), no_taxon where its lineage has no taxon of that rank.
 taxid_t taxon_at_rank(const taxonomy::Taxonomy& tax, taxid_t taxid, taxonomy::CanonicalRank rank);
 
+// The taxon's name, or its number where the taxonomy lacks it.
+std::string taxon_name(const taxonomy::Taxonomy& tax, taxid_t taxid);
+
+// Reads per taxon at the rank (reads called at it or below), and the reads
+// with no taxon there (called above it, or on a lineage without it).
+struct AtRank {
+  std::map<taxid_t, std::uint64_t> reads;
+  std::uint64_t unassigned = 0;
+};
+AtRank reads_at_rank(const taxonomy::Taxonomy& tax, const TaxonCounts& counts,
+                     taxonomy::CanonicalRank rank);
+
 // rank `sequence` counts each assigned taxon as it is.
 std::string abundance_table(const taxonomy::Taxonomy& tax, const TaxonCounts& counts,
                             taxonomy::CanonicalRank rank);

@@ -25,7 +25,7 @@ completion_options() {
   ) | sort -u
 }
 
-for command in build query info serve kraken2 kraken2-build; do
+for command in build query info profile-db serve kraken2 kraken2-build; do
   help_options "$command" >help.txt
   [ -s help.txt ] || fail "$command --help lists no options"
   completion_options "$command" >completion.txt

@@ -11,6 +11,7 @@
 #include "report/abundance.hpp"
 #include "report/abundance_em.hpp"
 #include "sample_tree.hpp"
+#include "near.hpp"
 
 using metawarp::report::CandidateSets;
 using metawarp::report::estimate_abundance;
@@ -18,11 +19,6 @@ using metawarp::taxonomy::CanonicalRank;
 using metawarp::taxonomy::taxid_t;
 
 namespace {
-
-// Catch2 v2 and v3 name Approx differently; a plain tolerance serves both.
-bool near(double value, double expected, double tolerance) {
-  return std::fabs(value - expected) <= tolerance;
-}
 
 CandidateSets sets_of(const std::vector<std::pair<std::vector<taxid_t>, std::uint64_t>>& groups) {
   CandidateSets sets;
