@@ -162,7 +162,8 @@ struct Database {
 // Current file format version (docs/database-format.md); load() accepts <= this.
 // Version 2: section checksums over 1 MiB chunks (checked on all cores).
 // Version 3: the sampling in the header (file_format.hpp).
-inline constexpr std::uint32_t format_version = 3;
+// Version 4: the compact index (counts and global window ids, compact_index.hpp).
+inline constexpr std::uint32_t format_version = 4;
 
 // Writes the database atomically (output/atomic_file.hpp): `path` must be a
 // new path or a regular file to replace (symlinks followed); the bytes go to
