@@ -11,16 +11,11 @@ namespace metawarp::db::compact {
 namespace {
 
 // Little-endian, `width` bytes (the writer only builds on little-endian hosts).
-std::uint64_t get(const char* in, std::size_t i, std::uint32_t width) {
-  std::uint64_t v = 0;
-  std::memcpy(&v, in + i * width, width);
-  return v;
-}
 void put(char* out, std::size_t i, std::uint32_t width, std::uint64_t v) {
   std::memcpy(out + i * width, &v, width);
 }
 
-// f(get(in, i)) for i in [0, n), the width's load unrolled by the compiler.
+// f(i, element i of `in`) for i in [0, n), each width's loop of its own.
 template <class F>
 void for_each(const char* in, std::size_t n, std::uint32_t width, F f) {
   const auto run = [&](auto word) {
@@ -124,24 +119,27 @@ void encode_locations(const Location* in, std::size_t n, const WindowIds& ids,
 std::size_t decode_locations(const char* in, std::size_t n, const WindowIds& ids,
                              std::uint32_t width, Location* out) {
   const std::uint64_t total = ids.total();
-  std::size_t bad = n;
-  if (width == 4) {
+  if (width == 4) {  // the common case, its load a plain 32-bit one
     for (std::size_t i = 0; i < n; ++i) {
       std::uint32_t id;
       std::memcpy(&id, in + 4 * i, 4);
       if (id >= total) return i;
       out[i] = ids.location(id);
     }
-    return bad;
+    return n;
   }
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t id = get(in, i, width);
+    const std::uint64_t id = element_at(in, i, width);
     if (id >= total) return i;
     out[i] = ids.location(id);
   }
-  return bad;
+  return n;
 }
 
-std::uint64_t id_at(const char* in, std::size_t i, std::uint32_t width) { return get(in, i, width); }
+std::uint64_t element_at(const char* in, std::size_t i, std::uint32_t width) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, in + i * width, width);
+  return v;
+}
 
 }  // namespace metawarp::db::compact

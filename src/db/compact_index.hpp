@@ -64,7 +64,7 @@ void encode_locations(const Location* in, std::size_t n, const WindowIds& ids,
 // above ids.total() (it is not decoded, nor anything after it), or n.
 std::size_t decode_locations(const char* in, std::size_t n, const WindowIds& ids,
                              std::uint32_t width, Location* out);
-// The raw id at position i of `in` (for messages about a bad one).
-std::uint64_t id_at(const char* in, std::size_t i, std::uint32_t width);
+// The element at position i of `in`, `width` bytes (an id, a count).
+std::uint64_t element_at(const char* in, std::size_t i, std::uint32_t width);
 
 }  // namespace metawarp::db::compact

@@ -502,7 +502,7 @@ FeatureIndex read_compact_index(Reader& in, const Metadata& m, IndexReadObserver
         const std::size_t at = compact::decode_locations(bytes, count, ids, width,
                                                          locations.data() + first);
         if (at < count) {
-          bad_ids[begin / ff::checksum_chunk_bytes] = compact::id_at(bytes, at, width);
+          bad_ids[begin / ff::checksum_chunk_bytes] = compact::element_at(bytes, at, width);
           bad.report(first + at);
         }
         if (observer)

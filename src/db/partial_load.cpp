@@ -162,9 +162,10 @@ void PartialDatabase::stream_compact(unsigned threads) {
   std::optional<std::uint64_t> bad_id;  // the first in file order
   stream_section<char>(locations_, threads, [&](const char* ids, std::uint64_t, std::size_t n) {
     if (bad_id) return;
-    const std::size_t i = first_where(0, n / lw, host::parts_for(n / lw, 1 << 20),
-                                      [&](std::size_t j) { return compact::id_at(ids, j, lw) >= windows; });
-    if (i < n / lw) bad_id = compact::id_at(ids, i, lw);
+    const std::size_t i =
+        first_where(0, n / lw, host::parts_for(n / lw, 1 << 20),
+                    [&](std::size_t j) { return compact::element_at(ids, j, lw) >= windows; });
+    if (i < n / lw) bad_id = compact::element_at(ids, i, lw);
   });
   if (bad_id)
     throw std::runtime_error("corrupted: location (window id " + std::to_string(*bad_id) +
@@ -279,7 +280,7 @@ void PartialDatabase::for_each_list_length(F f) const {
     for (std::uint64_t done = 0; done < count; done += window) {
       const std::size_t n = std::size_t(std::min(window, count - done));
       read_verified(offsets_, done * width, (done + n) * width, counts.data(), 0);
-      for (std::size_t i = 0; i < n; ++i) f(done + i, compact::id_at(counts.data(), i, width));
+      for (std::size_t i = 0; i < n; ++i) f(done + i, compact::element_at(counts.data(), i, width));
     }
     return;
   }

@@ -60,7 +60,7 @@ TEST_CASE("compact index: every window id decodes to its (target, window), both 
         same = same && back[i].target == locations[i].target && back[i].window == locations[i].window;
       CHECK(same);
       for (std::size_t i = 1; i < locations.size(); ++i)  // the ids keep the (target, window) order
-        REQUIRE(compact::id_at(bytes.data(), i - 1, width) < compact::id_at(bytes.data(), i, width));
+        REQUIRE(compact::element_at(bytes.data(), i - 1, width) < compact::element_at(bytes.data(), i, width));
     }
   }
   // An id at or past the windows: its position, nothing from it decoded.
