@@ -13,6 +13,7 @@
 #include "metawarp/host/large_vector.hpp"
 #include "metawarp/index/cap_rule.hpp"
 #include "metawarp/sketch/types.hpp"
+#include "output/sync.hpp"
 #include "taxonomy/taxonomy.hpp"
 
 namespace metawarp::db {
@@ -172,7 +173,10 @@ inline constexpr std::uint32_t format_version = 4;
 // keeps the file that was there. Throws std::runtime_error naming the path.
 // The sections are checksummed and written by `threads` threads (0: all
 // cores) at their offsets; the bytes do not depend on `threads`.
-void save(const Database& db, const std::filesystem::path& path, unsigned threads = 0);
+// `sync`: output::Sync::when_replacing skips the fsyncs where no file is
+// replaced (docs/reliability.md says what that guarantees).
+void save(const Database& db, const std::filesystem::path& path, unsigned threads = 0,
+          output::Sync sync = output::Sync::always);
 // What load() shows of the index arrays while it reads them, so that they can
 // go on (to a GPU) at the same time. Called from the reading threads, at once.
 class IndexReadObserver {

@@ -95,7 +95,7 @@ namespace metawarp::db {
 
 void write_database(output::AtomicFile& file, const DatabaseParams& params,
                     const std::vector<Target>& targets, const taxonomy::Taxonomy& taxonomy,
-                    const IndexSource& index, unsigned threads) {
+                    const IndexSource& index, unsigned threads, output::Sync sync) {
   const std::vector<char> target_bytes = serialise_targets(targets);
   const std::vector<char> nodes = serialise_nodes(taxonomy.nodes());
   const std::vector<char> merged = serialise_merged(taxonomy.merged());
@@ -141,7 +141,7 @@ void write_database(output::AtomicFile& file, const DatabaseParams& params,
   }
   const std::vector<char> header = file_header(params, entries);
   file.write_at(0, header.data(), header.size());
-  file.commit();
+  file.commit(sync);
 }
 
 }  // namespace metawarp::db

@@ -53,10 +53,10 @@ struct IndexSource {
 // Writes the whole database in the current format at its offsets of `file`
 // (the sections, each by up to `threads` threads, 0: all cores; the index
 // sections encoded on the way, compact_index.hpp; then the padding and the
-// header, which holds the checksums) and commits it. save() and PartWriter
+// header, which holds the checksums) and commits it (`sync`: AtomicFile::commit). save() and PartWriter
 // write through this one function, so their bytes are the same.
 void write_database(output::AtomicFile& file, const DatabaseParams& params,
                     const std::vector<Target>& targets, const taxonomy::Taxonomy& taxonomy,
-                    const IndexSource& index, unsigned threads);
+                    const IndexSource& index, unsigned threads, output::Sync sync);
 
 }  // namespace metawarp::db

@@ -103,24 +103,27 @@ class Spill {
 }  // namespace
 
 struct PartWriter::State {
-  State(const std::filesystem::path& database, unsigned threads_)
+  State(const std::filesystem::path& database, unsigned threads_, output::Sync sync_)
       : file(database.string(), output::OnFailure::keep_existing, "database",
              output::Writes::at_offsets),
         threads(threads_),
+        sync(sync_),
         features(file.target().path, "features"),
         offsets(file.target().path, "offsets"),
         locations(file.target().path, "locations") {}
 
   output::AtomicFile file;  // first: checks the path before the spills exist
   unsigned threads;
+  output::Sync sync;
   Spill features, offsets, locations;
   std::uint64_t feature_count = 0, location_count = 0;
   std::optional<feature_t> last_feature;
   bool finished = false;
 };
 
-PartWriter::PartWriter(const std::filesystem::path& database, unsigned threads)
-    : state_(std::make_unique<State>(database, threads)) {}
+PartWriter::PartWriter(const std::filesystem::path& database, unsigned threads,
+                       output::Sync sync)
+    : state_(std::make_unique<State>(database, threads, sync)) {}
 
 PartWriter::~PartWriter() = default;
 
@@ -174,7 +177,7 @@ void PartWriter::finish(const DatabaseParams& params, const std::vector<Target>&
     return reinterpret_cast<const Location*>(
         s.locations.read(first * sizeof(Location), n * sizeof(Location)));
   };
-  write_database(s.file, params, targets, taxonomy, source, s.threads);
+  write_database(s.file, params, targets, taxonomy, source, s.threads, s.sync);
 }
 
 }  // namespace metawarp::db

@@ -25,7 +25,9 @@ class PartWriter {
   // Checks the path and creates the temporary at once (as save() does), so
   // that a database that cannot be written fails before any work.
   // `threads`: for encoding, checksumming and writing the file (0: all cores).
-  explicit PartWriter(const std::filesystem::path& database, unsigned threads = 0);
+  // `sync`: as save()'s.
+  explicit PartWriter(const std::filesystem::path& database, unsigned threads = 0,
+                      output::Sync sync = output::Sync::always);
   ~PartWriter();
   PartWriter(const PartWriter&) = delete;
   PartWriter& operator=(const PartWriter&) = delete;

@@ -9,7 +9,8 @@
 
 namespace metawarp::db {
 
-void save(const Database& db, const std::filesystem::path& path, unsigned threads) {
+void save(const Database& db, const std::filesystem::path& path, unsigned threads,
+          output::Sync sync) {
   // First, so that a path that cannot be written fails before any work. A
   // failed save keeps the database that was there: a failed rebuild must not
   // destroy a working one.
@@ -26,7 +27,7 @@ void save(const Database& db, const std::filesystem::path& path, unsigned thread
   source.location_values = [&](std::uint64_t first, std::size_t) {
     return index.locations().data() + first;
   };
-  write_database(file, db.params, db.targets, db.taxonomy, source, threads);
+  write_database(file, db.params, db.targets, db.taxonomy, source, threads, sync);
 }
 
 }  // namespace metawarp::db
