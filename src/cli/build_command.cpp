@@ -1,7 +1,6 @@
 // `metawarp build DB REF...`: options, validation at the edge, then the pipeline.
 #include <chrono>
 #include <cstdio>
-#include <limits>
 #include <stdexcept>
 
 #include "cli/build_command.hpp"
@@ -50,11 +49,9 @@ void check_before_work(BuildCommand& cmd) {
 // What --device auto weighs for this build: the references on its threads;
 // GPU options (--gpus) ask for the GPU wherever one is usable.
 Workload build_workload(const BuildCommand& cmd) {
-  const std::uint64_t bytes =
-      cmd.options.gpu.layout_given
-          ? std::numeric_limits<std::uint64_t>::max()
-          : pipeline::estimate_input_bytes(pipeline::find_build_inputs(cmd.options).files);
-  return Workload{bytes, cmd.options.threads};
+  if (cmd.options.gpu.layout_given) return Workload{0, cmd.options.threads, "--gpus given"};
+  return Workload{pipeline::estimate_input_bytes(pipeline::find_build_inputs(cmd.options).files),
+                  cmd.options.threads, {}};
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 namespace metawarp::cli {
 
 DeviceChoice choose_device(const Workload& work, const DeviceRates& rates) {
+  if (!work.gpu_asked.empty()) return DeviceChoice{true, work.gpu_asked};
   const double bytes = double(work.input_bytes);
   const double cpu = bytes / (rates.cpu_bytes_per_thread_second * std::max(1u, work.threads));
   const double gpu = gpu_start_seconds + bytes / rates.gpu_bytes_per_second;

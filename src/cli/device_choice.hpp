@@ -12,6 +12,9 @@ namespace metawarp::cli {
 struct Workload {
   std::uint64_t input_bytes = 0;
   unsigned threads = 1;
+  // Not empty: the GPU wherever one is usable, for this reason (GPU options
+  // given, a server that pays the start-up once), whatever the input.
+  std::string gpu_asked;
 };
 
 // How fast each side processes input, measured on the device (docs/cli.md

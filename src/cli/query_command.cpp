@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -246,9 +245,8 @@ Workload query_workload(const QueryCommand& cmd) {
   std::vector<std::string> files = cmd.options.reads;
   for (const pipeline::Sample& sample : cmd.samples)
     files.insert(files.end(), sample.reads.begin(), sample.reads.end());
-  return Workload{cmd.gpu_list.empty() ? pipeline::estimate_input_bytes(files)
-                                       : std::numeric_limits<std::uint64_t>::max(),
-                  cmd.options.threads};
+  if (!cmd.gpu_list.empty()) return Workload{0, cmd.options.threads, "--gpus given"};
+  return Workload{pipeline::estimate_input_bytes(files), cmd.options.threads, {}};
 }
 
 // --partitions / --max-memory: the database read part by part
@@ -486,7 +484,7 @@ DatabaseLoad default_query_load(QueryCommand& cmd, const std::string& command) {
   resolve_classifier_options(cmd);
   bound_query_threads(cmd);
   // A server pays CUDA's start-up once for all the queries it answers.
-  const Workload served{std::numeric_limits<std::uint64_t>::max(), cmd.options.threads};
+  const Workload served{0, cmd.options.threads, "a server pays CUDA's start-up once"};
   return database_load(cmd, use_gpu(cmd.device, command.c_str(), cmd.quiet, cmd.verbose, served,
                                     query_rates));
 }
