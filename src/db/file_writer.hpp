@@ -41,8 +41,8 @@ std::vector<char> file_header(const DatabaseParams& params,
 // The index as a writer holds it (in memory, or in spill files): its sizes,
 // and its arrays in the query layout (database.hpp) piece by piece. Each
 // function returns a pointer to n elements from position `first` (offsets:
-// n + 1), valid until the calling thread calls it again; called from several
-// threads at once.
+// n + 1), valid until the calling thread calls one of them again; called from
+// several threads at once.
 struct IndexSource {
   std::uint64_t features = 0, locations = 0;
   std::function<const feature_t*(std::uint64_t first, std::size_t n)> feature_values;

@@ -59,7 +59,7 @@ class Spill {
   }
 
   // Bytes [offset, offset + n) of the spill, in a buffer of the calling
-  // thread's own (valid until it reads this spill again).
+  // thread's own, one for all spills (valid until it reads a spill again).
   const char* read(std::uint64_t offset, std::size_t n) const {
     thread_local std::vector<char> buffer;
     if (buffer.size() < n) buffer.resize(n);
