@@ -36,7 +36,7 @@ _metawarp() {
     --seqid2taxid --accession2taxid -k --kmer-length -w --window-length -s --sketch-size
     --sampling --max-locations-per-feature --remove-overpopulated-features -t --threads -q --quiet
     -v --verbose --device --table --batch-size --max-gpu-memory --gpu-memory-limit
-    --table-capacity --gpu --gpus --shards-per-gpu --shards --summary-json --partitions
+    --table-capacity --gpu --gpus --shards-per-gpu --shards --sync --no-sync --summary-json --partitions
     --partition-size -h --help"
   local query_options="--samples --sample --output-dir --interleaved -o --output
     --kraken-output --report --abundance --abundance-rank --abundance-em --bracken-output --top-hits

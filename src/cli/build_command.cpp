@@ -16,6 +16,8 @@
 #include "metawarp/sketch/sampling.hpp"
 #include "metawarp/sketch/types.hpp"
 #include "pipeline/build.hpp"
+#include "pipeline/build_estimate.hpp"
+#include "pipeline/build_inputs.hpp"
 #include "pipeline/query_output.hpp"
 #include "pipeline/shard_layout.hpp"
 
@@ -44,12 +46,21 @@ void check_before_work(BuildCommand& cmd) {
   if (!cmd.summary_json.empty()) opt.run_outputs = {{summary_json_option, cmd.summary_json}};
 }
 
+// What --device auto weighs for this build: the references on its threads;
+// GPU options (--gpus) ask for the GPU wherever one is usable.
+Workload build_workload(const BuildCommand& cmd) {
+  if (cmd.options.gpu.layout_given) return Workload{0, cmd.options.threads, "--gpus given"};
+  return Workload{pipeline::estimate_input_bytes(pipeline::find_build_inputs(cmd.options).files),
+                  cmd.options.threads, {}};
+}
+
 }  // namespace
 
 void run_build(BuildCommand& cmd) {
   const auto start = std::chrono::steady_clock::now();
   check_before_work(cmd);
-  const bool gpu = use_gpu(cmd.device, "build", cmd.options.quiet, cmd.verbose);
+  const bool gpu = use_gpu(cmd.device, "build", cmd.options.quiet, cmd.verbose,
+                           cmd.device == "auto" ? build_workload(cmd) : Workload{}, build_rates);
   if (gpu && cmd.options.cpu_shards > 1)
     throw std::invalid_argument("--shards is for --device cpu; on GPUs use --gpus and --shards-per-gpu");
   if (!gpu && cmd.options.gpu.layout_given)
@@ -146,7 +157,7 @@ void add_build_command(CLI::App& app) {
   auto* quiet = sub->add_flag("-q,--quiet", opt.quiet, "No progress or summary on stderr");
   sub->add_flag("-v,--verbose", cmd->verbose, "Also the executor's time per stage")
       ->excludes(quiet);
-  sub->add_option("--device", cmd->device, "Where to build: auto (GPU if present), cpu or gpu")
+  sub->add_option("--device", cmd->device, "Where to build: auto (the GPU if present and the references large enough), cpu or gpu")
       ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
       ->capture_default_str();
   sub->add_option("--table", cmd->table, "GPU build table: multi-value or bucket-list")
@@ -172,6 +183,15 @@ void add_build_command(CLI::App& app) {
   add_number(*sub, "--shards", opt.cpu_shards,
              "CPU: build in this many shards side by side (the same database; for tests)", 1u,
              thread_ceiling);
+  // Two flags, so that each is an option of its own in --help and the completion.
+  auto* sync = sub->add_flag("--sync", cmd->sync,
+                             "Make a new database durable (fsync) before the build ends (the "
+                             "default). A database that replaces one is always synced before "
+                             "the old one goes");
+  sub->add_flag("--no-sync", cmd->no_sync,
+                "Leave a new database's write-back to the kernel: a power cut soon after may "
+                "damage it, which its checksums find at the next load")
+      ->excludes(sync);
   sub->add_option("--summary-json", cmd->summary_json,
                   "Write a summary of the build as JSON (inputs, counts, rates, database, times) "
                   "to this file ('-': stdout)");
@@ -190,6 +210,7 @@ void add_build_command(CLI::App& app) {
         sketch::default_sketch_params(sketch.sampling, sketch.sampling_parameter);
     if (kmer_length->count() == 0) sketch.k = defaults.k;
     if (sketch_size->count() == 0) sketch.sketch_size = defaults.sketch_size;
+    cmd->options.sync = cmd->no_sync ? output::Sync::when_replacing : output::Sync::always;
     cmd->options.gpu.table = cmd->table == "bucket-list" ? pipeline::BuildTable::bucket_list
                                                           : pipeline::BuildTable::multi_value;
     run_build(*cmd);

@@ -17,6 +17,8 @@ struct BuildCommand {
   std::string gpus;              // --gpus N|LIST; empty: --gpu alone
   unsigned shards_per_gpu = 1;
   std::string summary_json;      // --summary-json FILE (cli/run_summary.hpp)
+  bool sync = false;             // --sync: the default, said explicitly
+  bool no_sync = false;          // --no-sync (docs/reliability.md)
 };
 
 // Checks what the command asks for (before any work), builds the database,

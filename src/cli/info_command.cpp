@@ -1,7 +1,6 @@
 // `metawarp info DB`: what a database holds and what it costs.
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <string>
 
@@ -10,6 +9,8 @@
 #include "cli/number_options.hpp"
 #include "cli/target_problems.hpp"
 #include "db/database.hpp"
+#include "db/file_format.hpp"
+#include "db/metadata.hpp"
 #include "db/stats.hpp"
 #include "metawarp/sketch/host.hpp"
 #include "pipeline/gpu_query.hpp"
@@ -183,6 +184,21 @@ void print_taxa(const db::Database& database) {
                   std::string(2 * line.depth, ' ').c_str(), line.name.c_str());
 }
 
+// The file's format version and size per reference base (docs/database-format.md).
+void print_file(const InfoCommand& cmd, const db::DatabaseStats& st) {
+  const db::DatabaseMetadata meta = db::load_metadata(cmd.database);
+  std::string layout;
+  if (meta.version >= db::file_format::first_compact_version)
+    layout = " (counts of " + std::to_string(meta.offsets.element_size) + " bytes, window ids of " +
+             std::to_string(meta.locations.element_size) + " bytes)";
+  else
+    layout = " (offsets and locations of 8 bytes; `metawarp build` again writes version " +
+             std::to_string(db::format_version) + ", smaller)";
+  std::printf("file format           version %u%s\n", meta.version, layout.c_str());
+  std::printf("file size             %s (%.2f bytes per base)\n", mib(meta.file_size).c_str(),
+              st.total_bases == 0 ? 0.0 : double(meta.file_size) / double(st.total_bases));
+}
+
 void run_info(const InfoCommand& cmd) {
   const db::Database database = db::load(cmd.database);
   if (cmd.taxa) {
@@ -199,7 +215,7 @@ void run_info(const InfoCommand& cmd) {
   for (const auto& t : database.targets) unranked += !is_ranked(database, t);
   const TargetProblems problems = find_target_problems(database);
   std::printf("database              %s\n", cmd.database.c_str());
-  std::printf("file size             %s\n", mib(std::filesystem::file_size(cmd.database)).c_str());
+  print_file(cmd, st);
   std::printf("k-mer length          %u\n", p.sketch.k);
   std::printf("window length         %u (stride %u)\n", p.sketch.window, p.sketch.stride());
   std::printf("sketch size           %u%s\n", p.sketch.sketch_size,

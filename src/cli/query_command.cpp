@@ -27,6 +27,7 @@
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/cores.hpp"
 #include "metawarp/host/thread_group.hpp"
+#include "pipeline/build_estimate.hpp"
 #include "pipeline/classifier.hpp"
 #include "pipeline/gpu_available.hpp"
 #include "pipeline/gpu_query.hpp"
@@ -263,13 +264,24 @@ void finish_summary(pipeline::OutputFile& file, const QueryCommand& cmd,
   file.close();
 }
 
+// What --device auto weighs for this query: its reads (every sample's) on
+// its threads; GPU options (--gpus) ask for the GPU wherever one is usable.
+Workload query_workload(const QueryCommand& cmd) {
+  std::vector<std::string> files = cmd.options.reads;
+  for (const pipeline::Sample& sample : cmd.samples)
+    files.insert(files.end(), sample.reads.begin(), sample.reads.end());
+  if (!cmd.gpu_list.empty()) return Workload{0, cmd.options.threads, "--gpus given"};
+  return Workload{pipeline::estimate_input_bytes(files), cmd.options.threads, {}};
+}
+
 // --partitions / --max-memory: the database read part by part
 // (pipeline/partitioned_query.hpp), its hits found on the CPU or, one part at
 // a time on the GPU(s), by the GPU collector; outputs identical to the whole
 // database's.
 void run_partitioned_query(QueryCommand& cmd, pipeline::OutputFile& summary_file) {
   auto& opt = cmd.options;
-  const bool gpu = use_gpu(cmd.device, "query", cmd.quiet, cmd.verbose);
+  const bool gpu = use_gpu(cmd.device, "query", cmd.quiet, cmd.verbose,
+                           cmd.device == "auto" ? query_workload(cmd) : Workload{}, query_rates);
   // The batch size stays the CPU's on the GPU too: the GPU collector looks up
   // a whole super-batch at once, and the batches are what the threads parse
   // and decide in parallel (65536-pair batches left half of 16 cores idle).
@@ -377,7 +389,8 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
   pipeline::OutputFile summary_file(cmd.summary_json);
   if (cmd.partitions.enabled()) return run_partitioned_query(cmd, summary_file);
   auto& opt = cmd.options;
-  const bool gpu = use_gpu(cmd.device, "query", cmd.quiet, cmd.verbose);
+  const bool gpu = use_gpu(cmd.device, "query", cmd.quiet, cmd.verbose,
+                           cmd.device == "auto" ? query_workload(cmd) : Workload{}, query_rates);
   if (gpu && !cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;
   // The lanes' pinned bases: the bases of a batch of the (first) sample,
   // where its records tell before reading (plain FASTQ). A FASTQ record's
@@ -468,7 +481,7 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
 void add_device_options(CLI::App& sub, QueryCommand& cmd) {
   add_number(sub, "-t,--threads", cmd.options.threads,
              "Worker threads (at most 4 x the cores, 1024)", 1u);
-  sub.add_option("--device", cmd.device, "Where to classify: auto (GPU if present), cpu or gpu")
+  sub.add_option("--device", cmd.device, "Where to classify: auto (the GPU if present and the reads large enough), cpu or gpu")
       ->check(CLI::IsMember({"auto", "cpu", "gpu"}))
       ->capture_default_str();
   // The GPUs (--gpu: one; --gpus: several) and shards the index is cut into.
@@ -495,7 +508,10 @@ void read_device_options(const CLI::App& sub, QueryCommand& cmd) {
 DatabaseLoad default_query_load(QueryCommand& cmd, const std::string& command) {
   resolve_classifier_options(cmd);
   bound_query_threads(cmd);
-  return database_load(cmd, use_gpu(cmd.device, command.c_str(), cmd.quiet, cmd.verbose));
+  // A server pays CUDA's start-up once for all the queries it answers.
+  const Workload served{0, cmd.options.threads, "a server pays CUDA's start-up once"};
+  return database_load(cmd, use_gpu(cmd.device, command.c_str(), cmd.quiet, cmd.verbose, served,
+                                    query_rates));
 }
 
 void add_query_command(CLI::App& app, const CommandContext& context) {

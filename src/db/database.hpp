@@ -13,6 +13,7 @@
 #include "metawarp/host/large_vector.hpp"
 #include "metawarp/index/cap_rule.hpp"
 #include "metawarp/sketch/types.hpp"
+#include "output/sync.hpp"
 #include "taxonomy/taxonomy.hpp"
 
 namespace metawarp::db {
@@ -162,7 +163,8 @@ struct Database {
 // Current file format version (docs/database-format.md); load() accepts <= this.
 // Version 2: section checksums over 1 MiB chunks (checked on all cores).
 // Version 3: the sampling in the header (file_format.hpp).
-inline constexpr std::uint32_t format_version = 3;
+// Version 4: the compact index (counts and global window ids, compact_index.hpp).
+inline constexpr std::uint32_t format_version = 4;
 
 // Writes the database atomically (output/atomic_file.hpp): `path` must be a
 // new path or a regular file to replace (symlinks followed); the bytes go to
@@ -171,7 +173,10 @@ inline constexpr std::uint32_t format_version = 3;
 // keeps the file that was there. Throws std::runtime_error naming the path.
 // The sections are checksummed and written by `threads` threads (0: all
 // cores) at their offsets; the bytes do not depend on `threads`.
-void save(const Database& db, const std::filesystem::path& path, unsigned threads = 0);
+// `sync`: output::Sync::when_replacing skips the fsyncs where no file is
+// replaced (docs/reliability.md says what that guarantees).
+void save(const Database& db, const std::filesystem::path& path, unsigned threads = 0,
+          output::Sync sync = output::Sync::always);
 // What load() shows of the index arrays while it reads them, so that they can
 // go on (to a GPU) at the same time. Called from the reading threads, at once.
 class IndexReadObserver {

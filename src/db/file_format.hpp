@@ -19,8 +19,8 @@ enum class SectionId : std::uint32_t {
   taxonomy_nodes = 2,
   taxonomy_merged = 3,
   features = 4,
-  offsets = 5,
-  locations = 6,
+  offsets = 5,    // from version 4: the list lengths ("counts")
+  locations = 6,  // from version 4: global window ids
 };
 inline constexpr std::uint32_t section_count = 6;
 
@@ -30,13 +30,25 @@ inline constexpr std::string_view section_name(SectionId id) {
     case SectionId::taxonomy_nodes: return "taxonomy nodes";
     case SectionId::taxonomy_merged: return "taxonomy merged";
     case SectionId::features: return "features";
-    case SectionId::offsets: return "offsets";
+    case SectionId::offsets: return "offsets";  // "counts" from version 4: section_name(id, version)
     case SectionId::locations: return "locations";
   }
   return "unknown";
 }
 
-// Bytes per element for fixed-size sections, 0 for variable-size records.
+// From format version 4 the index is compact (db/compact_index.hpp): section
+// 5 holds each feature's list length in 1, 2 or 4 bytes, section 6 each
+// location as a global window id of 4 or 8 bytes; the widths are in the
+// section table's element sizes.
+inline constexpr std::uint32_t first_compact_version = 4;
+
+inline constexpr std::string_view section_name(SectionId id, std::uint32_t version) {
+  return id == SectionId::offsets && version >= first_compact_version ? "counts"
+                                                                      : section_name(id);
+}
+
+// Bytes per element for fixed-size sections, 0 for variable-size records
+// (versions 1 to 3; version 4's counts and locations: compact_index.hpp).
 inline constexpr std::uint32_t element_size(SectionId id) {
   switch (id) {
     case SectionId::taxonomy_merged: return 8;

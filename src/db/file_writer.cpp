@@ -4,6 +4,8 @@
 
 #include "db/bytes.hpp"
 #include "db/checksum.hpp"
+#include "db/compact_index.hpp"
+#include "db/parallel_write.hpp"
 
 namespace metawarp::db {
 
@@ -54,11 +56,12 @@ std::vector<std::uint64_t> section_offsets(const SectionEntry (&sections)[ff::se
 }
 
 std::vector<char> file_header(const DatabaseParams& params,
-                              const SectionEntry (&sections)[ff::section_count]) {
+                              const SectionEntry (&sections)[ff::section_count],
+                              std::uint32_t version) {
   const std::vector<std::uint64_t> offsets = section_offsets(sections);
   ByteWriter header;
   header.raw(ff::magic.data(), ff::magic.size());
-  header.u32(format_version);
+  header.u32(version);
   header.u32(ff::endian_marker);
   header.u32(std::uint32_t(ff::header_bytes));
   header.u32(ff::hash_function_id);
@@ -74,7 +77,7 @@ std::vector<char> file_header(const DatabaseParams& params,
   for (std::uint32_t i = 0; i < ff::section_count; ++i) {
     const SectionEntry& s = sections[i];
     header.u32(std::uint32_t(s.id));
-    header.u32(ff::element_size(s.id));
+    header.u32(s.element_size);
     header.u64(offsets[i]);
     header.u64(s.bytes);
     header.u64(s.count);
@@ -84,6 +87,61 @@ std::vector<char> file_header(const DatabaseParams& params,
   if (header.bytes().size() != ff::header_bytes)
     throw std::logic_error("database header layout does not match file_format.hpp");
   return std::move(header.bytes());
+}
+
+}  // namespace metawarp::db
+
+namespace metawarp::db {
+
+void write_database(output::AtomicFile& file, const DatabaseParams& params,
+                    const std::vector<Target>& targets, const taxonomy::Taxonomy& taxonomy,
+                    const IndexSource& index, unsigned threads, output::Sync sync) {
+  const std::vector<char> target_bytes = serialise_targets(targets);
+  const std::vector<char> nodes = serialise_nodes(taxonomy.nodes());
+  const std::vector<char> merged = serialise_merged(taxonomy.merged());
+  const compact::WindowIds ids(targets);
+  const std::uint32_t fw = sizeof(feature_t);
+  const std::uint32_t cw = compact::count_width(params.max_locations_per_feature);
+  const std::uint32_t lw = compact::location_width(ids.total());
+  const std::uint64_t features = index.features, locations = index.locations;
+  SectionEntry entries[ff::section_count] = {
+      {ff::SectionId::targets, 0, target_bytes.size(), targets.size(), 0},
+      {ff::SectionId::taxonomy_nodes, 0, nodes.size(), taxonomy.nodes().size(), 0},
+      {ff::SectionId::taxonomy_merged, 8, merged.size(), taxonomy.merged().size(), 0},
+      {ff::SectionId::features, fw, features * fw, features, 0},
+      {ff::SectionId::offsets, cw, features * cw, features, 0},
+      {ff::SectionId::locations, lw, locations * lw, locations, 0},
+  };
+  // A checksum chunk is a multiple of every width: each is encoded alone.
+  const ChunkSource sources[ff::section_count] = {
+      [&](std::uint64_t begin, std::size_t, char*) { return target_bytes.data() + begin; },
+      [&](std::uint64_t begin, std::size_t, char*) { return nodes.data() + begin; },
+      [&](std::uint64_t begin, std::size_t, char*) { return merged.data() + begin; },
+      [&](std::uint64_t begin, std::size_t size, char*) {
+        return reinterpret_cast<const char*>(index.feature_values(begin / fw, size / fw));
+      },
+      [&](std::uint64_t begin, std::size_t size, char* scratch) {
+        compact::encode_counts(index.offsets(begin / cw, size / cw), 0, size / cw, cw, scratch);
+        return static_cast<const char*>(scratch);
+      },
+      [&](std::uint64_t begin, std::size_t size, char* scratch) {
+        compact::encode_locations(index.location_values(begin / lw, size / lw), size / lw, ids,
+                                  lw, scratch);
+        return static_cast<const char*>(scratch);
+      },
+  };
+  // The sections first, each at its offset by all threads; the header, which
+  // holds their checksums, last. Nothing is visible before commit() anyway.
+  const std::vector<std::uint64_t> offsets = section_offsets(entries);
+  const char zeros[ff::alignment] = {};
+  for (std::uint32_t i = 0; i < ff::section_count; ++i) {
+    SectionEntry& s = entries[i];
+    s.checksum = write_chunked(file, offsets[i], s.bytes, threads, sources[i]);
+    file.write_at(offsets[i] + s.bytes, zeros, ff::padded(s.bytes) - s.bytes);
+  }
+  const std::vector<char> header = file_header(params, entries);
+  file.write_at(0, header.data(), header.size());
+  file.commit(sync);
 }
 
 }  // namespace metawarp::db

@@ -4,16 +4,19 @@
 // the layout of docs/database-format.md is written once: the variable-size
 // sections and the header with its section table.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "db/database.hpp"
 #include "db/file_format.hpp"
+#include "output/atomic_file.hpp"
 
 namespace metawarp::db {
 
 // One section as the header describes it.
 struct SectionEntry {
   file_format::SectionId id;
+  std::uint32_t element_size = 0;  // 0: variable-size records
   std::uint64_t bytes = 0;     // without padding
   std::uint64_t count = 0;     // elements or records
   std::uint64_t checksum = 0;  // chunked_checksum of its bytes
@@ -29,8 +32,31 @@ std::vector<char> serialise_merged(const std::vector<std::pair<taxid_t, taxid_t>
 std::vector<std::uint64_t> section_offsets(const SectionEntry (&sections)[file_format::section_count]);
 
 // The header (file_format::header_bytes) for these parameters and sections,
-// in section order, with its checksum.
+// in section order, with its checksum. `version`: the current one; an older
+// one only for tests that make files of older versions.
 std::vector<char> file_header(const DatabaseParams& params,
-                              const SectionEntry (&sections)[file_format::section_count]);
+                              const SectionEntry (&sections)[file_format::section_count],
+                              std::uint32_t version = format_version);
+
+// The index as a writer holds it (in memory, or in spill files): its sizes,
+// and its arrays in the query layout (database.hpp) piece by piece. Each
+// function returns a pointer to n elements from position `first` (offsets:
+// n + 1), valid until the calling thread calls one of them again; called from
+// several threads at once.
+struct IndexSource {
+  std::uint64_t features = 0, locations = 0;
+  std::function<const feature_t*(std::uint64_t first, std::size_t n)> feature_values;
+  std::function<const std::uint64_t*(std::uint64_t first, std::size_t n)> offsets;
+  std::function<const Location*(std::uint64_t first, std::size_t n)> location_values;
+};
+
+// Writes the whole database in the current format at its offsets of `file`
+// (the sections, each by up to `threads` threads, 0: all cores; the index
+// sections encoded on the way, compact_index.hpp; then the padding and the
+// header, which holds the checksums) and commits it (`sync`: AtomicFile::commit). save() and PartWriter
+// write through this one function, so their bytes are the same.
+void write_database(output::AtomicFile& file, const DatabaseParams& params,
+                    const std::vector<Target>& targets, const taxonomy::Taxonomy& taxonomy,
+                    const IndexSource& index, unsigned threads, output::Sync sync);
 
 }  // namespace metawarp::db

@@ -17,6 +17,7 @@
 
 #include "db/bytes.hpp"
 #include "db/checksum.hpp"
+#include "db/compact_index.hpp"
 #include "db/database.hpp"
 #include "db/file_format.hpp"
 #include "db/metadata.hpp"
@@ -81,6 +82,16 @@ class Reader {
       fail("truncated or unreadable while reading " + std::string(what));
   }
 
+  // A section stored encoded (version 4), by all cores: decode(begin, bytes,
+  // size) sees each checksum chunk; returns the section's checksum.
+  std::uint64_t read_decoding(std::size_t n, std::uint64_t offset, std::string_view what,
+                              const ChunkDecoder& decode) {
+    const auto sum = read_chunked_through(file_.get(), offset, n, threads_, decode);
+    if (!sum) fail("truncated or unreadable while reading " + std::string(what));
+    return *sum;
+  }
+  unsigned threads() const { return threads_; }
+
   // read_exact() of a section's bytes, by all cores; returns their checksum
   // as the file's format version defines it. `on_chunk` sees every checksum
   // chunk of dst (version 1: after the whole section is read).
@@ -118,18 +129,10 @@ std::uint32_t u32_at(const char* p) {
   return v;
 }
 
-// Reads a section's payload into `out` (resized to count elements of T or to
-// its byte size for T = char), checks its checksum and zero padding.
-// `on_chunk` sees each checksum chunk of the payload once it is read.
-template <class T>
-void read_section(Reader& in, std::uint32_t version, const SectionEntry& s, IndexArray<T>& out,
-                  const ChunkVisitor& on_chunk = {}) {
-  const std::string name(ff::section_name(s.id));
-  // Not zeroed first: the readers' writes fault the pages in, on all cores.
-  out = host::make_uninitialized_large_vector<T>(sizeof(T) == 1 ? s.bytes : s.count);
-  const std::uint64_t checksum =
-      in.read_checksummed(out.data(), s.bytes, s.offset, version, "section '" + name + "'",
-                          on_chunk);
+// After a section's payload: its zero padding and its checksum.
+void check_section_end(Reader& in, std::uint32_t version, const SectionEntry& s,
+                       std::uint64_t checksum) {
+  const std::string name(ff::section_name(s.id, version));
   char padding[ff::alignment] = {};
   const std::size_t pad = ff::padded(s.bytes) - s.bytes;
   in.read_exact(padding, pad, s.offset + s.bytes, "section '" + name + "'");
@@ -137,6 +140,21 @@ void read_section(Reader& in, std::uint32_t version, const SectionEntry& s, Inde
     if (padding[i] != 0) in.fail("corrupted: non-zero padding after section '" + name + "'");
   if (checksum != s.checksum)
     in.fail("checksum mismatch in section '" + name + "' (the file is corrupted)");
+}
+
+// Reads a section's payload into `out` (resized to count elements of T or to
+// its byte size for T = char), checks its checksum and zero padding.
+// `on_chunk` sees each checksum chunk of the payload once it is read.
+template <class T>
+void read_section(Reader& in, std::uint32_t version, const SectionEntry& s, IndexArray<T>& out,
+                  const ChunkVisitor& on_chunk = {}) {
+  const std::string name(ff::section_name(s.id, version));
+  // Not zeroed first: the readers' writes fault the pages in, on all cores.
+  out = host::make_uninitialized_large_vector<T>(sizeof(T) == 1 ? s.bytes : s.count);
+  const std::uint64_t checksum =
+      in.read_checksummed(out.data(), s.bytes, s.offset, version, "section '" + name + "'",
+                          on_chunk);
+  check_section_end(in, version, s, checksum);
 }
 
 // The build parameters, every field of them checked: a hand-made file can
@@ -174,7 +192,19 @@ DatabaseParams read_params(Reader& in, const char* h, std::uint32_t version) {
 }
 
 // Section table: fixed order, contiguous, sizes consistent with counts.
-std::vector<SectionEntry> read_section_table(Reader& in, const char* h, std::uint64_t file_size) {
+// The element size a section's table entry must hold: version 4's counts
+// and locations have a width of their own (checked against the rule once
+// the targets are read, check_widths).
+bool known_element_size(ff::SectionId id, std::uint32_t size, std::uint32_t version) {
+  if (version >= ff::first_compact_version && id == ff::SectionId::offsets)
+    return size == 1 || size == 2 || size == 4;
+  if (version >= ff::first_compact_version && id == ff::SectionId::locations)
+    return size == 4 || size == 8;
+  return size == ff::element_size(id);
+}
+
+std::vector<SectionEntry> read_section_table(Reader& in, const char* h, std::uint64_t file_size,
+                                             std::uint32_t version) {
   std::vector<SectionEntry> table;
   std::uint64_t expected_offset = ff::header_bytes;
   for (std::uint32_t i = 0; i < ff::section_count; ++i) {
@@ -186,8 +216,8 @@ std::vector<SectionEntry> read_section_table(Reader& in, const char* h, std::uin
     std::memcpy(&s.bytes, e + 16, 8);
     std::memcpy(&s.count, e + 24, 8);
     std::memcpy(&s.checksum, e + 32, 8);
-    const std::string name(ff::section_name(s.id));
-    if (std::uint32_t(s.id) != i + 1 || s.element_size != ff::element_size(s.id))
+    const std::string name(ff::section_name(s.id, version));
+    if (std::uint32_t(s.id) != i + 1 || !known_element_size(s.id, s.element_size, version))
       in.fail("corrupted section table (entry " + std::to_string(i) + ")");
     if (s.offset != expected_offset || s.bytes > file_size || s.offset > file_size - s.bytes)
       in.fail("implausible offset or size of section '" + name + "'");
@@ -298,6 +328,24 @@ struct Metadata {
   const SectionEntry& section(ff::SectionId id) const { return table[std::uint32_t(id) - 1]; }
 };
 
+// Version 4: the widths of the counts and locations are the ones the cap and
+// the targets' windows give (compact_index.hpp), so that a database has one
+// file.
+void check_widths(Reader& in, const Metadata& m) {
+  const std::uint32_t counts = m.section(ff::SectionId::offsets).element_size;
+  const std::uint32_t locations = m.section(ff::SectionId::locations).element_size;
+  const std::uint32_t cap = m.db.params.max_locations_per_feature;
+  const std::uint64_t windows = compact::WindowIds(m.db.targets).total();
+  if (counts != compact::count_width(cap))
+    in.fail("corrupted section table: counts of " + std::to_string(counts) +
+            " bytes, but max locations per feature " + std::to_string(cap) + " takes " +
+            std::to_string(compact::count_width(cap)));
+  if (locations != compact::location_width(windows))
+    in.fail("corrupted section table: locations of " + std::to_string(locations) +
+            " bytes, but the targets' " + std::to_string(windows) + " windows take " +
+            std::to_string(compact::location_width(windows)));
+}
+
 Metadata read_metadata(Reader& in) {
   char h[ff::header_bytes];
   const std::size_t got = in.read_some(h, sizeof h, 0);
@@ -333,9 +381,13 @@ Metadata read_metadata(Reader& in) {
   m.version = version;
   m.file_size = declared_size;
   m.db.params = read_params(in, h, version);
-  m.table = read_section_table(in, h, declared_size);
-  if (m.section(ff::SectionId::offsets).count != m.section(ff::SectionId::features).count + 1)
+  m.table = read_section_table(in, h, declared_size, version);
+  const std::uint64_t lists = m.section(ff::SectionId::offsets).count;
+  const std::uint64_t features = m.section(ff::SectionId::features).count;
+  if (version < ff::first_compact_version && lists != features + 1)
     in.fail("implausible counts: offsets must number features + 1");
+  if (version >= ff::first_compact_version && lists != features)
+    in.fail("implausible counts: counts must number the features");
 
   IndexArray<char> target_bytes, node_bytes, merged_bytes;
   read_section(in, version, m.section(ff::SectionId::targets), target_bytes);
@@ -347,64 +399,140 @@ Metadata read_metadata(Reader& in) {
                      m.section(ff::SectionId::taxonomy_merged).count);
   check_metadata(in, m.db, m.section(ff::SectionId::features).count,
                  m.section(ff::SectionId::locations).count);
+  if (version >= ff::first_compact_version) check_widths(in, m);
   return m;
+}
+
+using Array = IndexReadObserver::Array;
+
+// What the observer sees of an array: each chunk once it is read.
+template <class T>
+ChunkVisitor shown(IndexReadObserver* observer, Array array, const IndexArray<T>& out) {
+  if (!observer) return {};
+  return [observer, array, &out](std::size_t begin, std::size_t end) {
+    observer->chunk(array, begin, reinterpret_cast<const char*>(out.data()) + begin, end - begin);
+  };
+}
+
+// The first of the positions reported to it, from any thread.
+class FirstBad {
+ public:
+  explicit FirstBad(std::size_t none) : first_(none) {}
+  void report(std::size_t i) {
+    for (std::size_t seen = first_.load(); i < seen && !first_.compare_exchange_weak(seen, i);) {
+    }
+  }
+  std::size_t get() const { return first_.load(); }
+
+ private:
+  std::atomic<std::size_t> first_;
+};
+
+// Versions 1 to 3: the arrays as they are in memory.
+FeatureIndex read_index(Reader& in, const Metadata& m, IndexReadObserver* observer) {
+  const auto section = [&m](ff::SectionId id) -> const SectionEntry& { return m.section(id); };
+  IndexArray<feature_t> features;
+  IndexArray<std::uint64_t> offsets;
+  IndexArray<Location> locations;
+  read_section(in, m.version, section(ff::SectionId::features), features,
+               shown(observer, Array::features, features));
+  read_section(in, m.version, section(ff::SectionId::offsets), offsets,
+               shown(observer, Array::offsets, offsets));
+  const ChunkVisitor show_locations = shown(observer, Array::locations, locations);
+  // Every location inside its target's windows, checked by the thread that
+  // read it while it is in the cache; the first bad one in file order is
+  // reported, once the section's checksum has shown that it is what was written.
+  const std::vector<Target>& targets = m.db.targets;
+  std::vector<std::uint32_t> windows(targets.size());
+  for (std::size_t t = 0; t < targets.size(); ++t) windows[t] = targets[t].windows;
+  FirstBad bad(section(ff::SectionId::locations).count);
+  read_section(in, m.version, section(ff::SectionId::locations), locations,
+               [&](std::size_t begin, std::size_t end) {
+    const Location* l = locations.data();
+    for (std::size_t i = begin / sizeof(Location); i < end / sizeof(Location); ++i) {
+      if (l[i].target < windows.size() && l[i].window < windows[l[i].target]) continue;
+      bad.report(i);
+      break;
+    }
+    if (show_locations) show_locations(begin, end);
+  });
+  if (const std::size_t i = bad.get(); i < locations.size())
+    in.fail("corrupted: location (target " + std::to_string(locations[i].target) +
+            ", window " + std::to_string(locations[i].window) +
+            ") outside the targets' windows");
+  try {
+    return FeatureIndex(std::move(features), std::move(offsets), std::move(locations));
+  } catch (const std::invalid_argument& e) {
+    in.fail(std::string("corrupted ") + e.what());
+  }
+}
+
+// Version 4: the counts summed into offsets, the global window ids decoded
+// into locations by the threads that read them (compact_index.hpp).
+FeatureIndex read_compact_index(Reader& in, const Metadata& m, IndexReadObserver* observer) {
+  const SectionEntry& counts_section = m.section(ff::SectionId::offsets);
+  const SectionEntry& locations_section = m.section(ff::SectionId::locations);
+  const std::uint64_t n = m.section(ff::SectionId::features).count;
+  IndexArray<feature_t> features;
+  read_section(in, m.version, m.section(ff::SectionId::features), features,
+               shown(observer, Array::features, features));
+  IndexArray<char> counts;
+  read_section(in, m.version, counts_section, counts);
+  IndexArray<std::uint64_t> offsets = host::make_uninitialized_large_vector<std::uint64_t>(n + 1);
+  compact::offsets_from_counts(counts.data(), n, counts_section.element_size, 0, offsets.data(),
+                               in.threads());
+  counts = {};
+  if (offsets[n] != locations_section.count)
+    in.fail("corrupted feature index: the counts add up to " + std::to_string(offsets[n]) +
+            " locations, the section holds " + std::to_string(locations_section.count));
+  if (observer) observer->chunk(Array::offsets, 0, offsets.data(), offsets.size() * sizeof(std::uint64_t));
+
+  const compact::WindowIds ids(m.db.targets);
+  const std::uint32_t width = locations_section.element_size;
+  IndexArray<Location> locations =
+      host::make_uninitialized_large_vector<Location>(locations_section.count);
+  // Every id below the targets' windows, checked as it is decoded; the first
+  // bad one in file order is reported once the checksum has matched.
+  FirstBad bad(locations_section.count);
+  std::vector<std::uint64_t> bad_ids(checksum_chunk_count(locations_section.bytes));
+  const std::uint64_t checksum = in.read_decoding(
+      locations_section.bytes, locations_section.offset, "section 'locations'",
+      [&](std::size_t begin, const char* bytes, std::size_t size) {
+        const std::size_t first = begin / width, count = size / width;
+        const std::size_t at = compact::decode_locations(bytes, count, ids, width,
+                                                         locations.data() + first);
+        if (at < count) {
+          bad_ids[begin / ff::checksum_chunk_bytes] = compact::element_at(bytes, at, width);
+          bad.report(first + at);
+        }
+        if (observer)
+          observer->chunk(Array::locations, first * sizeof(Location), locations.data() + first,
+                          count * sizeof(Location));
+      });
+  check_section_end(in, m.version, locations_section, checksum);
+  if (const std::size_t i = bad.get(); i < locations.size())
+    in.fail("corrupted: location (window id " +
+            std::to_string(bad_ids[i * width / ff::checksum_chunk_bytes]) +
+            ") outside the targets' windows (" + std::to_string(ids.total()) + ")");
+  try {
+    return FeatureIndex(std::move(features), std::move(offsets), std::move(locations));
+  } catch (const std::invalid_argument& e) {
+    in.fail(std::string("corrupted ") + e.what());
+  }
 }
 
 Database read_database(const std::filesystem::path& path, unsigned threads,
                        IndexReadObserver* observer) {
   Reader in(path, threads);
   Metadata m = read_metadata(in);
-  const std::uint32_t version = m.version;
-  Database& db = m.db;
-  const auto section = [&m](ff::SectionId id) -> const SectionEntry& { return m.section(id); };
-
-  IndexArray<feature_t> features;
-  IndexArray<std::uint64_t> offsets;
-  IndexArray<Location> locations;
-  using Array = IndexReadObserver::Array;
-  // What the observer sees of an array: each chunk once it is read.
-  const auto shown = [observer](Array array, const auto& out) -> ChunkVisitor {
-    if (!observer) return {};
-    return [observer, array, &out](std::size_t begin, std::size_t end) {
-      observer->chunk(array, begin, reinterpret_cast<const char*>(out.data()) + begin, end - begin);
-    };
-  };
-  if (observer) observer->targets(db.targets);
-  if (observer)
-    observer->sizes(section(ff::SectionId::features).count,
-                    section(ff::SectionId::locations).count);
-  read_section(in, version, section(ff::SectionId::features), features,
-               shown(Array::features, features));
-  read_section(in, version, section(ff::SectionId::offsets), offsets,
-               shown(Array::offsets, offsets));
-  const ChunkVisitor show_locations = shown(Array::locations, locations);
-  // Every location inside its target's windows, checked by the thread that
-  // read it while it is in the cache; the first bad one in file order is
-  // reported, once the section's checksum has shown that it is what was written.
-  std::vector<std::uint32_t> windows(db.targets.size());
-  for (std::size_t t = 0; t < db.targets.size(); ++t) windows[t] = db.targets[t].windows;
-  std::atomic<std::size_t> bad{section(ff::SectionId::locations).count};
-  read_section(in, version, section(ff::SectionId::locations), locations,
-               [&](std::size_t begin, std::size_t end) {
-    const Location* l = locations.data();
-    for (std::size_t i = begin / sizeof(Location); i < end / sizeof(Location); ++i) {
-      if (l[i].target < windows.size() && l[i].window < windows[l[i].target]) continue;
-      for (std::size_t seen = bad.load(); i < seen && !bad.compare_exchange_weak(seen, i);) {
-      }
-      break;
-    }
-    if (show_locations) show_locations(begin, end);
-  });
-  if (const std::size_t i = bad.load(); i < locations.size())
-    in.fail("corrupted: location (target " + std::to_string(locations[i].target) +
-            ", window " + std::to_string(locations[i].window) +
-            ") outside the targets' windows");
-  try {
-    db.index = FeatureIndex(std::move(features), std::move(offsets), std::move(locations));
-  } catch (const std::invalid_argument& e) {
-    in.fail(std::string("corrupted ") + e.what());
+  if (observer) {
+    observer->targets(m.db.targets);
+    observer->sizes(m.section(ff::SectionId::features).count,
+                    m.section(ff::SectionId::locations).count);
   }
-  return std::move(db);
+  m.db.index = m.version >= ff::first_compact_version ? read_compact_index(in, m, observer)
+                                                      : read_index(in, m, observer);
+  return std::move(m.db);
 }
 
 // The path in front of every problem, in this one place.
@@ -418,7 +546,7 @@ auto naming_the_file(const std::filesystem::path& path, F read) {
 }
 
 IndexSectionInfo section_info(const SectionEntry& s) {
-  return IndexSectionInfo{s.offset, s.bytes, s.count, s.checksum};
+  return IndexSectionInfo{s.offset, s.bytes, s.count, s.checksum, s.element_size};
 }
 
 }  // namespace

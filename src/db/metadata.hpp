@@ -15,6 +15,7 @@ struct IndexSectionInfo {
   std::uint64_t bytes = 0;     // without padding
   std::uint64_t count = 0;     // elements
   std::uint64_t checksum = 0;  // as the format version defines it
+  std::uint32_t element_size = 0;  // bytes per element (version 4: the width of counts, locations)
 };
 
 struct DatabaseMetadata {

@@ -33,6 +33,15 @@ bool read_chunk_sums(int fd, std::uint64_t offset, void* dst, std::size_t n,
                      std::span<std::uint64_t> sums, unsigned threads = 0,
                      const ChunkVisitor& on_chunk = {});
 
+// read_chunked() for a section stored encoded: each chunk is read into a
+// buffer of the reading thread's own and summed, then decode(begin, bytes,
+// size) sees it there (valid until decode returns), to decode it into its
+// place elsewhere. Returns chunked_checksum() of the n bytes, or nothing when
+// the file ends first or a read fails.
+using ChunkDecoder = std::function<void(std::size_t begin, const char* bytes, std::size_t size)>;
+std::optional<std::uint64_t> read_chunked_through(int fd, std::uint64_t offset, std::size_t n,
+                                                  unsigned threads, const ChunkDecoder& decode);
+
 // Format version 1 (one checksum64 per section, a serial chain): all cores
 // copy one chunk at once while one more thread checksums the chunk before;
 // the checksum bounds the speed. Returns checksum64() of the bytes read.

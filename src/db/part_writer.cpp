@@ -9,12 +9,10 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
-#include "db/chunked_checksum_stream.hpp"
 #include "db/file_format.hpp"
 #include "db/file_writer.hpp"
-#include "db/parallel_write.hpp"
-#include "metawarp/host/parallel_for.hpp"
 #include "output/atomic_file.hpp"
 #include "output/file_descriptor.hpp"
 #include "output/remove_on_failure.hpp"
@@ -26,10 +24,8 @@ namespace {
 
 namespace ff = file_format;
 
-// Bytes copied per step when the spill files go into the database, and per
-// buffer of rebased offsets.
-constexpr std::size_t copy_block = std::size_t(8) << 20;
-constexpr std::size_t offsets_per_block = copy_block / sizeof(std::uint64_t);
+// Offsets per buffer of rebased offsets.
+constexpr std::size_t offsets_per_block = std::size_t(1) << 20;
 
 // One index array on its way to the file: a spill file next to the database,
 // `<database>.<array>.tmp-<pid>`, so that a process killed before it could
@@ -48,8 +44,7 @@ class Spill {
     }
   }
 
-  void append(const void* data, std::size_t n, unsigned threads) {
-    sum_.add(data, n, threads);
+  void append(const void* data, std::size_t n) {
     const auto* in = static_cast<const char*>(data);
     while (n > 0) {
       const ssize_t written = ::pwrite(fd_.get(), in, n, off_t(size_));
@@ -63,22 +58,13 @@ class Spill {
     }
   }
 
-  // Copies the spill to `offset` of `file` on up to `threads` threads;
-  // returns its chunked checksum.
-  std::uint64_t copy_into(const output::AtomicFile& file, std::uint64_t offset, unsigned threads) {
-    const std::size_t blocks = (size_ + copy_block - 1) / copy_block;
-    const std::size_t parts = threads == 0 ? host::parts_for(blocks, 1)
-                                           : std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(blocks, 1));
-    host::parallel_ranges(blocks, parts, [&](std::size_t first, std::size_t last) {
-      std::vector<char> buffer(std::min<std::uint64_t>(copy_block, size_));
-      for (std::size_t b = first; b < last; ++b) {
-        const std::uint64_t begin = b * copy_block;
-        const std::size_t n = std::size_t(std::min<std::uint64_t>(copy_block, size_ - begin));
-        read_at(begin, buffer.data(), n);
-        file.write_at(offset + begin, buffer.data(), n);
-      }
-    });
-    return sum_.finish();
+  // Bytes [offset, offset + n) of the spill, in a buffer of the calling
+  // thread's own, one for all spills (valid until it reads a spill again).
+  const char* read(std::uint64_t offset, std::size_t n) const {
+    thread_local std::vector<char> buffer;
+    if (buffer.size() < n) buffer.resize(n);
+    read_at(offset, buffer.data(), n);
+    return buffer.data();
   }
 
   std::uint64_t size() const { return size_; }
@@ -111,31 +97,33 @@ class Spill {
   std::filesystem::path path_;
   output::RemoveOnFailure remove_;  // never kept: the spill always goes
   output::FileDescriptor fd_;
-  ChunkedChecksumStream sum_;
   std::uint64_t size_ = 0;
 };
 
 }  // namespace
 
 struct PartWriter::State {
-  State(const std::filesystem::path& database, unsigned threads_)
+  State(const std::filesystem::path& database, unsigned threads_, output::Sync sync_)
       : file(database.string(), output::OnFailure::keep_existing, "database",
              output::Writes::at_offsets),
         threads(threads_),
+        sync(sync_),
         features(file.target().path, "features"),
         offsets(file.target().path, "offsets"),
         locations(file.target().path, "locations") {}
 
   output::AtomicFile file;  // first: checks the path before the spills exist
   unsigned threads;
+  output::Sync sync;
   Spill features, offsets, locations;
   std::uint64_t feature_count = 0, location_count = 0;
   std::optional<feature_t> last_feature;
   bool finished = false;
 };
 
-PartWriter::PartWriter(const std::filesystem::path& database, unsigned threads)
-    : state_(std::make_unique<State>(database, threads)) {}
+PartWriter::PartWriter(const std::filesystem::path& database, unsigned threads,
+                       output::Sync sync)
+    : state_(std::make_unique<State>(database, threads, sync)) {}
 
 PartWriter::~PartWriter() = default;
 
@@ -150,7 +138,7 @@ void PartWriter::append(const FeatureIndex& part) {
     throw std::invalid_argument("database part out of order: its first feature " +
                                 std::to_string(features.front()) + " is not above " +
                                 std::to_string(*s.last_feature));
-  s.features.append(features.data(), features.size() * sizeof(feature_t), s.threads);
+  s.features.append(features.data(), features.size() * sizeof(feature_t));
   // The part's offsets without its last (= its location count), rebased on
   // the locations before it; the database's last offset is written by finish().
   const auto& offsets = part.offsets();
@@ -159,10 +147,9 @@ void PartWriter::append(const FeatureIndex& part) {
   for (std::size_t first = 0; first < n; first += offsets_per_block) {
     const std::size_t count = std::min(offsets_per_block, n - first);
     for (std::size_t i = 0; i < count; ++i) rebased[i] = offsets[first + i] + s.location_count;
-    s.offsets.append(rebased.data(), count * sizeof(std::uint64_t), s.threads);
+    s.offsets.append(rebased.data(), count * sizeof(std::uint64_t));
   }
-  s.locations.append(part.locations().data(), part.locations().size() * sizeof(Location),
-                     s.threads);
+  s.locations.append(part.locations().data(), part.locations().size() * sizeof(Location));
   if (!features.empty()) s.last_feature = features.back();
   s.feature_count += n;
   s.location_count += part.locations().size();
@@ -173,31 +160,24 @@ void PartWriter::finish(const DatabaseParams& params, const std::vector<Target>&
   State& s = *state_;
   if (s.finished) throw std::logic_error("PartWriter::finish twice");
   s.finished = true;
-  s.offsets.append(&s.location_count, sizeof s.location_count, s.threads);
-
-  const std::vector<char> target_bytes = serialise_targets(targets);
-  const std::vector<char> nodes = serialise_nodes(taxonomy.nodes());
-  const std::vector<char> merged = serialise_merged(taxonomy.merged());
-  SectionEntry entries[ff::section_count] = {
-      {ff::SectionId::targets, target_bytes.size(), targets.size(), 0},
-      {ff::SectionId::taxonomy_nodes, nodes.size(), taxonomy.nodes().size(), 0},
-      {ff::SectionId::taxonomy_merged, merged.size(), taxonomy.merged().size(), 0},
-      {ff::SectionId::features, s.features.size(), s.feature_count, 0},
-      {ff::SectionId::offsets, s.offsets.size(), s.feature_count + 1, 0},
-      {ff::SectionId::locations, s.locations.size(), s.location_count, 0},
+  s.offsets.append(&s.location_count, sizeof s.location_count);
+  // The spills are read back piece by piece as write_database encodes them.
+  IndexSource source;
+  source.features = s.feature_count;
+  source.locations = s.location_count;
+  source.feature_values = [&s](std::uint64_t first, std::size_t n) {
+    return reinterpret_cast<const feature_t*>(
+        s.features.read(first * sizeof(feature_t), n * sizeof(feature_t)));
   };
-  const std::vector<std::uint64_t> offsets = section_offsets(entries);
-  const std::vector<char>* small[] = {&target_bytes, &nodes, &merged};
-  for (int i = 0; i < 3; ++i)
-    entries[i].checksum = write_chunked(s.file, offsets[i], small[i]->data(), small[i]->size(), s.threads);
-  Spill* spills[] = {&s.features, &s.offsets, &s.locations};
-  for (int i = 0; i < 3; ++i) entries[3 + i].checksum = spills[i]->copy_into(s.file, offsets[3 + i], s.threads);
-  const char zeros[ff::alignment] = {};
-  for (std::uint32_t i = 0; i < ff::section_count; ++i)
-    s.file.write_at(offsets[i] + entries[i].bytes, zeros, ff::padded(entries[i].bytes) - entries[i].bytes);
-  const std::vector<char> header = file_header(params, entries);
-  s.file.write_at(0, header.data(), header.size());
-  s.file.commit();
+  source.offsets = [&s](std::uint64_t first, std::size_t n) {
+    return reinterpret_cast<const std::uint64_t*>(
+        s.offsets.read(first * sizeof(std::uint64_t), (n + 1) * sizeof(std::uint64_t)));
+  };
+  source.location_values = [&s](std::uint64_t first, std::size_t n) {
+    return reinterpret_cast<const Location*>(
+        s.locations.read(first * sizeof(Location), n * sizeof(Location)));
+  };
+  write_database(s.file, params, targets, taxonomy, source, s.threads, s.sync);
 }
 
 }  // namespace metawarp::db

@@ -4,11 +4,10 @@
 // parts before it, so the database's index is their concatenation with the
 // list offsets rebased (include/metawarp/index/feature_range.hpp). Each
 // part's features, offsets and locations are appended to three spill files
-// next to the database as it comes (their chunked checksums computed on the
-// way, chunks straddling parts), so that only one part is ever in memory;
-// finish() writes the file as save() would (header, targets, taxonomy, then
-// the three index sections copied in) and renames it into place: the bytes
-// equal save() of the whole database. The spill files and the temporary are
+// next to the database as it comes, so that only one part is ever in memory;
+// finish() writes the file through save()'s own writer (file_writer.hpp:
+// write_database), reading the spills back piece by piece as it encodes them,
+// and renames it into place: the bytes equal save() of the whole database. The spill files and the temporary are
 // removed whatever happens (also on SIGINT/SIGTERM; after a SIGKILL, by the
 // next write to the same database), and a failure keeps the file that was
 // at the path.
@@ -25,8 +24,10 @@ class PartWriter {
  public:
   // Checks the path and creates the temporary at once (as save() does), so
   // that a database that cannot be written fails before any work.
-  // `threads`: for the checksums and the final copy (0: all cores).
-  explicit PartWriter(const std::filesystem::path& database, unsigned threads = 0);
+  // `threads`: for encoding, checksumming and writing the file (0: all cores).
+  // `sync`: as save()'s.
+  explicit PartWriter(const std::filesystem::path& database, unsigned threads = 0,
+                      output::Sync sync = output::Sync::always);
   ~PartWriter();
   PartWriter(const PartWriter&) = delete;
   PartWriter& operator=(const PartWriter&) = delete;

@@ -12,10 +12,12 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "db/checksum.hpp"
+#include "db/compact_index.hpp"
 #include "db/file_format.hpp"
 #include "db/parallel_read.hpp"
 #include "metawarp/host/large_vector.hpp"
@@ -61,9 +63,10 @@ std::uint64_t index_bytes(std::uint64_t features, std::uint64_t locations) {
 
 PartialDatabase::PartialDatabase(const std::filesystem::path& path, unsigned threads)
     : path_(path), meta_(load_metadata(path, threads)) {
-  features_ = Section{meta_.features, ff::section_name(ff::SectionId::features), {}};
-  offsets_ = Section{meta_.offsets, ff::section_name(ff::SectionId::offsets), {}};
-  locations_ = Section{meta_.locations, ff::section_name(ff::SectionId::locations), {}};
+  const std::uint32_t version = meta_.version;
+  features_ = Section{meta_.features, ff::section_name(ff::SectionId::features, version), {}};
+  offsets_ = Section{meta_.offsets, ff::section_name(ff::SectionId::offsets, version), {}};
+  locations_ = Section{meta_.locations, ff::section_name(ff::SectionId::locations, version), {}};
   try {
     file_ = output::FileDescriptor(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!file_.is_open())
@@ -87,53 +90,86 @@ PartialDatabase::PartialDatabase(const std::filesystem::path& path, unsigned thr
       throw std::runtime_error("corrupted feature index: features not strictly ascending at " +
                                std::to_string(bad_feature));
 
-    std::string offsets_problem;
-    std::uint64_t last_offset = 0;
-    stream_section<std::uint64_t>(offsets_, threads, [&](const std::uint64_t* o,
-                                                         std::uint64_t first, std::size_t n) {
-      for (std::size_t i = 0; i < n && offsets_problem.empty(); ++i) {
-        const std::uint64_t at = first + i;
-        if (at == 0 && o[i] != 0) offsets_problem = "offsets do not span the " +
-                                                    std::to_string(locations_.info.count) +
-                                                    " locations";
-        else if (at > 0 && o[i] < last_offset)
-          offsets_problem = "offsets decrease at feature " + std::to_string(at - 1);
-        else if (at > 0 && o[i] - last_offset > 0xffffffffu)
-          offsets_problem = "more than 2^32-1 locations at feature " + std::to_string(at - 1);
-        else if (at > 0)
-          longest_list_ = std::max(longest_list_, o[i] - last_offset);
-        last_offset = o[i];
-      }
-    });
-    if (offsets_problem.empty() && last_offset != locations_.info.count)
-      offsets_problem =
-          "offsets do not span the " + std::to_string(locations_.info.count) + " locations";
-    if (!offsets_problem.empty())
-      throw std::runtime_error("corrupted feature index: " + offsets_problem);
-
-    const std::vector<Target>& targets = meta_.db.targets;
-    std::vector<std::uint32_t> windows(targets.size());
-    for (std::size_t t = 0; t < targets.size(); ++t) windows[t] = targets[t].windows;
-    std::uint64_t bad_location = locations_.info.count;
-    Location bad_value{};
-    stream_section<Location>(locations_, threads, [&](const Location* l, std::uint64_t first,
-                                                      std::size_t n) {
-      if (bad_location < locations_.info.count) return;
-      const std::size_t i = first_where(0, n, host::parts_for(n, 1 << 20), [&](std::size_t j) {
-        return !(l[j].target < windows.size() && l[j].window < windows[l[j].target]);
-      });
-      if (i < n) {
-        bad_location = first + i;
-        bad_value = l[i];
-      }
-    });
-    if (bad_location < locations_.info.count)
-      throw std::runtime_error("corrupted: location (target " + std::to_string(bad_value.target) +
-                               ", window " + std::to_string(bad_value.window) +
-                               ") outside the targets' windows");
+    if (compact()) stream_compact(threads);
+    else stream_offsets_and_locations(threads);
   } catch (const std::runtime_error& problem) {
     throw std::runtime_error("database '" + path.string() + "': " + problem.what());
   }
+}
+
+// Versions 1 to 3: load()'s checks of the offsets and locations.
+void PartialDatabase::stream_offsets_and_locations(unsigned threads) {
+  std::string offsets_problem;
+  std::uint64_t last_offset = 0;
+  stream_section<std::uint64_t>(offsets_, threads, [&](const std::uint64_t* o,
+                                                       std::uint64_t first, std::size_t n) {
+    for (std::size_t i = 0; i < n && offsets_problem.empty(); ++i) {
+      const std::uint64_t at = first + i;
+      if (at == 0 && o[i] != 0) offsets_problem = "offsets do not span the " +
+                                                  std::to_string(locations_.info.count) +
+                                                  " locations";
+      else if (at > 0 && o[i] < last_offset)
+        offsets_problem = "offsets decrease at feature " + std::to_string(at - 1);
+      else if (at > 0 && o[i] - last_offset > 0xffffffffu)
+        offsets_problem = "more than 2^32-1 locations at feature " + std::to_string(at - 1);
+      else if (at > 0)
+        longest_list_ = std::max(longest_list_, o[i] - last_offset);
+      last_offset = o[i];
+    }
+  });
+  if (offsets_problem.empty() && last_offset != locations_.info.count)
+    offsets_problem =
+        "offsets do not span the " + std::to_string(locations_.info.count) + " locations";
+  if (!offsets_problem.empty())
+    throw std::runtime_error("corrupted feature index: " + offsets_problem);
+
+  const std::vector<Target>& targets = meta_.db.targets;
+  std::vector<std::uint32_t> windows(targets.size());
+  for (std::size_t t = 0; t < targets.size(); ++t) windows[t] = targets[t].windows;
+  std::uint64_t bad_location = locations_.info.count;
+  Location bad_value{};
+  stream_section<Location>(locations_, threads, [&](const Location* l, std::uint64_t first,
+                                                    std::size_t n) {
+    if (bad_location < locations_.info.count) return;
+    const std::size_t i = first_where(0, n, host::parts_for(n, 1 << 20), [&](std::size_t j) {
+      return !(l[j].target < windows.size() && l[j].window < windows[l[j].target]);
+    });
+    if (i < n) {
+      bad_location = first + i;
+      bad_value = l[i];
+    }
+  });
+  if (bad_location < locations_.info.count)
+    throw std::runtime_error("corrupted: location (target " + std::to_string(bad_value.target) +
+                             ", window " + std::to_string(bad_value.window) +
+                             ") outside the targets' windows");
+}
+
+// Version 4: the counts add up to the locations, every window id lies below
+// the targets' windows (load()'s checks and messages).
+void PartialDatabase::stream_compact(unsigned threads) {
+  const std::uint32_t cw = offsets_.info.element_size, lw = locations_.info.element_size;
+  std::uint64_t sum = 0;
+  stream_section<char>(offsets_, threads, [&](const char* counts, std::uint64_t, std::size_t n) {
+    sum += compact::sum_counts(counts, n / cw, cw);
+    longest_list_ = std::max(longest_list_, compact::longest_count(counts, n / cw, cw));
+  });
+  if (sum != locations_.info.count)
+    throw std::runtime_error("corrupted feature index: the counts add up to " +
+                             std::to_string(sum) + " locations, the section holds " +
+                             std::to_string(locations_.info.count));
+  const std::uint64_t windows = compact::WindowIds(meta_.db.targets).total();
+  std::optional<std::uint64_t> bad_id;  // the first in file order
+  stream_section<char>(locations_, threads, [&](const char* ids, std::uint64_t, std::size_t n) {
+    if (bad_id) return;
+    const std::size_t i =
+        first_where(0, n / lw, host::parts_for(n / lw, 1 << 20),
+                    [&](std::size_t j) { return compact::element_at(ids, j, lw) >= windows; });
+    if (i < n / lw) bad_id = compact::element_at(ids, i, lw);
+  });
+  if (bad_id)
+    throw std::runtime_error("corrupted: location (window id " + std::to_string(*bad_id) +
+                             ") outside the targets' windows (" + std::to_string(windows) + ")");
 }
 
 // Reads a section window by window into one buffer, keeping the chunks'
@@ -237,6 +273,17 @@ void PartialDatabase::read_verified(const Section& section, std::uint64_t begin,
 
 template <class F>
 void PartialDatabase::for_each_list_length(F f) const {
+  if (compact()) {
+    const std::uint32_t width = offsets_.info.element_size;
+    const std::uint64_t window = stream_window_bytes / width, count = offsets_.info.count;
+    std::vector<char> counts(std::size_t(std::min(count, window) * width));
+    for (std::uint64_t done = 0; done < count; done += window) {
+      const std::size_t n = std::size_t(std::min(window, count - done));
+      read_verified(offsets_, done * width, (done + n) * width, counts.data(), 0);
+      for (std::size_t i = 0; i < n; ++i) f(done + i, compact::element_at(counts.data(), i, width));
+    }
+    return;
+  }
   constexpr std::size_t window = stream_window_bytes / sizeof(std::uint64_t);
   const std::uint64_t count = offsets_.info.count;  // features + 1
   std::vector<std::uint64_t> offsets(std::min<std::uint64_t>(count, window));
@@ -346,6 +393,36 @@ std::vector<IndexPart> PartialDatabase::plan_parts(std::size_t parts) const {
   return parts_at(cut_features, cut_locations);
 }
 
+// Version 4: a part's offsets from its counts, its locations decoded from
+// their ids a block at a time (the encoded block beside the decoded part).
+void PartialDatabase::read_compact_part(const IndexPart& part, std::uint64_t* offsets,
+                                        Location* locations, unsigned threads) const {
+  const std::uint32_t cw = offsets_.info.element_size, lw = locations_.info.element_size;
+  const std::uint64_t n = part.features();
+  std::vector<char> counts(std::size_t(n * cw));
+  read_verified(offsets_, part.first_feature * cw, part.last_feature * cw, counts.data(), threads);
+  compact::offsets_from_counts(counts.data(), std::size_t(n), cw, part.first_location, offsets,
+                               threads);
+  const compact::WindowIds ids(meta_.db.targets);
+  const std::uint64_t block = stream_window_bytes / lw;
+  std::vector<char> encoded(std::size_t(std::min(block, part.locations()) * lw));
+  for (std::uint64_t done = 0; done < part.locations(); done += block) {
+    const std::size_t count = std::size_t(std::min(block, part.locations() - done));
+    const std::uint64_t first = part.first_location + done;
+    read_verified(locations_, first * lw, (first + count) * lw, encoded.data(), threads);
+    std::atomic<bool> bad{false};
+    host::parallel_ranges(count, parts_of(count / (1 << 16) + 1, threads),
+                          [&](std::size_t a, std::size_t b) {
+      if (compact::decode_locations(encoded.data() + a * lw, b - a, ids, lw,
+                                    locations + done + a) < b - a)
+        bad = true;
+    });
+    if (bad)  // the file was checked when opened: changed since, under valid checksums
+      throw std::runtime_error("database '" + path_.string() +
+                               "': a location outside the targets' windows");
+  }
+}
+
 FeatureIndex PartialDatabase::load_part(const IndexPart& part, unsigned threads) const {
   const std::uint64_t n = part.features();
   IndexArray<feature_t> features = host::make_uninitialized_large_vector<feature_t>(n);
@@ -354,10 +431,14 @@ FeatureIndex PartialDatabase::load_part(const IndexPart& part, unsigned threads)
       host::make_uninitialized_large_vector<Location>(part.locations());
   read_verified(features_, part.first_feature * sizeof(feature_t),
                 part.last_feature * sizeof(feature_t), features.data(), threads);
-  read_verified(offsets_, part.first_feature * sizeof(std::uint64_t),
-                (part.last_feature + 1) * sizeof(std::uint64_t), offsets.data(), threads);
-  read_verified(locations_, part.first_location * sizeof(Location),
-                part.last_location * sizeof(Location), locations.data(), threads);
+  if (compact()) {
+    read_compact_part(part, offsets.data(), locations.data(), threads);
+  } else {
+    read_verified(offsets_, part.first_feature * sizeof(std::uint64_t),
+                  (part.last_feature + 1) * sizeof(std::uint64_t), offsets.data(), threads);
+    read_verified(locations_, part.first_location * sizeof(Location),
+                  part.last_location * sizeof(Location), locations.data(), threads);
+  }
   const auto fail = [&](const std::string& problem) {
     throw std::runtime_error("database '" + path_.string() + "': part of features " +
                              std::to_string(part.first_feature) + " to " +

@@ -1,8 +1,7 @@
 #pragma once
 // Reading a database's index part by part, for a query over a database that
 // does not fit in memory at once (docs/architecture.md "The partitioned
-// query"). Any database file (format v1 or v2) can be read this way; the
-// format is unchanged.
+// query"). A database file of any format version can be read this way.
 //
 // A part is a contiguous run of the sorted features: its features, its
 // offsets (rebased to 0) and the slice of locations they point to. Features
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "db/database.hpp"
+#include "db/file_format.hpp"
 #include "db/metadata.hpp"
 #include "metawarp/index/feature_range.hpp"
 #include "output/file_descriptor.hpp"
@@ -89,7 +89,14 @@ class PartialDatabase {
   // The error for an unreadable section, or for a checksum mismatch in chunk c.
   [[noreturn]] void throw_unreadable(const Section& section) const;
   [[noreturn]] void throw_mismatch(const Section& section, std::uint64_t c) const;
-  // f(feature, locations of it) for every feature, in order, streaming the offsets.
+  // Format version 4: counts and global window ids (compact_index.hpp).
+  bool compact() const { return meta_.version >= file_format::first_compact_version; }
+  void stream_offsets_and_locations(unsigned threads);
+  void stream_compact(unsigned threads);
+  void read_compact_part(const IndexPart& part, std::uint64_t* offsets, Location* locations,
+                         unsigned threads) const;
+  // f(feature, locations of it) for every feature, in order, streaming the
+  // offsets (or counts).
   template <class F>
   void for_each_list_length(F f) const;
   // The parts ending before each of `cuts` (feature positions, ascending,

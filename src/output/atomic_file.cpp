@@ -146,7 +146,7 @@ void AtomicFile::sync_folder() {
     fail("syncing its folder after the rename failed", errno);
 }
 
-void AtomicFile::commit() {
+void AtomicFile::commit(Sync sync) {
   if (!file_.is_open()) fail("committed twice", 0);
   flush_buffer();
   if (!target_.renamed()) {
@@ -154,13 +154,17 @@ void AtomicFile::commit() {
     return;
   }
   copy_owner_and_mode();
-  if (::fsync(file_.get()) != 0) fail("write failed (fsync)", errno);
+  // Whatever is at the path now (also a file made there since the start) is
+  // replaced: it stays intact until the new file is durable.
+  struct stat existing {};
+  const bool durable = sync == Sync::always || ::lstat(target_.path.c_str(), &existing) == 0;
+  if (durable && ::fsync(file_.get()) != 0) fail("write failed (fsync)", errno);
   if (const int error = file_.close()) fail("write failed (close)", error);
   if (::rename(temporary_.c_str(), target_.path.c_str()) != 0)
     fail("renaming '" + temporary_.string() + "' failed", errno);
   remove_temporary_->keep();
   if (remove_existing_) remove_existing_->keep();
-  sync_folder();
+  if (durable) sync_folder();
 }
 
 }  // namespace metawarp::output

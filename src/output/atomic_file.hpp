@@ -28,6 +28,7 @@
 #include "output/file_descriptor.hpp"
 #include "output/output_path.hpp"
 #include "output/remove_on_failure.hpp"
+#include "output/sync.hpp"
 
 namespace metawarp::output {
 
@@ -62,7 +63,7 @@ class AtomicFile {
   // Makes the file the target, or ends a stream (see above). Throws when any
   // step fails; the temporary is then removed and, with keep_existing, the
   // old file kept.
-  void commit();
+  void commit(Sync sync = Sync::always);
 
   const OutputTarget& target() const { return target_; }
   // Empty for a stream.

@@ -263,7 +263,7 @@ BuildSummary run_build(const BuildOptions& options, const std::filesystem::path&
       return;
     }
     host::Stopwatch write_clock;
-    if (!writer) writer.emplace(database);
+    if (!writer) writer.emplace(database, 0, options.sync);
     writer->append(part);
     summary.seconds_write += write_clock.lap();
   });
@@ -273,7 +273,7 @@ BuildSummary run_build(const BuildOptions& options, const std::filesystem::path&
                        "is done", [&] {
     if (whole) {
       built.index = std::move(*whole);
-      db::save(built, database);
+      db::save(built, database, 0, options.sync);
     } else {
       writer->finish(built.params, built.targets, built.taxonomy);
     }

@@ -22,7 +22,7 @@ bool is_gzip(const std::string& path) {
 
 }  // namespace
 
-std::uint64_t estimate_pairs(const std::vector<std::string>& files, const sketch::SketchParams& p) {
+std::uint64_t estimate_input_bytes(const std::vector<std::string>& files) {
   std::uint64_t bases = 0;
   for (const auto& f : files) {
     // Only a regular file is measured: a pipe's bytes (stdin, a FIFO) would
@@ -32,6 +32,11 @@ std::uint64_t estimate_pairs(const std::vector<std::string>& files, const sketch
     const std::uint64_t size = std::filesystem::file_size(f);
     bases += is_gzip(f) ? size * 5 : size;
   }
+  return bases;
+}
+
+std::uint64_t estimate_pairs(const std::vector<std::string>& files, const sketch::SketchParams& p) {
+  const std::uint64_t bases = estimate_input_bytes(files);
   const std::uint64_t windows = bases / p.stride() + files.size() * 64 + 1024;
   return windows * window_features_bound(p);
 }

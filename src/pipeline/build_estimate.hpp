@@ -12,10 +12,13 @@
 
 namespace metawarp::pipeline {
 
-// Upper estimate of the pairs of all features: every window holds at most
-// window_features_bound; compressed files are assumed to expand 5x (genomes
-// compress about 3.5x with gzip); standard input and pipes, whose size is not
-// known before they are read, count nothing.
+// The bytes of input the files hold once decompressed, estimated before they
+// are read: gzip files are assumed to expand 5x (genomes compress about 3.5x
+// with gzip); standard input and pipes, whose size is not known before they
+// are read, count nothing. Also what --device auto weighs (cli/device_choice.hpp).
+std::uint64_t estimate_input_bytes(const std::vector<std::string>& files);
+// Upper estimate of the pairs of all features: every window of the
+// estimated input holds at most window_features_bound.
 std::uint64_t estimate_pairs(const std::vector<std::string>& files, const sketch::SketchParams& p);
 
 // The features a window is expected to hold at most: s for minhash windows;

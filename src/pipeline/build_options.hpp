@@ -79,6 +79,9 @@ struct BuildOptions {
   // CPU: shards built side by side in one pass (one executor each, the
   // threads divided among them). The database does not depend on it.
   unsigned cpu_shards = 1;
+  // Whether the database is fsynced where it replaces no file (--sync,
+  // --no-sync; a replaced database always is: docs/reliability.md).
+  output::Sync sync = output::Sync::always;
 };
 
 struct BuildSummary {

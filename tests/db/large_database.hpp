@@ -8,13 +8,14 @@
 
 namespace metawarp::db::test {
 
-// A database whose index sections are several checksum chunks long (the
-// locations about 5.5 chunks, not a whole number), from the sample database's
-// targets and taxonomy.
+// A database whose index sections are several checksum chunks long in the
+// file (format version 4: the locations, 4 bytes each, about 10.5 chunks, not
+// a whole number; the counts, 1 byte each, just over one), from the sample
+// database's targets and taxonomy.
 inline Database large_database() {
   Database db = make_database(11, 100);
   std::mt19937_64 rng(12);
-  const std::size_t features = 300000;
+  const std::size_t features = 1100000;
   IndexArray<feature_t> f(features);
   IndexArray<std::uint64_t> offsets(features + 1);
   IndexArray<Location> locations;

@@ -1,7 +1,8 @@
 // save()/load() on databases whose sections span many checksum chunks: the
 // bytes and the loaded content do not depend on the thread count, damage
 // anywhere in a large section is found by every thread count, and files of
-// format version 1 (one checksum per section) still load.
+// format versions 1 (one checksum per section) and 3 (the index as it is in
+// memory) still load.
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "large_database.hpp"
 #include "sample_database.hpp"
 #include "scratch_dir.hpp"
+#include "version3_file.hpp"
 
 using namespace metawarp;
 using namespace metawarp::db;
@@ -25,6 +27,8 @@ namespace fs = std::filesystem;
 using metawarp::db::test::as_version_1;
 using metawarp::db::test::large_database;
 using metawarp::db::test::read_bytes;
+using metawarp::db::test::relabelled;
+using metawarp::db::test::version_3_bytes;
 using metawarp::db::test::write_bytes;
 using metawarp::test::ScratchDir;
 namespace ff = metawarp::db::file_format;
@@ -61,8 +65,9 @@ std::size_t section_entry(std::size_t section) {
 
 TEST_CASE("the sample for these tests spans several checksum chunks") {
   const Database db = large_database();
-  CHECK(db.index.locations().size() * sizeof(Location) > 5 * ff::checksum_chunk_bytes);
-  CHECK(db.index.offsets().size() * sizeof(std::uint64_t) > 2 * ff::checksum_chunk_bytes);
+  // In the file (format version 4): 4 bytes per location, 1 per count.
+  CHECK(db.index.locations().size() * 4 > 5 * ff::checksum_chunk_bytes);
+  CHECK(db.index.feature_count() > ff::checksum_chunk_bytes);
 }
 
 TEST_CASE("a database written by 1 or many threads has the same bytes; loads are the same") {
@@ -122,40 +127,48 @@ TEST_CASE("damage anywhere in a large section is found by every thread count") {
   CHECK(load_error(path, 0).find("checksum mismatch in section 'locations'") != std::string::npos);
 }
 
-TEST_CASE("files of format version 1 still load, and their damage is still found") {
+TEST_CASE("files of format versions 1 and 3 still load, and their damage is still found") {
   ScratchDir dir("version1");
   const fs::path path = dir.path() / "db.mwdb";
   const Database db = large_database();
-  save(db, path);
-  const std::vector<char> v1 = as_version_1(read_bytes(path));
-  write_bytes(path, v1);
-  for (unsigned threads : {1u, 0u}) {
-    const Database loaded = load(path, threads);
-    CHECK(loaded.index == db.index);
+  const std::vector<char> v3 = version_3_bytes(db);
+  const std::vector<char> v1 = as_version_1(v3);
+  for (const std::vector<char>* old : {&v3, &v1}) {
+    write_bytes(path, *old);
+    for (unsigned threads : {1u, 0u}) {
+      const Database loaded = load(path, threads);
+      CHECK(loaded.index == db.index);
+    }
   }
-  // Saving it again writes the current version.
+  // Saving it again writes the current version, in fewer bytes.
   save(load(path), dir.path() / "again.mwdb");
-  CHECK(read_at<std::uint32_t>(read_bytes(dir.path() / "again.mwdb"), 4) == format_version);
+  const std::vector<char> again = read_bytes(dir.path() / "again.mwdb");
+  CHECK(read_at<std::uint32_t>(again, 4) == format_version);
+  CHECK(again.size() < v3.size() * 6 / 10);
 
   std::vector<char> bad = v1;
   const auto offset = read_at<std::uint64_t>(bad, section_entry(4) + 8);
   bad[offset + 2 * ff::checksum_chunk_bytes + 5] ^= 0x40;
   write_bytes(path, bad);
   CHECK(load_error(path, 0).find("checksum mismatch in section 'offsets'") != std::string::npos);
-  // Content checks still run on version-1 files: a location past its
-  // target's windows, in the last chunk, under valid checksums.
-  bad = as_version_1(read_bytes(dir.path() / "again.mwdb"));
-  const auto locations = read_at<std::uint64_t>(bad, section_entry(5) + 8) +
-                         read_at<std::uint64_t>(bad, section_entry(5) + 16) - 8;
-  write_at<std::uint32_t>(bad, locations + 4, 1u << 30);  // the last location's window
-  write_bytes(path, as_version_1(bad));
-  CHECK(load_error(path, 0).find("outside the targets' windows") != std::string::npos);
-  // A version-2 file that claims to be version 1 (or the reverse) fails its checksums.
-  std::vector<char> relabelled = read_bytes(dir.path() / "again.mwdb");
-  write_at<std::uint32_t>(relabelled, 4, 1);
-  write_at(relabelled, ff::header_bytes - 8, checksum64(relabelled.data(), ff::header_bytes - 8));
-  write_bytes(path, relabelled);
+  // Content checks still run on older files: a location past its target's
+  // windows, in the last chunk, under valid checksums.
+  for (std::uint32_t version : {3u, 1u}) {
+    bad = v3;
+    const auto at = read_at<std::uint64_t>(bad, section_entry(5) + 8);
+    const auto bytes = read_at<std::uint64_t>(bad, section_entry(5) + 16);
+    write_at<std::uint32_t>(bad, at + bytes - 4, 1u << 30);  // the last location's window
+    write_at(bad, section_entry(5) + 32, section_checksum(3, bad.data() + at, bytes));
+    write_bytes(path, version == 1 ? as_version_1(bad) : relabelled(bad, 3));
+    CAPTURE(version);
+    CHECK(load_error(path, 0).find("outside the targets' windows") != std::string::npos);
+  }
+  // A version-3 file that claims to be version 1 (or the reverse) fails its checksums.
+  write_bytes(path, relabelled(v3, 1));
   CHECK(load_error(path, 0).find("checksum mismatch in section") != std::string::npos);
+  // A version-3 file that claims to be version 4 is refused by its layout.
+  write_bytes(path, relabelled(v3, 4));
+  CHECK(load_error(path, 0).find("corrupted section table") != std::string::npos);
 }
 
 TEST_CASE("chunked_checksum is checksum64 over the chunks' checksum64s, for any thread count") {

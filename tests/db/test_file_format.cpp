@@ -15,6 +15,7 @@
 #include "metawarp/sketch/sketch.hpp"
 #include "sample_database.hpp"
 #include "scratch_dir.hpp"
+#include "version3_file.hpp"
 
 using namespace metawarp;
 using namespace metawarp::db;
@@ -140,7 +141,7 @@ TEST_CASE("load rejects damaged sections naming the section") {
   save(make_database(3), path);
   const std::vector<char> good = read_bytes(path);
   const char* names[] = {"targets", "taxonomy nodes", "taxonomy merged",
-                         "features", "offsets", "locations"};
+                         "features", "counts", "locations"};
   // Section table per docs/database-format.md: 6 entries of 40 bytes from byte 56.
   for (std::size_t s = 0; s < 6; ++s) {
     const std::size_t entry = 56 + 40 * s;
@@ -223,17 +224,14 @@ TEST_CASE("the sampling is saved and loaded; version 2 files load as window samp
     db.params.sketch.sampling_parameter = parameter;
     save(db, path);
     const std::vector<char> bytes = read_bytes(path);
-    CHECK(read_at<std::uint32_t>(bytes, 4) == 3);
+    CHECK(read_at<std::uint32_t>(bytes, 4) == format_version);
     CHECK(read_at<std::uint32_t>(bytes, 44) == (std::uint32_t(sampling) | (parameter << 16)));
     require_equal(load(path), db);
     CHECK(load_metadata(path).db.params.sketch.sampling == sampling);
   }
-  // The window-sampled file relabelled as version 2 (its checksums are those
-  // of version 2): it loads, as window sampling.
-  std::vector<char> v2 = read_bytes(path);
-  const std::uint32_t two = 2;
-  std::memcpy(v2.data() + 4, &two, 4);
-  reseal_header(v2);
+  // A window-sampled file of version 3 relabelled as version 2 (the same
+  // layout and checksums): it loads, as window sampling.
+  std::vector<char> v2 = db::test::relabelled(db::test::version_3_bytes(make_database(3)), 2);
   write_bytes(path, v2);
   const Database old = load(path);
   CHECK(old.params.sketch.sampling == sketch::Sampling::window);
@@ -279,14 +277,31 @@ TEST_CASE("load rejects implausible content even with matching checksums") {
   write_bytes(path, bad);
   CHECK(contains(load_error(path), "header field k (k-mer length) is 0"));
 
-  // A location naming a target that does not exist, with a valid section checksum.
+  // A location (a global window id) past the targets' windows, with a valid
+  // section checksum.
   bad = good;
   const auto offset = read_at<std::uint64_t>(good, locations_entry + 8);
-  const std::uint32_t no_such_target = 99;
-  std::memcpy(bad.data() + offset, &no_such_target, 4);
+  const std::uint32_t past_the_windows = 0xfffffff0u;
+  std::memcpy(bad.data() + offset, &past_the_windows, 4);
   reseal_section(bad, 5);
   write_bytes(path, bad);
-  CHECK(contains(load_error(path), "outside the targets' windows"));
+  CHECK(contains(load_error(path), "location (window id 4294967280) outside the targets' windows"));
+
+  // Counts that do not add up to the locations, with a valid checksum.
+  bad = good;
+  bad[read_at<std::uint64_t>(good, section_entry(4) + 8)] += 1;
+  reseal_section(bad, 4);
+  write_bytes(path, bad);
+  CHECK(contains(load_error(path), "corrupted feature index: the counts add up to"));
+
+  // Counts narrower than the cap needs (the header's cap raised to 300: 2
+  // bytes), with a valid header checksum: a database has one file.
+  bad = good;
+  std::memcpy(bad.data() + 32, "\x2c\x01\x00\x00", 4);
+  reseal_header(bad);
+  write_bytes(path, bad);
+  CHECK(contains(load_error(path),
+                 "corrupted section table: counts of 1 bytes, but max locations per feature 300 takes 2"));
 }
 
 // Hand-made databases: each insane value with valid checksums is refused by

@@ -1,7 +1,6 @@
 // A database written in parts (db::PartWriter) is the file save() writes for
-// the whole database, byte for byte, however the index is cut; the chunked
-// checksum over pieces equals the one over the whole; a failure leaves
-// nothing behind and keeps the old file.
+// the whole database, byte for byte, however the index is cut; a failure
+// leaves nothing behind and keeps the old file.
 #include <filesystem>
 #include <random>
 #include <stdexcept>
@@ -9,7 +8,6 @@
 
 #include "catch.hpp"
 #include "db/checksum.hpp"
-#include "db/chunked_checksum_stream.hpp"
 #include "db/database.hpp"
 #include "db/index_concat.hpp"
 #include "db/part_writer.hpp"
@@ -64,24 +62,6 @@ std::vector<std::uint64_t> random_cuts(std::mt19937_64& rng, int parts) {
 }
 
 }  // namespace
-
-TEST_CASE("chunked checksum over pieces equals the one over the whole") {
-  std::mt19937_64 rng(5);
-  std::vector<char> bytes((std::size_t(3) << 20) + 12345);
-  for (auto& b : bytes) b = char(rng());
-  for (int trial = 0; trial < 20; ++trial) {
-    db::ChunkedChecksumStream stream;
-    std::size_t at = 0;
-    while (at < bytes.size()) {
-      const std::size_t piece = std::min(bytes.size() - at, std::size_t(rng() % (trial < 10 ? 3000000 : 5000)));
-      stream.add(bytes.data() + at, piece, unsigned(1 + trial % 3));
-      at += piece;
-    }
-    CHECK(stream.finish() == db::chunked_checksum(bytes.data(), bytes.size()));
-  }
-  db::ChunkedChecksumStream empty;
-  CHECK(empty.finish() == db::chunked_checksum(nullptr, 0));
-}
 
 TEST_CASE("an index cut by feature ranges concatenates to the whole") {
   const db::Database db = large_database(3);

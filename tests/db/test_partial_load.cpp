@@ -18,6 +18,7 @@
 #include "large_database.hpp"
 #include "sample_database.hpp"
 #include "scratch_dir.hpp"
+#include "version3_file.hpp"
 
 using namespace metawarp;
 using namespace metawarp::db;
@@ -26,6 +27,7 @@ using metawarp::db::test::as_version_1;
 using metawarp::db::test::large_database;
 using metawarp::db::test::make_database;
 using metawarp::db::test::read_bytes;
+using metawarp::db::test::version_3_bytes;
 using metawarp::db::test::write_bytes;
 using metawarp::test::ScratchDir;
 namespace ff = metawarp::db::file_format;
@@ -152,14 +154,15 @@ TEST_CASE("partial load: every plan's parts concatenated are the loaded index") 
   }
 }
 
-TEST_CASE("partial load: sections of many checksum chunks, and format version 1") {
+TEST_CASE("partial load: sections of many checksum chunks, and format versions 1 and 3") {
   ScratchDir dir("partial_large");
   const fs::path path = dir / "db.mwdb";
   const Database original = large_database();
   save(original, path);
-  const fs::path v1 = dir / "v1.mwdb";
-  write_bytes(v1, as_version_1(read_bytes(path)));
-  for (const fs::path& file : {path, v1}) {
+  const fs::path v1 = dir / "v1.mwdb", v3 = dir / "v3.mwdb";
+  write_bytes(v3, version_3_bytes(original));
+  write_bytes(v1, as_version_1(version_3_bytes(original)));
+  for (const fs::path& file : {path, v3, v1}) {
     INFO(file);
     const PartialDatabase db(file, 3);
     for (const std::size_t count : {1u, 2u, 3u, 5u, 64u})
@@ -190,7 +193,7 @@ TEST_CASE("partial load: damage is found when opening, and in a part read later"
 
   // Damage before opening: the streaming check finds it, as load() would.
   for (const auto& [section, name] : {std::pair{meta.features, "features"},
-                                      std::pair{meta.offsets, "offsets"},
+                                      std::pair{meta.offsets, "counts"},
                                       std::pair{meta.locations, "locations"}}) {
     std::vector<char> bad = good;
     bad[section.offset + section.bytes / 2] ^= 0x10;
@@ -209,19 +212,19 @@ TEST_CASE("partial load: damage is found when opening, and in a part read later"
   REQUIRE(parts.size() == 4);
   const IndexPart& target = parts[2];
   const std::uint64_t location = (target.first_location + target.last_location) / 2;
+  const std::uint64_t width = meta.locations.element_size;  // a global window id
+  REQUIRE(width == 4);
   std::vector<char> bad = good;
-  bad[meta.locations.offset + location * sizeof(Location) + 3] ^= 0x01;
+  bad[meta.locations.offset + location * width + 3] ^= 0x01;
   write_bytes(path, bad);
   const std::string error = error_of([&] { db.load_part(target); });
   INFO(error);
   CHECK(error.find("checksum mismatch in section 'locations'") != std::string::npos);
   CHECK(error.find(path.string()) != std::string::npos);
-  const std::uint64_t damaged_chunk = location * sizeof(Location) / ff::checksum_chunk_bytes;
+  const std::uint64_t damaged_chunk = location * width / ff::checksum_chunk_bytes;
   for (const IndexPart& part : parts) {
-    const std::uint64_t first_chunk =
-        part.first_location * sizeof(Location) / ff::checksum_chunk_bytes;
-    const std::uint64_t last_chunk =
-        (part.last_location * sizeof(Location) - 1) / ff::checksum_chunk_bytes;
+    const std::uint64_t first_chunk = part.first_location * width / ff::checksum_chunk_bytes;
+    const std::uint64_t last_chunk = (part.last_location * width - 1) / ff::checksum_chunk_bytes;
     if (damaged_chunk >= first_chunk && damaged_chunk <= last_chunk) continue;
     CHECK_NOTHROW(db.load_part(part));
   }
@@ -229,11 +232,11 @@ TEST_CASE("partial load: damage is found when opening, and in a part read later"
   CHECK(error_of([&] { PartialDatabase again(path); })
             .find("checksum mismatch in section 'locations'") != std::string::npos);
 
-  // A location outside its target's windows, with checksums that match: the
+  // A location outside the targets' windows, with checksums that match: the
   // content check of load() (step 12).
   std::vector<char> outside = good;
-  const std::uint32_t window = 0xfffffff0u;
-  std::memcpy(outside.data() + meta.locations.offset + location * sizeof(Location) + 4, &window, 4);
+  const std::uint32_t id = 0xfffffff0u;
+  std::memcpy(outside.data() + meta.locations.offset + location * width, &id, 4);
   const std::uint64_t sum = section_checksum(
       format_version, outside.data() + meta.locations.offset, meta.locations.bytes);
   const std::size_t entry = ff::fixed_header_bytes + ff::section_entry_bytes * 5;
