@@ -10,13 +10,14 @@ namespace metawarp::cli {
 DeviceChoice choose_device(const Workload& work, const DeviceRates& rates) {
   if (!work.gpu_asked.empty()) return DeviceChoice{true, work.gpu_asked};
   const double bytes = double(work.input_bytes);
-  const double cpu = bytes / (rates.cpu_bytes_per_thread_second * std::max(1u, work.threads));
+  const unsigned threads = std::clamp(work.threads, 1u, rates.cpu_threads_measured);
+  const double cpu = bytes / (rates.cpu_bytes_per_thread_second * threads);
   const double gpu = gpu_start_seconds + bytes / rates.gpu_bytes_per_second;
   char why[200];
   std::snprintf(why, sizeof why,
                 "input %.1f MB on %u threads: about %.2f s on the CPU, %.2f s on a GPU "
                 "(%.2f s of it CUDA's start-up)",
-                bytes / 1e6, std::max(1u, work.threads), cpu, gpu, gpu_start_seconds);
+                bytes / 1e6, threads, cpu, gpu, gpu_start_seconds);
   return DeviceChoice{gpu < cpu, why};
 }
 

@@ -19,8 +19,14 @@ struct Workload {
 
 // How fast each side processes input, measured on the device (docs/cli.md
 // says where each number comes from).
+// The CPU's rate was measured on `cpu_threads_measured` threads and is not
+// extrapolated beyond them: past them memory bandwidth, not threads, bounds
+// the lookups, and a larger database than the measurement's slows the CPU's
+// random reads far more than the GPU's, so a host with many cores must not
+// send a large input to the CPU on a linear guess.
 struct DeviceRates {
   double cpu_bytes_per_thread_second;
+  unsigned cpu_threads_measured;
   double gpu_bytes_per_second;
 };
 // A process's CUDA context, pinned buffers and teardown: 0.47 s in issue 28
@@ -29,17 +35,17 @@ struct DeviceRates {
 inline constexpr double gpu_start_seconds = 0.5;
 // Build: 120 MB of genomes in 0.36 s on 32 threads (10.4 MB/s a thread);
 // 9.9 Gbp in memory in 4.94 s on one H100 (2.0 GB/s) (issue 28).
-inline constexpr DeviceRates build_rates{10.4e6, 2.0e9};
+inline constexpr DeviceRates build_rates{10.4e6, 32, 2.0e9};
 // Query: 1.37 M pairs, 864 MB of FASTQ, in 0.83 s on 16 threads (65 MB/s a
 // thread) and 0.91 s on one H100, start-up included (issue 29: 2.1 GB/s).
-inline constexpr DeviceRates query_rates{65e6, 2.1e9};
+inline constexpr DeviceRates query_rates{65e6, 16, 2.1e9};
 
 struct DeviceChoice {
   bool gpu = false;
   std::string why;  // the estimate in words, for -v
 };
 // The rule: the GPU when its start-up plus the input at its rate takes less
-// than the input on the CPU's threads.
+// than the input on the CPU's threads (at most cpu_threads_measured of them).
 DeviceChoice choose_device(const Workload& work, const DeviceRates& rates);
 
 // True for the GPU. auto takes the GPU when one is usable and the rule
