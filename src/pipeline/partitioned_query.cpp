@@ -17,6 +17,7 @@
 #include "pipeline/out_of_memory.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/query_batch.hpp"
+#include "pipeline/query_buffers.hpp"
 
 namespace metawarp::pipeline {
 
@@ -28,13 +29,6 @@ std::uint64_t default_hit_memory() {
 }
 
 namespace {
-
-// Batches cut together; their hits are collected part by part.
-struct SuperBatch {
-  std::vector<Batch> batches;  // [0, count) in use; more are spare
-  std::size_t count = 0;
-  std::uint64_t text_bytes = 0;  // mates 1 (or single reads) text
-};
 
 // What the classifying step keeps from super-batch to super-batch (one
 // thread runs it, so one copy: the hits' memory is held once).
@@ -49,28 +43,38 @@ struct ClassifyState {
   std::uint64_t walks = 0;  // over the parts, by every super-batch
 };
 
-class PartitionedRun {
+// The streamed engine's work on one query: the driver's groups are its
+// super-batches (sized by the reads' budget, as measured so far); each is
+// parsed and sketched, walked through the parts, decided and formatted.
+class PartitionedGroups final : public GroupClassifier {
  public:
-  PartitionedRun(const db::PartialDatabase& db, const PartitionPlan& plan, const QueryOptions& o,
-                 QueryCounters* counters, PartHitCollector* collector)
+  PartitionedGroups(const db::PartialDatabase& db, const PartitionPlan& plan,
+                    const Classifier& classifier, PartHitCollector* collector,
+                    PartitionStats& stats, const GroupContext& context)
       : db_(db),
         parts_(plan.parts),
-        options_(o),
+        options_(context.options),
+        layout_(context.layout),
+        writer_(context.writer),
         hit_memory_(plan.hit_memory),
-        classifier_(db.metadata(), engine_options(o)),
-        threads_(std::max(1u, o.threads)),
+        classifier_(classifier),
+        threads_(std::max(1u, context.threads)),
         own_collector_(collector ? nullptr : make_cpu_hit_collector(threads_)),
         collector_(collector ? *collector : *own_collector_),
-        reads_(open_reads(o)),
-        writer_(db.metadata(), o, counters ? *counters : own_counters_) {
-    if (parts_.empty()) throw std::invalid_argument("a partitioned query needs at least one part");
+        stats_(stats) {
+    state_.scratch.resize(threads_);
+    state_.lists.resize(threads_);
+    stats_.parts = parts_.size();
+    for (const db::IndexPart& part : parts_)
+      stats_.largest_part_bytes =
+          std::max(stats_.largest_part_bytes, db::index_bytes(part.features(), part.locations()));
     // Bytes a super-batch holds per byte of mates-1 text, until one has
     // measured it: a base per byte, both mates' text in each of the two
     // super-batches in flight, s features per window stride with their
     // entries and mean list of hits, and per read (of 100 bases at least)
     // its views, result and output lines.
     const db::Database& meta = db.metadata();
-    const double mates = reads_.paired() ? 2.0 : 1.0;
+    const double mates = layout_ != io::ReadLayout::single ? 2.0 : 1.0;
     const double mean_list = db.feature_count() == 0
                                  ? 1.0
                                  : double(db.location_count()) / double(db.feature_count());
@@ -83,77 +87,34 @@ class PartitionedRun {
                            per_read / 100.0;
   }
 
-  QuerySummary run(PartitionStats& stats) {
-    const auto start = std::chrono::steady_clock::now();
-    QuerySummary::Stages& stages = summary_.stages;
-    stages.workers = threads_;
-    ClassifyState state;
-    state.scratch.resize(threads_);
-    state.lists.resize(threads_);
-
-    // Two super-batches: one cut while the other is classified (and written).
-    host::OrderedPipeline<SuperBatch> pipeline(2);
-    pipeline.source([&](SuperBatch& super) {
-      host::Stopwatch clock;
-      cut_super_batch(super);
-      stages.cut_mates1 += clock.lap();
-      return super.count > 0;
-    });
-    if (reads_.layout() == io::ReadLayout::two_files)
-      pipeline.serial([&](SuperBatch& super) {
-        host::Stopwatch clock;
-        for (std::size_t b = 0; b < super.count; ++b)
-          super.batches[b].empty = !reads_.cut_second(super.batches[b].blocks);
-        stages.cut_mates2 += clock.lap();
-      });
-    pipeline.parallel(1, [&](SuperBatch& super, unsigned) { classify(super, state, stats); });
-    pipeline.run([&](SuperBatch& super) {
-      host::Stopwatch clock;
-      for (std::size_t b = 0; b < super.count; ++b) writer_.write(super.batches[b], summary_);
-      stages.write += clock.lap();
-    });
-    const std::vector<double>& waits = pipeline.wait_seconds();
-    stages.worker_wait = waits[waits.size() - 2];
-    stages.writer_wait = waits.back();
-    stats.parts = parts_.size();
-    for (const db::IndexPart& part : parts_)
-      stats.largest_part_bytes =
-          std::max(stats.largest_part_bytes, db::index_bytes(part.features(), part.locations()));
-
-    writer_.finish(summary_);
-    summary_.seconds = host::seconds_since(start);
-    return summary_;
-  }
-
- private:
-  // Cuts batches until the super-batch would hold more than hit_memory
+  // Batches until the super-batch would hold more than hit_memory
   // (estimated from its text, as the super-batches before it measured), or
   // the input ends. The first super-batch, on a prior estimate, takes a
   // quarter of it. A batch's text is at most what the budget allows (one
   // record at least), so one batch does not overshoot it.
-  void cut_super_batch(SuperBatch& super) {
-    super.count = 0;
-    super.text_bytes = 0;
+  GroupLimits next_group() override {
     const double budget = double(hit_memory_) / (super_batches_cut_++ == 0 ? 4.0 : 1.0);
     const double ratio = bytes_per_text_byte_.load();
-    const std::size_t batch_bytes =
-        std::size_t(std::clamp(budget / ratio / 4.0, 1.0, double(max_batch_bytes)));
-    while (!input_done_) {
-      if (super.count > 0 && double(super.text_bytes + batch_bytes) * ratio > budget) break;
-      if (super.count == super.batches.size()) super.batches.emplace_back();
-      Batch& batch = super.batches[super.count];
-      throw_if_cancelled(options_);
-      if (!reads_.cut_first(batch.blocks, options_.batch_size, batch_bytes)) {
-        input_done_ = true;
-        break;
-      }
-      batch.empty = false;
-      batch.first_file_bytes = reads_.first_raw_bytes_read();
-      ++super.count;
-      super.text_bytes += batch.blocks.first.bytes.size();
-    }
+    GroupLimits limits;
+    limits.batch_bytes = std::size_t(std::clamp(budget / ratio / 4.0, 1.0, double(max_batch_bytes)));
+    limits.text_bytes = std::max<std::uint64_t>(1, std::uint64_t(budget / ratio));
+    return limits;
   }
 
+  void classify(BatchGroup& super) override {
+    naming_out_of_memory(
+        "holding the reads in flight and their hits (a super-batch of about " +
+            format_bytes(hit_memory_) + ")",
+        "lower --hit-memory or --batch-size, or --max-memory to the memory free",
+        [&] { classify_group(super); });
+  }
+
+  void add_stages(QuerySummary::Stages& stages) const override {
+    stages.parse += parse_seconds_;
+    stages.classify += classify_seconds_;
+  }
+
+ private:
   // What the reads in flight hold once a super-batch is classified and
   // formatted: both super-batches in flight hold their text and output (so
   // this one's counted twice), the classifying step its parses, sketches and
@@ -168,11 +129,11 @@ class PartitionedRun {
   static std::uint64_t bytes(const V& v, Held held) {
     return (held == Held::capacity ? v.capacity() : v.size()) * sizeof(typename V::value_type);
   }
-  static std::uint64_t held_bytes(const SuperBatch& super, const ClassifyState& state,
+  static std::uint64_t held_bytes(const BatchGroup& super, const ClassifyState& state,
                                   Held held) {
     std::uint64_t in_flight = 0, classify = 0;
     for (std::size_t b = 0; b < super.count; ++b) {
-      const Batch& batch = super.batches[b];
+      const Batch& batch = *super.batches[b];
       const BatchOutput& out = batch.out;
       in_flight += batch.blocks.first.bytes.size() + batch.blocks.second.bytes.size() +
                    bytes(out.tsv, held) + bytes(out.kraken, held) + bytes(out.calls, held) +
@@ -202,9 +163,10 @@ class PartitionedRun {
     return sum;
   }
 
-  void classify(SuperBatch& super, ClassifyState& state, PartitionStats& stats) {
+  void classify_group(BatchGroup& super) {
+    ClassifyState& state = state_;
+    PartitionStats& stats = stats_;
     const std::size_t count = super.count;
-    QuerySummary::Stages& stages = summary_.stages;
     if (state.parsed.size() < count) {
       state.parsed.resize(count);
       state.sketches.resize(count);
@@ -220,7 +182,7 @@ class PartitionedRun {
       sketched.features.clear();
       sketched.offsets.assign(1, 0);
       sketched.shapes.clear();
-      if (!parse_batch(options_, reads_.layout(), super.batches[b], state.parsed[b])) return;
+      if (!parse_batch(options_, layout_, *super.batches[b], state.parsed[b])) return;
       for (const ReadView& read : state.parsed[b].reads) {
         sketched.shapes.push_back(
             classifier_.sketch_read(read.mate1, read.mate2, sketched.features));
@@ -228,7 +190,7 @@ class PartitionedRun {
       }
       state.hits[b].reset(sketched.features.size());
     });
-    stages.parse += clock.lap();
+    parse_seconds_ += clock.lap();
 
     // Batches [first, end) walk the parts: each part in turn, the hits of
     // every batch growing part by part. Where what is held would pass the
@@ -260,7 +222,7 @@ class PartitionedRun {
     stats.walks += walks;
     stats.collect_seconds += collected;
     stats.decide_seconds += decided;
-    stages.classify += collected + decided;
+    classify_seconds_ += collected + decided;
     // The next super-batches' estimate: the most any needed per byte of text
     // (its hits of every walk, as if it had taken one).
     stats.largest_super_batch_bytes = std::max(stats.largest_super_batch_bytes, peak);
@@ -276,7 +238,7 @@ class PartitionedRun {
 
   // Batches [first, end) through every part; `end` is lowered where what is
   // held passes the budget (see classify()).
-  void walk_parts(SuperBatch& super, ClassifyState& state, std::size_t first, std::size_t& end,
+  void walk_parts(BatchGroup& super, ClassifyState& state, std::size_t first, std::size_t& end,
                   std::uint64_t& peak, PartitionStats& stats) {
     const bool backwards = state.walks++ % 2 == 1;
     const std::uint64_t others =
@@ -318,7 +280,7 @@ class PartitionedRun {
 
   // Every read's hits over all parts, decided as Classifier::classify does,
   // and the batches [first, end) formatted.
-  void decide(SuperBatch& super, ClassifyState& state, std::size_t first, std::size_t end) {
+  void decide(BatchGroup& super, ClassifyState& state, std::size_t first, std::size_t end) {
     host::parallel_for(end - first, threads_, [&](std::size_t i, unsigned w) {
       const std::size_t b = first + i;
       ParsedBatch& parsed = state.parsed[b];
@@ -333,26 +295,52 @@ class PartitionedRun {
             lists, std::span(sketched.features).subspan(from, to - from), sketched.shapes[r],
             state.scratch[w]);
       }
-      writer_.format(super.batches[b], parsed, reads_.paired());
+      writer_.format(*super.batches[b], parsed, layout_ != io::ReadLayout::single);
     });
   }
 
   const db::PartialDatabase& db_;
   const std::vector<db::IndexPart>& parts_;
   const QueryOptions& options_;
+  io::ReadLayout layout_;
+  const QueryWriter& writer_;
   std::uint64_t hit_memory_;
-  Classifier classifier_;  // on the metadata: sketches and decides, looks nothing up
+  const Classifier& classifier_;  // on the metadata: sketches and decides, looks nothing up
   unsigned threads_;
   std::unique_ptr<PartHitCollector> own_collector_;
   PartHitCollector& collector_;
-  io::ReadBlockCutter reads_;
-  bool input_done_ = false;  // the source's
+  PartitionStats& stats_;
+  ClassifyState state_;
+  double parse_seconds_ = 0, classify_seconds_ = 0;
   std::uint64_t super_batches_cut_ = 0;       // the source's
   std::uint64_t super_batches_measured_ = 0;  // the classifying step's
   std::atomic<double> bytes_per_text_byte_{0};
-  QueryCounters own_counters_;  // when the caller follows no progress
-  QueryWriter writer_;
-  QuerySummary summary_;
+};
+
+// The streamed engine: the database's metadata in memory, its index read
+// part by part for every super-batch.
+class PartitionedEngine final : public PartitionedQueryEngine {
+ public:
+  PartitionedEngine(const db::PartialDatabase& db, PartitionPlan plan,
+                    const ClassifierOptions& options, PartHitCollector* collector)
+      : db_(db), plan_(std::move(plan)), classifier_(db.metadata(), options), collector_(collector) {
+    if (plan_.parts.empty())
+      throw std::invalid_argument("a partitioned query needs at least one part");
+    if (plan_.hit_memory == 0) throw std::invalid_argument("a partitioned query needs hit memory");
+  }
+  std::unique_ptr<GroupClassifier> start_groups(const GroupContext& context) const override {
+    return std::make_unique<PartitionedGroups>(db_, plan_, classifier_, collector_, stats_,
+                                               context);
+  }
+  PartitionStats stats() const override { return stats_; }
+  const PartitionPlan& plan() const override { return plan_; }
+
+ private:
+  const db::PartialDatabase& db_;
+  PartitionPlan plan_;
+  Classifier classifier_;
+  PartHitCollector* collector_;
+  mutable PartitionStats stats_;  // summed over the runs (one at a time)
 };
 
 // A budget of the reads in flight and what malloc keeps besides: the reads'
@@ -462,20 +450,34 @@ PartitionPlan plan_partitions(const db::PartialDatabase& db, const PartitionOpti
   return plan;
 }
 
+void add(PartitionStats& sum, const PartitionStats& more) {
+  sum.parts = std::max(sum.parts, more.parts);
+  sum.largest_part_bytes = std::max(sum.largest_part_bytes, more.largest_part_bytes);
+  sum.super_batches += more.super_batches;
+  sum.walks += more.walks;
+  sum.part_loads += more.part_loads;
+  sum.largest_hits_bytes = std::max(sum.largest_hits_bytes, more.largest_hits_bytes);
+  sum.largest_super_batch_bytes =
+      std::max(sum.largest_super_batch_bytes, more.largest_super_batch_bytes);
+  sum.load_seconds += more.load_seconds;
+  sum.collect_seconds += more.collect_seconds;
+  sum.decide_seconds += more.decide_seconds;
+}
+
+std::unique_ptr<PartitionedQueryEngine> make_partitioned_engine(const db::PartialDatabase& db,
+                                                                PartitionPlan plan,
+                                                                const ClassifierOptions& options,
+                                                                PartHitCollector* collector) {
+  return std::make_unique<PartitionedEngine>(db, std::move(plan), options, collector);
+}
+
 QuerySummary run_partitioned_query(const db::PartialDatabase& db, const PartitionPlan& plan,
                                    const QueryOptions& options, QueryCounters* counters,
                                    PartHitCollector* collector, PartitionStats* stats) {
-  if (plan.hit_memory == 0) throw std::invalid_argument("a partitioned query needs hit memory");
-  PartitionStats own_stats;
-  return run_with_safe_outputs(options, [&] {
-    return naming_out_of_memory(
-        "holding the reads in flight and their hits (a super-batch of about " +
-            format_bytes(plan.hit_memory) + ")",
-        "lower --hit-memory or --batch-size, or --max-memory to the memory free", [&] {
-          return PartitionedRun(db, plan, options, counters, collector)
-              .run(stats ? *stats : own_stats);
-        });
-  });
+  const auto engine = make_partitioned_engine(db, plan, engine_options(options), collector);
+  const QuerySummary summary = run_query(db.metadata(), options, engine.get(), counters);
+  if (stats) add(*stats, engine->stats());
+  return summary;
 }
 
 }  // namespace metawarp::pipeline

@@ -58,6 +58,7 @@ struct PartitionOptions {
   std::uint64_t hit_memory = 0;
 
   bool enabled() const { return partitions != 0 || max_memory != 0 || part_bytes != 0; }
+  bool operator==(const PartitionOptions&) const = default;
 };
 
 // What the process holds when the query is planned, for --max-memory.
@@ -106,8 +107,32 @@ struct PartitionStats {
   double decide_seconds = 0;   // sorting hits, candidates, assignment, formatting
 };
 
-// run_query's contract (errors, atomic outputs, counters) on the parts of
-// `db`. `collector` finds the hits (nullptr: the CPU's, on options.threads);
+// Adds `more` (a later run's) to `sum`: the counts and times summed, the
+// largest sizes the larger.
+void add(PartitionStats& sum, const PartitionStats& more);
+
+// The streamed engine (query.hpp's QueryEngine): run_query on the database's
+// metadata with it gives the outputs of the whole database's query. Every
+// query it runs takes the reads in super-batches of about the plan's
+// hit_memory; each super-batch walks the parts (db::PartialDatabase::load_part,
+// one in memory at a time), the hits found by `collector` (nullptr: the
+// CPU's, on the query's threads).
+class PartitionedQueryEngine : public QueryEngine {
+ public:
+  // Summed over the queries it ran.
+  virtual PartitionStats stats() const = 0;
+  virtual const PartitionPlan& plan() const = 0;
+};
+
+// `db` and `collector` must outlive the engine. Throws std::invalid_argument
+// for classifier options out of range or a plan without parts or hit memory.
+std::unique_ptr<PartitionedQueryEngine> make_partitioned_engine(const db::PartialDatabase& db,
+                                                                PartitionPlan plan,
+                                                                const ClassifierOptions& options,
+                                                                PartHitCollector* collector =
+                                                                    nullptr);
+
+// run_query(db.metadata(), options, that engine, counters) for one query;
 // `stats`, when given, is added to (one for several samples sums them).
 QuerySummary run_partitioned_query(const db::PartialDatabase& db, const PartitionPlan& plan,
                                    const QueryOptions& options, QueryCounters* counters = nullptr,

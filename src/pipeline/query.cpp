@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <exception>
 #include <filesystem>
 #include <mutex>
@@ -56,24 +57,24 @@ std::size_t batch_byte_limit(const QueryOptions& o, const io::ReadBlockCutter& r
   return batch_byte_limit(o, error ? 0 : size, reads.first_compressed(), threads);
 }
 
-// What each worker keeps from batch to batch.
+// What each worker of a resident engine keeps from batch to batch.
 struct Worker {
   std::unique_ptr<BatchClassifier> classifier;  // made on the worker's thread
   ParsedBatch* parsed = nullptr;                // in the run's QueryBuffers
   double parse = 0, classify = 0, format = 0;
 };
 
-// A place in the pipeline: a batch of the run's QueryBuffers, taken when the
-// place is first filled (the pipeline makes its items, the buffers outlive it).
-struct BatchSlot {
-  Batch* batch = nullptr;
-};
-
+// The one query driver (docs/architecture.md, "The query's one driver"):
+// the reads cut into groups of batches (the source step, and mates 2 in step),
+// each group handed to the engine, the batches written in input order. A
+// resident engine's groups are single batches, classified by `threads`
+// workers at once; a streamed engine's are as large as its memory allows,
+// classified one at a time by its GroupClassifier.
 class QueryRun {
  public:
   // `wait` gives the database and engine; with `database_pending` it is
-  // called once a batch needs them (the reads are cut meanwhile), else at the
-  // start of run().
+  // called once a batch needs them (the reads are cut meanwhile; not for a
+  // streamed engine, which sizes the groups), else at the start of run().
   QueryRun(const QueryOptions& o, std::function<LoadedDatabase()> wait, bool database_pending,
            QueryBuffers* buffers)
       : options_(o),
@@ -88,46 +89,47 @@ class QueryRun {
     if (!database_pending_) ready();
     const unsigned threads = options_.threads == 0 ? 1 : options_.threads;
     const std::size_t batch_bytes = batch_byte_limit(options_, reads_, threads);
-    std::vector<Worker> workers(threads);
-    std::vector<ParsedBatch>& parsed = buffers_.parsed(threads);
-    for (unsigned w = 0; w < threads; ++w) workers[w].parsed = &parsed[w];
-    const std::size_t slots = batches_in_flight(threads);
-    std::vector<Batch>& batches = buffers_.batches(slots);
-    std::size_t batches_taken = 0;
+    // A streamed engine is known here (its database is never pending).
+    GroupClassifier* streamed = groups_.get();
+    std::vector<Worker> workers(streamed ? 0 : threads);
+    if (!streamed) {
+      std::vector<ParsedBatch>& parsed = buffers_.parsed(threads);
+      for (unsigned w = 0; w < threads; ++w) workers[w].parsed = &parsed[w];
+    }
+    // Groups in flight: enough to keep every worker busy; a streamed engine's
+    // two (one cut while the other is classified: its budget counts two).
+    const std::size_t slots = streamed ? 2 : batches_in_flight(threads);
     QuerySummary::Stages& stages = summary_.stages;
     stages.workers = threads;
 
     // Cutting is the one serial input stage, so it leaves the parsing to the
     // workers; with two files, mates 1 and mates 2 are cut (and decompressed)
     // by two threads at once, and a plain file is read by several threads
-    // (io/cut/cut_source.hpp, docs/architecture.md "Cutting reads"). Batches in
-    // flight: enough to keep every worker busy.
-    host::OrderedPipeline<BatchSlot> pipeline(slots);
-    pipeline.source([&](BatchSlot& slot) {
-      if (!slot.batch) slot.batch = &batches[batches_taken++];
-      Batch& batch = *slot.batch;
-      throw_if_cancelled(options_);
+    // (io/cut/cut_source.hpp, docs/architecture.md "Cutting reads").
+    host::OrderedPipeline<BatchGroup> pipeline(slots);
+    pipeline.source([&](BatchGroup& group) {
       host::Stopwatch clock;
-      const bool more = reads_.cut_first(batch.blocks, options_.batch_size, batch_bytes);
-      batch.empty = false;
-      batch.first_file_bytes = reads_.first_raw_bytes_read();
+      cut_group(group, streamed ? streamed->next_group() : GroupLimits{batch_bytes, 0});
       stages.cut_mates1 += clock.lap();
-      batches_cut_.fetch_add(1, std::memory_order_relaxed);
-      return more;
+      return group.count > 0;
     });
     if (reads_.layout() == io::ReadLayout::two_files)
-      pipeline.serial([&](BatchSlot& slot) {
+      pipeline.serial([&](BatchGroup& group) {
         host::Stopwatch clock;
-        slot.batch->empty = !reads_.cut_second(slot.batch->blocks);
+        for (std::size_t b = 0; b < group.count; ++b)
+          group.batches[b]->empty = !reads_.cut_second(group.batches[b]->blocks);
         stages.cut_mates2 += clock.lap();
       });
-    pipeline.parallel(threads, [&](BatchSlot& slot, unsigned w) {
-      parse_and_classify(*slot.batch, workers[w]);
+    pipeline.parallel(streamed ? 1 : threads, [&](BatchGroup& group, unsigned w) {
+      if (streamed)
+        streamed->classify(group);
+      else
+        parse_and_classify(*group.batches[0], workers[w]);
     });
-    pipeline.run([&](BatchSlot& slot) {
+    pipeline.run([&](BatchGroup& group) {
       ready();
       host::Stopwatch clock;
-      writer_->write(*slot.batch, summary_);
+      for (std::size_t b = 0; b < group.count; ++b) writer_->write(*group.batches[b], summary_);
       stages.write += clock.lap();
     });
     ready();  // input without a read still has its outputs (and the database's errors)
@@ -139,6 +141,7 @@ class QueryRun {
       stages.classify += w.classify;
       stages.format += w.format;
     }
+    if (streamed) streamed->add_stages(stages);
 
     writer_->finish(summary_);
     summary_.seconds = host::seconds_since(ready_at_);
@@ -147,13 +150,17 @@ class QueryRun {
 
  private:
   // The database and engine, waited for once, by whichever thread needs them
-  // first; the writer (whose formatter reads the database) is made then.
+  // first; the writer (whose formatter reads the database) is made then, and
+  // a streamed engine's run.
   const LoadedDatabase& ready() {
     std::call_once(ready_once_, [&] {
       try {
         loaded_ = wait_();
         writer_.emplace(*loaded_.database, options_,
                         loaded_.counters ? *loaded_.counters : own_counters_);
+        const unsigned threads = options_.threads == 0 ? 1 : options_.threads;
+        groups_ = loaded_.engine->start_groups(
+            GroupContext{options_, reads_.layout(), *writer_, threads});
       } catch (...) {
         ready_error_ = std::current_exception();
       }
@@ -163,6 +170,34 @@ class QueryRun {
     });
     if (ready_error_) std::rethrow_exception(ready_error_);
     return loaded_;
+  }
+
+  // Cuts batches into `group` as `limits` allow, until the input ends.
+  // Batches come from the run's QueryBuffers and stay with the group (a
+  // place in the pipeline) for its next fills.
+  void cut_group(BatchGroup& group, const GroupLimits& limits) {
+    group.count = 0;
+    group.text_bytes = 0;
+    while (!input_done_) {
+      if (group.count > 0 &&
+          (limits.text_bytes == 0 || group.text_bytes + limits.batch_bytes > limits.text_bytes))
+        break;
+      if (group.count == group.batches.size()) {
+        std::deque<Batch>& pool = buffers_.batches(batches_taken_ + 1);
+        group.batches.push_back(&pool[batches_taken_++]);
+      }
+      Batch& batch = *group.batches[group.count];
+      throw_if_cancelled(options_);
+      if (!reads_.cut_first(batch.blocks, options_.batch_size, limits.batch_bytes)) {
+        input_done_ = true;
+        break;
+      }
+      batch.empty = false;
+      batch.first_file_bytes = reads_.first_raw_bytes_read();
+      ++group.count;
+      group.text_bytes += batch.blocks.first.bytes.size();
+      batches_cut_.fetch_add(1, std::memory_order_relaxed);
+    }
   }
 
   // A batch is parsed before the database is waited for: parsing needs none.
@@ -188,6 +223,8 @@ class QueryRun {
   std::function<LoadedDatabase()> wait_;
   bool database_pending_;
   io::ReadBlockCutter reads_;
+  bool input_done_ = false;        // the source's
+  std::size_t batches_taken_ = 0;  // of buffers_, by the source
   std::once_flag ready_once_;
   LoadedDatabase loaded_;
   std::exception_ptr ready_error_;
@@ -195,6 +232,7 @@ class QueryRun {
   std::atomic<std::uint64_t> batches_cut_{0};
   QueryCounters own_counters_;  // when the caller follows no progress
   std::optional<QueryWriter> writer_;  // made once the database is there
+  std::unique_ptr<GroupClassifier> groups_;  // a streamed engine's run
   QuerySummary summary_;
 };
 
@@ -266,7 +304,7 @@ QuerySummary run_query(const db::Database& db, const QueryOptions& options,
 QuerySummary run_query(const PendingDatabase& pending, const QueryOptions& options,
                        QueryBuffers* buffers) {
   return run_with_safe_outputs(options, [&] {
-    return QueryRun(options, pending.wait, /*database_pending=*/true, buffers).run();
+    return QueryRun(options, pending.wait, /*database_pending=*/!pending.streamed, buffers).run();
   });
 }
 

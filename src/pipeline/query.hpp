@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "db/database.hpp"
+#include "io/cut/read_block_cutter.hpp"
 #include "output/output_check.hpp"
 #include "pipeline/classifier.hpp"
 #include "taxonomy/rank.hpp"
@@ -121,12 +122,65 @@ class BatchClassifier {
   virtual void classify(std::span<const ReadView> reads, std::span<ReadResult> results) = 0;
 };
 
-// Where batches are classified (CPU or GPU): hands each worker thread its own
-// BatchClassifier. make_classifier() is called concurrently by the workers.
+struct Batch;
+class QueryWriter;
+
+// Batches the driver cut together and hands to a streamed engine at once:
+// batches[0, count) (more are spare, kept with their buffers), in input order.
+struct BatchGroup {
+  std::vector<Batch*> batches;
+  std::size_t count = 0;
+  std::uint64_t text_bytes = 0;  // mates 1 (or single reads) text of the group
+};
+
+// How the driver cuts the next group: batches of at most `batch_bytes` of
+// mates-1 text, taken while the group's text plus another batch's stays
+// within `text_bytes` (one batch at least).
+struct GroupLimits {
+  std::size_t batch_bytes = 0;
+  std::uint64_t text_bytes = 0;
+};
+
+// What a streamed engine's run sees of the driver's query.
+struct GroupContext {
+  const QueryOptions& options;
+  io::ReadLayout layout;
+  const QueryWriter& writer;  // formats a batch once its results are in
+  unsigned threads;           // the query's threads, for the engine's own loops
+};
+
+// A streamed engine's work on one query: the driver's source asks it how to
+// cut each group (in input order, on the source thread), one step at a time
+// parses, classifies and formats a group's batches (classify), and the
+// driver's writer writes them in input order.
+class GroupClassifier {
+ public:
+  virtual ~GroupClassifier() = default;
+  virtual GroupLimits next_group() = 0;
+  virtual void classify(BatchGroup& group) = 0;
+  // Its threads' time, added to the run's stages at the end.
+  virtual void add_stages(QuerySummary::Stages& stages) const = 0;
+};
+
+// Where reads are classified: the one driver (run_query) cuts the input into
+// groups of batches and hands them to an engine. A resident engine (the
+// whole database in memory: CPU, GPUs) takes groups of one batch, classified
+// by the workers in parallel, each with its own BatchClassifier; a streamed
+// engine (the database read part by part: pipeline/partitioned_query.hpp)
+// takes large groups, one at a time, through a GroupClassifier. An engine
+// implements one of the two; make_classifier() is called concurrently by
+// the workers.
 class QueryEngine {
  public:
   virtual ~QueryEngine() = default;
-  virtual std::unique_ptr<BatchClassifier> make_classifier() const = 0;
+  // Resident engines: a classifier for one worker thread.
+  virtual std::unique_ptr<BatchClassifier> make_classifier() const { return nullptr; }
+  // Streamed engines: their part of one query (its reads in `context`);
+  // null for a resident engine.
+  virtual std::unique_ptr<GroupClassifier> start_groups(const GroupContext& context) const {
+    (void)context;
+    return nullptr;
+  }
 };
 
 // The classifier options an engine must be made with for these outputs:
@@ -175,6 +229,9 @@ struct LoadedDatabase {
 // the query's threads, before any batch is classified.
 struct PendingDatabase {
   std::function<LoadedDatabase()> wait;
+  // The engine will be a streamed one: it sizes the groups, so the reads are
+  // cut only once it is there.
+  bool streamed = false;
 };
 
 // The same query, its reads opened, decompressed and cut into batches while

@@ -45,7 +45,7 @@ QueryBuffers::~QueryBuffers() = default;
 
 std::size_t batches_in_flight(unsigned threads) { return 2 * std::size_t(threads) + 2; }
 
-std::vector<Batch>& QueryBuffers::batches(std::size_t count) {
+std::deque<Batch>& QueryBuffers::batches(std::size_t count) {
   if (batches_.size() < count) batches_.resize(count);
   return batches_;
 }
@@ -97,7 +97,7 @@ std::size_t expected_batch_bytes(const QueryOptions& options) {
 void QueryBuffers::prepare(const QueryOptions& o) {
   const unsigned threads = o.threads == 0 ? 1 : o.threads;
   const bool paired = o.reads.size() == 2 || o.interleaved;
-  std::vector<Batch>& in_flight = batches(batches_in_flight(threads));
+  std::deque<Batch>& in_flight = batches(batches_in_flight(threads));
   std::vector<ParsedBatch>& workers = parsed(threads);
   const BatchShape shape = batch_shape(o);
   const std::size_t reads = shape.reads, block_bytes = shape.block_bytes;

@@ -7,6 +7,7 @@
 // a third of the speed of the next ones (docs/benchmarks.md, issue 13).
 // Nothing here changes a result: the buffers only keep their capacity.
 #include <cstddef>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -30,13 +31,13 @@ class QueryBuffers {
   // memory.
   void prepare(const QueryOptions& options);
 
-  // The batches in flight (at least `count`) and the workers' parses (at
-  // least `workers`), for run_query.
-  std::vector<Batch>& batches(std::size_t count);
+  // The batches in flight (at least `count`; growing keeps the batches
+  // there in place) and the workers' parses (at least `workers`), for run_query.
+  std::deque<Batch>& batches(std::size_t count);
   std::vector<ParsedBatch>& parsed(std::size_t workers);
 
  private:
-  std::vector<Batch> batches_;
+  std::deque<Batch> batches_;
   std::vector<ParsedBatch> parsed_;
 };
 

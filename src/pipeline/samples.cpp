@@ -161,22 +161,9 @@ std::vector<QuerySummary> run_samples(const db::Database& db, const QueryOptions
                                       const std::filesystem::path& output_dir,
                                       const QueryEngine* engine, ProgressStyle progress,
                                       SampleObserver* observer, QueryBuffers* buffers) {
+  check_sample_paths(options, samples, output_dir, {});
   QueryBuffers own;
   QueryBuffers& shared = buffers ? *buffers : own;
-  return run_samples(
-      options, samples, output_dir,
-      [&](const QueryOptions& o, QueryCounters* counters) {
-        return run_query(db, o, engine, counters, &shared);
-      },
-      progress, observer);
-}
-
-std::vector<QuerySummary> run_samples(const QueryOptions& options,
-                                      const std::vector<Sample>& samples,
-                                      const std::filesystem::path& output_dir,
-                                      const SampleQuery& query, ProgressStyle progress,
-                                      SampleObserver* observer) {
-  check_sample_paths(options, samples, output_dir, {});
   std::vector<QuerySummary> summaries;
   for (std::size_t i = 0; i < samples.size(); ++i) {
     const QueryOptions sample_options = sample_query_options(options, samples[i], output_dir);
@@ -186,7 +173,7 @@ std::vector<QuerySummary> run_samples(const QueryOptions& options,
                          "query: sample " + std::to_string(i + 1) + "/" +
                              std::to_string(samples.size()) + " " + samples[i].name,
                          sample_options);
-      summaries.push_back(query(sample_options, &line.counters()));
+      summaries.push_back(run_query(db, sample_options, engine, &line.counters(), &shared));
     } catch (const std::exception& e) {
       throw std::runtime_error(sample_failure(samples, i, e.what()));
     }

@@ -17,7 +17,6 @@
 // names the sample and says so.
 #include <cstddef>
 #include <filesystem>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,7 +74,8 @@ class SampleObserver {
                         const QuerySummary& summary) = 0;
 };
 
-// Runs every sample (after check_sample_paths) on one engine, each with a
+// Runs every sample (after check_sample_paths) on one engine (resident or
+// streamed; nullptr: the CPU's), each with a
 // progress line ("query: sample 2/5 gut_A: ...") in `progress` style. Throws,
 // for the first sample that fails, std::runtime_error with its message,
 // naming the sample, the samples completed (outputs kept) and those not run.
@@ -88,14 +88,5 @@ std::vector<QuerySummary> run_samples(const db::Database& db, const QueryOptions
                                       ProgressStyle progress = ProgressStyle::off,
                                       SampleObserver* observer = nullptr,
                                       QueryBuffers* buffers = nullptr);
-
-// The same with any query per sample (the partitioned query: run_partitioned_query).
-using SampleQuery = std::function<QuerySummary(const QueryOptions&, QueryCounters*)>;
-std::vector<QuerySummary> run_samples(const QueryOptions& options,
-                                      const std::vector<Sample>& samples,
-                                      const std::filesystem::path& output_dir,
-                                      const SampleQuery& query,
-                                      ProgressStyle progress = ProgressStyle::off,
-                                      SampleObserver* observer = nullptr);
 
 }  // namespace metawarp::pipeline
