@@ -255,8 +255,6 @@ template <class TaxonOf>
 void Classifier::evidence(std::size_t count, TaxonOf taxon_of,
                           std::span<const sketch::feature_t> features,
                           std::uint32_t mate1_features, bool paired, ReadResult& result) const {
-  if (!options_.needs_evidence())
-    throw std::logic_error("Classifier: evidence asked of a classifier made without it");
   // Runs of equal feature taxon (taxon nodes first), a run never crossing
   // the mates' border.
   std::vector<classify::EvidenceRun>& runs = result.evidence;
@@ -289,54 +287,60 @@ void Classifier::evidence(std::size_t count, TaxonOf taxon_of,
   for (classify::EvidenceRun& run : runs) run.taxon = taxa_.taxid[run.taxon];
 }
 
-void Classifier::finish_evidence(std::span<const sketch::feature_t> features,
-                                 std::span<const std::span<const sketch::Location>> feature_lists,
-                                 std::uint32_t mate1_features, bool paired,
-                                 ReadResult& result) const {
+ReadDecision Classifier::decide(std::span<const std::span<const sketch::Location>> lists,
+                                const ReadShape& shape, ClassifierScratch& scratch,
+                                classify::Candidate* top) const {
+  gather_sorted_hits(lists, scratch);
+  // A read with more hits than fit in 32 bits does not exist in practice;
+  // clamp rather than wrap.
+  const std::uint32_t n = std::uint32_t(std::min<std::size_t>(scratch.hits.size(), 0xffffffffu));
+  const std::uint32_t count = classify::top_candidates(scratch.hits.data(), n, shape.span, top,
+                                                      options_.max_candidates);
+  return {shape.windows, n, std::span<const classify::Candidate>(top, count), shape.paired};
+}
+
+void Classifier::finish(const ReadDecision& decision, const FeatureEvidence& features,
+                        ReadResult& result) const {
+  // Filled in place, every field as a new ReadResult would hold it (a
+  // result made and moved per read freed and allocated its evidence lists).
+  result.windows = decision.windows;
+  result.hits = decision.hits;
+  result.candidate_count = std::uint32_t(decision.top.size());
+  if (decision.top.data() != result.top)
+    std::copy(decision.top.begin(), decision.top.end(), result.top);
+  std::fill(result.top + result.candidate_count, std::end(result.top), classify::Candidate{});
+  result.evidence.clear();
+  result.mate1_runs = 0;
+  result.found.clear();
+  result.assignment = classify::assign(result.top, result.candidate_count, lineages_.data(),
+                                       params(decision.paired));
+  if (!options_.needs_evidence()) return;
+  if (!features.taxa.empty()) {
+    if (options_.found_features)
+      throw std::logic_error("Classifier: --report-minimizer-data needs the features' hashes");
+    evidence(
+        features.taxa.size(), [&](std::size_t i) { return features.taxa[i]; }, {},
+        features.mate1_features, decision.paired, result);
+    return;
+  }
   const classify::TaxonTree tree = taxa_.tree();
   evidence(
-      feature_lists.size(),
+      features.lists.size(),
       [&](std::size_t i) {
-        const auto& list = feature_lists[i];
+        const auto& list = features.lists[i];
         return classify::feature_taxon(list.data(), std::uint32_t(list.size()),
                                        taxa_.target_node.data(), tree);
       },
-      features, mate1_features, paired, result);
-}
-
-void Classifier::finish_evidence_from_taxa(std::span<const classify::taxon_node_t> feature_taxa,
-                                           std::uint32_t mate1_features, bool paired,
-                                           ReadResult& result) const {
-  if (options_.found_features)
-    throw std::logic_error("Classifier: --report-minimizer-data needs the features' hashes");
-  evidence(
-      feature_taxa.size(), [&](std::size_t i) { return feature_taxa[i]; }, {}, mate1_features,
-      paired, result);
+      features.features, features.mate1_features, decision.paired, result);
 }
 
 ReadResult Classifier::decide_features(
     std::span<const std::span<const sketch::Location>> feature_lists,
     std::span<const sketch::feature_t> features, const ReadShape& shape,
     ClassifierScratch& scratch) const {
-  ReadResult result = decide(feature_lists, shape, scratch);
-  if (options_.needs_evidence())
-    finish_evidence(features, feature_lists, shape.mate1_features, shape.paired, result);
-  return result;
-}
-
-ReadResult Classifier::decide(std::span<const std::span<const sketch::Location>> lists,
-                              const ReadShape& shape, ClassifierScratch& scratch) const {
   ReadResult result;
-  result.windows = shape.windows;
-  gather_sorted_hits(lists, scratch);
-  // A read with more hits than fit in 32 bits does not exist in practice;
-  // clamp rather than wrap.
-  const std::uint32_t n = std::uint32_t(std::min<std::size_t>(scratch.hits.size(), 0xffffffffu));
-  result.hits = n;
-  result.candidate_count = classify::top_candidates(scratch.hits.data(), n, shape.span, result.top,
-                                                    options_.max_candidates);
-  result.assignment = classify::assign(result.top, result.candidate_count, lineages_.data(),
-                                       params(shape.paired));
+  const ReadDecision decision = decide(feature_lists, shape, scratch, result.top);
+  finish(decision, FeatureEvidence{features, feature_lists, {}, shape.mate1_features}, result);
   return result;
 }
 

@@ -97,6 +97,27 @@ struct ReadShape {
   std::uint32_t mate1_features = 0;  // the read's first features that are mate 1's
 };
 
+// What the decision found for a read, on the host or the device: its
+// windows and hits counted, its top candidates, best first.
+struct ReadDecision {
+  std::uint32_t windows = 0;
+  std::uint32_t hits = 0;
+  std::span<const classify::Candidate> top;
+  bool paired = false;
+};
+
+// What the evidence (Classifier::finish) needs of a read's features, from
+// where they were looked up: each feature's location list (the host), or
+// each feature's taxon (classify::feature_taxon of its list, computed where
+// the lists are: the GPU; not with --report-minimizer-data, which needs the
+// features' hashes too). Empty: the options need no evidence.
+struct FeatureEvidence {
+  std::span<const sketch::feature_t> features;  // with the lists
+  std::span<const std::span<const sketch::Location>> lists;
+  std::span<const classify::taxon_node_t> taxa;
+  std::uint32_t mate1_features = 0;  // the first features that are mate 1's
+};
+
 // One read in flight through Classifier's lookup stages.
 struct ReadStage {
   std::vector<sketch::feature_t> features;               // both mates' window sketches
@@ -174,38 +195,38 @@ class Classifier {
     }
   }
 
-  // The two halves of classify(), for callers that find the hits elsewhere
-  // (the partitioned query: pipeline/partitioned_query.hpp):
+  // The per-read work, split once for every engine: sketch (sketch_read),
+  // look up (look_up on the CPU; a part's collector, the GPU's kernels
+  // elsewhere), decide (the candidates: decide() here, the same
+  // classify::top_candidates in a kernel on the GPU) and finish (finish():
+  // the assignment and the evidence, filling every field of the result).
+  // classify(m1, m2) == decide_features(lists of find(f) for f in its
+  // features, features, shape).
+  //
   // sketch_read appends the read's features (both mates' window sketches, in
-  // order) to `features` and returns its shape; decide() takes all its hits,
-  // as lists of locations in any order and split in any way (each location
-  // counts once per list it is in), and applies the rules. classify(m1, m2)
-  // == decide(lists of find(f) for f in the features, shape).
+  // order) to `features` and returns its shape.
   ReadShape sketch_read(std::string_view mate1, std::string_view mate2,
                         std::vector<sketch::feature_t>& features) const;
-  ReadResult decide(std::span<const std::span<const sketch::Location>> lists,
-                    const ReadShape& shape, ClassifierScratch& scratch) const;
-  // decide() for hits given feature by feature: feature_lists[i] is the whole
-  // list of the read's feature i (empty when the database lacks it), which
-  // the evidence (--kraken-output, --confidence) needs.
+  // The read's features looked up in the database (classify()'s first
+  // stages): stage.features, stage.lists and stage.shape set.
+  void look_up(std::string_view mate1, std::string_view mate2, ReadStage& stage) const;
+  // The candidates of a read from all its hits, as lists of locations in any
+  // order and split in any way (each location counts once per list it is
+  // in), written to top[0, max_candidates).
+  ReadDecision decide(std::span<const std::span<const sketch::Location>> lists,
+                      const ReadShape& shape, ClassifierScratch& scratch,
+                      classify::Candidate* top) const;
+  // Every field of `result` (kept buffers reused) from the decision, wherever
+  // it ran, and, when the options need the evidence, from `evidence`.
+  void finish(const ReadDecision& decision, const FeatureEvidence& evidence,
+              ReadResult& result) const;
+  // decide() and finish() for hits given feature by feature:
+  // feature_lists[i] is the whole list of the read's feature i (empty when
+  // the database lacks it), which the evidence (--kraken-output,
+  // --confidence) needs.
   ReadResult decide_features(std::span<const std::span<const sketch::Location>> feature_lists,
                              std::span<const sketch::feature_t> features,
                              const ReadShape& shape, ClassifierScratch& scratch) const;
-  // For an executor that finds the candidates elsewhere (the GPU): sets the
-  // evidence of `result` from the features' location lists (one per feature,
-  // in order) and applies --confidence to its assignment.
-  void finish_evidence(std::span<const sketch::feature_t> features,
-                       std::span<const std::span<const sketch::Location>> feature_lists,
-                       std::uint32_t mate1_features, bool paired, ReadResult& result) const;
-  // The same from each feature's taxon (classify::feature_taxon of its list,
-  // computed where the lists are: the GPU); not with --report-minimizer-data,
-  // which needs the features' hashes too.
-  void finish_evidence_from_taxa(std::span<const classify::taxon_node_t> feature_taxa,
-                                 std::uint32_t mate1_features, bool paired,
-                                 ReadResult& result) const;
-  // The read's features looked up in the database (classify()'s first
-  // stages), for finish_evidence: stage.lists and stage.shape set.
-  void look_up(std::string_view mate1, std::string_view mate2, ReadStage& stage) const;
 
   std::uint32_t hit_min(bool paired) const { return params(paired).hit_min; }
   const classify::AssignParams& params(bool paired) const {
@@ -218,7 +239,7 @@ class Classifier {
  private:
   // The stages of classify(): sketch and prefetch slots, probe the slots,
   // resolve the location lists, then count, sort and assign.
-  // finish_evidence's body: feature i's taxon is taxon_of(i), of `count`.
+  // The evidence of finish(): feature i's taxon is taxon_of(i), of `count`.
   template <class TaxonOf>
   void evidence(std::size_t count, TaxonOf taxon_of, std::span<const sketch::feature_t> features,
                 std::uint32_t mate1_features, bool paired, ReadResult& result) const;
