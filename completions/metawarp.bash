@@ -56,7 +56,7 @@ _metawarp() {
     --download-library --standard --special --add-to-library --clean --version -h --help"
   local info_options="--targets --taxa --unranked --gpus --shards-per-gpu --gpu-memory -h --help"
   local serve_options="--socket -t --threads --device --gpu --gpus --shards-per-gpu --gpu-lanes
-    -q --quiet --request-seconds -h --help"
+    --partitions --max-memory --hit-memory -q --quiet --request-seconds -h --help"
   local ranks="sequence subspecies species genus family order class phylum kingdom domain root"
 
   # The value of the option before the cursor.
