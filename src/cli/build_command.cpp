@@ -15,8 +15,8 @@
 #include "metawarp/host/cores.hpp"
 #include "metawarp/sketch/sampling.hpp"
 #include "metawarp/sketch/types.hpp"
-#include "pipeline/build.hpp"
-#include "pipeline/query_output.hpp"
+#include "pipeline/build/build.hpp"
+#include "pipeline/query/query_output.hpp"
 #include "pipeline/shard_layout.hpp"
 
 namespace metawarp::cli {

@@ -12,7 +12,7 @@
 #include "db/database.hpp"
 #include "db/stats.hpp"
 #include "metawarp/sketch/host.hpp"
-#include "pipeline/gpu_query.hpp"
+#include "pipeline/query/gpu_query.hpp"
 #include "pipeline/shard_layout.hpp"
 #include "report/kraken_report.hpp"
 #include "taxonomy/gtdb.hpp"

@@ -27,18 +27,18 @@
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/cores.hpp"
 #include "metawarp/host/thread_group.hpp"
-#include "pipeline/classifier.hpp"
+#include "pipeline/query/classifier.hpp"
 #include "pipeline/gpu_available.hpp"
-#include "pipeline/gpu_query.hpp"
+#include "pipeline/query/gpu_query.hpp"
 #include "pipeline/out_of_memory.hpp"
-#include "pipeline/partitioned_query.hpp"
+#include "pipeline/query/partitioned_query.hpp"
 #include "pipeline/process_memory.hpp"
 #include "pipeline/progress.hpp"
-#include "pipeline/query.hpp"
-#include "pipeline/query_buffers.hpp"
-#include "pipeline/query_output.hpp"
-#include "pipeline/query_progress.hpp"
-#include "pipeline/samples.hpp"
+#include "pipeline/query/query.hpp"
+#include "pipeline/query/query_buffers.hpp"
+#include "pipeline/query/query_output.hpp"
+#include "pipeline/query/query_progress.hpp"
+#include "pipeline/query/samples.hpp"
 
 namespace metawarp::cli {
 namespace {
@@ -335,7 +335,7 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
                          : opt;
   cmd.gpu.reserved_bases = pipeline::expected_batch_bytes(first_sample);
   // The batches' and workers' memory, made and touched while the database
-  // loads, and kept for every sample (pipeline/query_buffers.hpp); not for
+  // loads, and kept for every sample (pipeline/query/query_buffers.hpp); not for
   // the streamed engine, whose super-batches are sized by its budget.
   pipeline::QueryBuffers& buffers = databases.buffers();
   host::ThreadGroup warm_up;
@@ -393,7 +393,7 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
     }
   } else {
     // One sample: its reads are read, decompressed and cut while the
-    // database loads on a thread of its own (pipeline/query.hpp,
+    // database loads on a thread of its own (pipeline/query/query.hpp,
     // PendingDatabase; the streamed engine sizes the batches, so they wait
     // for it); the progress line starts once the load line is done.
     std::optional<pipeline::QueryProgress> line;

@@ -11,10 +11,10 @@
 
 #include "cli/kraken2_options.hpp"
 #include "cli/query_databases.hpp"
-#include "pipeline/gpu_query.hpp"
-#include "pipeline/partitioned_query.hpp"
-#include "pipeline/query.hpp"
-#include "pipeline/samples.hpp"
+#include "pipeline/query/gpu_query.hpp"
+#include "pipeline/query/partitioned_query.hpp"
+#include "pipeline/query/query.hpp"
+#include "pipeline/query/samples.hpp"
 
 namespace metawarp::cli {
 

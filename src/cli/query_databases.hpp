@@ -12,11 +12,11 @@
 
 #include "db/database.hpp"
 #include "db/partial_load.hpp"
-#include "pipeline/classifier.hpp"
-#include "pipeline/gpu_query.hpp"
-#include "pipeline/partitioned_query.hpp"
-#include "pipeline/query.hpp"
-#include "pipeline/query_buffers.hpp"
+#include "pipeline/query/classifier.hpp"
+#include "pipeline/query/gpu_query.hpp"
+#include "pipeline/query/partitioned_query.hpp"
+#include "pipeline/query/query.hpp"
+#include "pipeline/query/query_buffers.hpp"
 
 namespace metawarp::cli {
 

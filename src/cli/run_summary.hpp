@@ -11,10 +11,10 @@
 
 #include "cli/json_object.hpp"
 #include "db/database.hpp"
-#include "pipeline/build_options.hpp"
-#include "pipeline/query.hpp"
-#include "pipeline/gpu_query.hpp"
-#include "pipeline/samples.hpp"
+#include "pipeline/build/build_options.hpp"
+#include "pipeline/query/query.hpp"
+#include "pipeline/query/gpu_query.hpp"
+#include "pipeline/query/samples.hpp"
 
 namespace metawarp::cli {
 

@@ -29,7 +29,7 @@
 #include "pipeline/gpu/device_database.hpp"
 #include "pipeline/gpu/selected_gpu.hpp"
 #include "pipeline/gpu_available.hpp"
-#include "pipeline/gpu_query.hpp"
+#include "pipeline/query/gpu_query.hpp"
 
 namespace metawarp::pipeline {
 namespace {
