@@ -58,7 +58,7 @@ _metawarp() {
   local profile_db_options="--read-length --paired --fragment-length --stride -t --threads --device
     --shards-per-gpu -q --quiet -h --help"
   local serve_options="--socket -t --threads --device --gpu --gpus --shards-per-gpu --gpu-lanes
-    -q --quiet --request-seconds -h --help"
+    --partitions --max-memory --hit-memory -q --quiet --request-seconds -h --help"
   local ranks="sequence subspecies species genus family order class phylum kingdom domain root"
 
   # The value of the option before the cursor.

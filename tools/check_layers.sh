@@ -43,6 +43,17 @@ for folder in "${!allowed[@]}"; do
              --include='*.hpp' --include='*.cpp' --include='*.cuh' --include='*.cu' \
            | sed -E 's/^([^:]*):[0-9]+:/\1:/' || true)
 done
+# src/pipeline/'s two rooms, build/ and query/, share only what lies beside
+# them in src/pipeline/: neither includes the other.
+for pair in build:query query:build; do
+  room=${pair%%:*} other=${pair#*:}
+  [ -d "src/pipeline/$room" ] || continue
+  while IFS= read -r hit; do
+    echo "layering: ${hit%%:*} includes pipeline/$other/, which src/pipeline/$room/ may not use"
+    status=1
+  done < <(grep -rlE "^[[:space:]]*#[[:space:]]*include[[:space:]]*\"pipeline/$other/" \
+             "src/pipeline/$room" || true)
+done
 # src/io/ holds its three rooms only: a file beside them would sit outside the flow.
 while IFS= read -r stray; do
   echo "layering: $stray lies in src/io/ itself; it belongs in decode/, cut/ or parse/"

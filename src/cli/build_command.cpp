@@ -15,10 +15,10 @@
 #include "metawarp/host/cores.hpp"
 #include "metawarp/sketch/sampling.hpp"
 #include "metawarp/sketch/types.hpp"
-#include "pipeline/build.hpp"
-#include "pipeline/build_estimate.hpp"
-#include "pipeline/build_inputs.hpp"
-#include "pipeline/query_output.hpp"
+#include "pipeline/build/build.hpp"
+#include "pipeline/build/build_estimate.hpp"
+#include "pipeline/build/build_inputs.hpp"
+#include "pipeline/query/query_output.hpp"
 #include "pipeline/shard_layout.hpp"
 
 namespace metawarp::cli {

@@ -4,7 +4,7 @@
 // folder and runs it the same way.
 #include <string>
 
-#include "pipeline/build_options.hpp"
+#include "pipeline/build/build_options.hpp"
 
 namespace metawarp::cli {
 

@@ -4,7 +4,7 @@
 // listed_names of them.
 #include <string>
 
-#include "pipeline/build.hpp"
+#include "pipeline/build/build.hpp"
 
 namespace metawarp::cli {
 

@@ -13,7 +13,7 @@
 #include "db/metadata.hpp"
 #include "db/stats.hpp"
 #include "metawarp/sketch/host.hpp"
-#include "pipeline/gpu_query.hpp"
+#include "pipeline/query/gpu_query.hpp"
 #include "pipeline/shard_layout.hpp"
 #include "report/kraken_report.hpp"
 #include "taxonomy/gtdb.hpp"

@@ -3,7 +3,7 @@
 // classify.cc), which logs and the people reading them know.
 #include <string>
 
-#include "pipeline/query.hpp"
+#include "pipeline/query/query.hpp"
 
 namespace metawarp::cli {
 

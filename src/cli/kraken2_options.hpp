@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/query.hpp"
-#include "pipeline/samples.hpp"
+#include "pipeline/query/query.hpp"
+#include "pipeline/query/samples.hpp"
 
 namespace metawarp::cli {
 

@@ -1,6 +1,6 @@
 // `metawarp profile-db DB --read-length L [--paired]`: the database's
 // read-placement profile for reads of that length, written beside it
-// (pipeline/read_profile_build.hpp), which `query --abundance` then uses.
+// (pipeline/query/read_profile_build.hpp), which `query --abundance` then uses.
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -15,9 +15,9 @@
 #include "db/database.hpp"
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/cores.hpp"
-#include "pipeline/gpu_query.hpp"
-#include "pipeline/query.hpp"
-#include "pipeline/read_profile_build.hpp"
+#include "pipeline/query/gpu_query.hpp"
+#include "pipeline/query/query.hpp"
+#include "pipeline/query/read_profile_build.hpp"
 
 namespace metawarp::cli {
 namespace {

@@ -27,20 +27,20 @@
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/cores.hpp"
 #include "metawarp/host/thread_group.hpp"
-#include "pipeline/build_estimate.hpp"
-#include "pipeline/classifier.hpp"
+#include "pipeline/build/build_estimate.hpp"
+#include "pipeline/query/classifier.hpp"
 #include "pipeline/gpu_available.hpp"
-#include "pipeline/gpu_query.hpp"
+#include "pipeline/query/gpu_query.hpp"
 #include "pipeline/out_of_memory.hpp"
-#include "pipeline/partitioned_query.hpp"
+#include "pipeline/query/partitioned_query.hpp"
 #include "pipeline/process_memory.hpp"
 #include "pipeline/progress.hpp"
-#include "pipeline/query.hpp"
-#include "pipeline/query_buffers.hpp"
-#include "pipeline/query_output.hpp"
-#include "pipeline/query_progress.hpp"
-#include "pipeline/samples.hpp"
-#include "pipeline/read_profile_build.hpp"
+#include "pipeline/query/query.hpp"
+#include "pipeline/query/query_buffers.hpp"
+#include "pipeline/query/query_output.hpp"
+#include "pipeline/query/query_progress.hpp"
+#include "pipeline/query/read_profile_build.hpp"
+#include "pipeline/query/samples.hpp"
 
 namespace metawarp::cli {
 namespace {
@@ -255,11 +255,12 @@ std::vector<pipeline::Sample> summary_samples(const QueryCommand& cmd) {
 // --summary-json, written once the query has succeeded (`file` was opened
 // before it started, so a failed query leaves none).
 void finish_summary(pipeline::OutputFile& file, const QueryCommand& cmd,
-                    const db::Database& database, bool gpu,
+                    const LoadedForQuery& loaded, bool gpu,
                     std::vector<pipeline::QuerySummary> results) {
   if (!file.enabled()) return;
-  QueryRun run{cmd.database, &database, gpu, cmd.options.interleaved, summary_samples(cmd),
-               std::move(results), host::seconds_since(cmd.start)};
+  QueryRun run{cmd.database, &loaded.metadata(), gpu, cmd.options.interleaved,
+               summary_samples(cmd), std::move(results), host::seconds_since(cmd.start), {}};
+  if (loaded.gpu_engine) run.gpu_stats = loaded.gpu_engine->stats();
   file.write(query_summary(run).text());
   file.close();
 }
@@ -274,79 +275,43 @@ Workload query_workload(const QueryCommand& cmd) {
   return Workload{pipeline::estimate_input_bytes(files), cmd.options.threads, {}};
 }
 
-// --partitions / --max-memory: the database read part by part
-// (pipeline/partitioned_query.hpp), its hits found on the CPU or, one part at
-// a time on the GPU(s), by the GPU collector; outputs identical to the whole
-// database's.
-void run_partitioned_query(QueryCommand& cmd, pipeline::OutputFile& summary_file) {
-  auto& opt = cmd.options;
-  const bool gpu = use_gpu(cmd.device, "query", cmd.quiet, cmd.verbose,
-                           cmd.device == "auto" ? query_workload(cmd) : Workload{}, query_rates);
-  // The batch size stays the CPU's on the GPU too: the GPU collector looks up
-  // a whole super-batch at once, and the batches are what the threads parse
-  // and decide in parallel (65536-pair batches left half of 16 cores idle).
-  pipeline::ProgressStep loading(cmd.quiet, "query: checking database " + cmd.database +
-                                                " to read it in parts");
-  const db::PartialDatabase database(cmd.database);
-  // --max-memory counts what the process holds already: measured with a
-  // classifier made, as the query holds one (its options out of range are
-  // refused here, before any output is touched).
-  pipeline::MemoryInUse in_use{0, opt.threads};
-  {
-    const pipeline::Classifier check(database.metadata(), opt.classifier);
-    in_use.resident = pipeline::resident_bytes();
-  }
-  const pipeline::PartitionPlan plan =
-      pipeline::plan_partitions(database, cmd.partitions, in_use);
+// --verbose with parts: what the streamed engine did.
+void print_partition_stats(const LoadedForQuery& loaded, const QueryCommand& cmd) {
+  const pipeline::PartitionStats stats = loaded.streamed_engine->stats();
+  std::fprintf(stderr,
+               "query: %zu part(s) (the largest %s), %llu super-batch(es) in %llu walks "
+               "over them, %llu part loads "
+               "%.2f s, hit lookups %.2f s, decisions %.2f s, at most %s of hits, %s in a "
+               "super-batch (its budget %s); %s resident at most\n",
+               stats.parts, pipeline::format_bytes(stats.largest_part_bytes).c_str(),
+               (unsigned long long)stats.super_batches, (unsigned long long)stats.walks,
+               (unsigned long long)stats.part_loads, stats.load_seconds, stats.collect_seconds,
+               stats.decide_seconds, pipeline::format_bytes(stats.largest_hits_bytes).c_str(),
+               pipeline::format_bytes(stats.largest_super_batch_bytes).c_str(),
+               pipeline::format_bytes(loaded.streamed_engine->plan().hit_memory).c_str(),
+               pipeline::format_bytes(pipeline::peak_resident_bytes()).c_str());
+  if (loaded.gpu_collector) print_gpu_part_stats(loaded.gpu_collector->stats(), cmd.gpu.layout);
+}
+
+// The loading line's end for a database read in parts: its plan.
+std::string describe_parts(const pipeline::PartitionPlan& plan) {
   std::uint64_t largest = 0;
   for (const db::IndexPart& part : plan.parts)
     largest = std::max(largest, db::index_bytes(part.features(), part.locations()));
-  loading.done(std::to_string(plan.parts.size()) +
-               (plan.parts.size() == 1 ? " part, " : " parts, the largest ") +
-               pipeline::format_bytes(largest) + " in memory, " +
-               pipeline::format_seconds(loading.seconds()));
-  if (plan.parts.size() < cmd.partitions.partitions && !cmd.quiet)
-    std::fprintf(stderr,
-                 "query: --partitions %zu: database %s gives at most %zu useful parts (of %s "
-                 "and one feature at least); reading it in %zu\n",
-                 cmd.partitions.partitions, cmd.database.c_str(), plan.parts.size(),
-                 pipeline::format_bytes(pipeline::min_part_bytes).c_str(), plan.parts.size());
-  std::unique_ptr<pipeline::GpuHitCollector> collector;
-  if (gpu)
-    collector = pipeline::make_gpu_hit_collector(database.metadata().targets, cmd.gpu.layout);
-  pipeline::PartitionStats stats;
-  const auto query = [&](const pipeline::QueryOptions& o, pipeline::QueryCounters* counters) {
-    return pipeline::run_partitioned_query(database, plan, o, counters, collector.get(), &stats);
-  };
-  const pipeline::ProgressStyle progress = pipeline::progress_style(cmd.quiet);
-  std::vector<pipeline::QuerySummary> results;
-  if (cmd.many_samples()) {
-    SampleSummaries summaries(cmd);
-    results = pipeline::run_samples(opt, cmd.samples, cmd.output_dir, query, progress, &summaries);
-  } else {
-    {
-      pipeline::QueryProgress line(progress, "query", opt);
-      results.push_back(query(opt, &line.counters()));
-    }
-    if (!cmd.quiet) print_counts("query", results[0], opt.reads.size() == 2 || opt.interleaved);
-    if (cmd.verbose) print_stages(results[0].stages);
-  }
-  if (cmd.verbose)
-    std::fprintf(stderr,
-                 "query: %zu part(s) (the largest %s), %llu super-batch(es) in %llu walks "
-                 "over them, %llu part loads "
-                 "%.2f s, hit lookups %.2f s, decisions %.2f s, at most %s of hits, %s in a "
-                 "super-batch (its budget %s); %s resident at most\n",
-                 stats.parts, pipeline::format_bytes(stats.largest_part_bytes).c_str(),
-                 (unsigned long long)stats.super_batches, (unsigned long long)stats.walks,
-                 (unsigned long long)stats.part_loads,
-                 stats.load_seconds, stats.collect_seconds, stats.decide_seconds,
-                 pipeline::format_bytes(stats.largest_hits_bytes).c_str(),
-                 pipeline::format_bytes(stats.largest_super_batch_bytes).c_str(),
-                 pipeline::format_bytes(plan.hit_memory).c_str(),
-                 pipeline::format_bytes(pipeline::peak_resident_bytes()).c_str());
-  if (collector && cmd.verbose) print_gpu_part_stats(collector->stats(), cmd.gpu.layout);
-  finish_summary(summary_file, cmd, database.metadata(), gpu, std::move(results));
+  return std::to_string(plan.parts.size()) +
+         (plan.parts.size() == 1 ? " part, " : " parts, the largest ") +
+         pipeline::format_bytes(largest) + " in memory";
+}
+
+// A notice, after the loading line, where --partitions asked for more parts
+// than are of use.
+void notice_fewer_parts(const pipeline::PartitionPlan& plan, const QueryCommand& cmd) {
+  if (plan.parts.size() >= cmd.partitions.partitions || cmd.quiet) return;
+  std::fprintf(stderr,
+               "query: --partitions %zu: database %s gives at most %zu useful parts (of %s "
+               "and one feature at least); reading it in %zu\n",
+               cmd.partitions.partitions, cmd.database.c_str(), plan.parts.size(),
+               pipeline::format_bytes(pipeline::min_part_bytes).c_str(), plan.parts.size());
 }
 
 // What a whole-database query's reads hold, and what lowers it, for an
@@ -359,7 +324,8 @@ constexpr const char* lower_batches = "lower --batch-size or --threads";
 
 // What the query loads: the database file and what its engine depends on.
 DatabaseLoad database_load(const QueryCommand& cmd, bool gpu) {
-  return {cmd.database, gpu, pipeline::engine_options(cmd.options), cmd.gpu};
+  return {cmd.database, gpu, pipeline::engine_options(cmd.options), cmd.gpu, cmd.partitions,
+          cmd.options.threads};
 }
 
 // A Kraken2 user's --output names Kraken2's per-read file; in `query` it is
@@ -387,11 +353,16 @@ CLI::Validator existing_file_or_stdin() {
 void run_query(QueryCommand& cmd, QueryDatabases& databases) {
   check_before_work(cmd);
   pipeline::OutputFile summary_file(cmd.summary_json);
-  if (cmd.partitions.enabled()) return run_partitioned_query(cmd, summary_file);
   auto& opt = cmd.options;
   const bool gpu = use_gpu(cmd.device, "query", cmd.quiet, cmd.verbose,
                            cmd.device == "auto" ? query_workload(cmd) : Workload{}, query_rates);
-  if (gpu && !cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;
+  // A database read in parts (--partitions, --max-memory) goes to the
+  // streamed engine; its batch size stays the CPU's on the GPU too: the GPU
+  // collector looks up a whole super-batch at once, and the batches are what
+  // the threads parse and decide in parallel (65536-pair batches left half
+  // of 16 cores idle).
+  const bool parts = cmd.partitions.enabled();
+  if (gpu && !parts && !cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;
   // The lanes' pinned bases: the bases of a batch of the (first) sample,
   // where its records tell before reading (plain FASTQ). A FASTQ record's
   // text is a little over twice its bases, so the bytes of mates 1's block
@@ -401,18 +372,22 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
                          : opt;
   cmd.gpu.reserved_bases = pipeline::expected_batch_bytes(first_sample);
   // The batches' and workers' memory, made and touched while the database
-  // loads, and kept for every sample (pipeline/query_buffers.hpp).
+  // loads, and kept for every sample (pipeline/query/query_buffers.hpp); not for
+  // the streamed engine, whose super-batches are sized by its budget.
   pipeline::QueryBuffers& buffers = databases.buffers();
   host::ThreadGroup warm_up;
-  warm_up.spawn([&] {
-    pipeline::naming_out_of_memory("reserving the reads' batches (" + batches_held(opt) + ")",
-                                   lower_batches, [&] { buffers.prepare(first_sample); });
-  });
+  if (!parts)
+    warm_up.spawn([&] {
+      pipeline::naming_out_of_memory("reserving the reads' batches (" + batches_held(opt) + ")",
+                                     lower_batches, [&] { buffers.prepare(first_sample); });
+    });
   // Loaded here, once for every sample (classifier options out of range
   // were refused by check_before_work, before any output is touched).
   pipeline::ProgressStep loading(
-      cmd.quiet, "query: loading database " + cmd.database +
-                     (gpu ? " onto " + pipeline::describe(cmd.gpu.layout) : std::string()));
+      cmd.quiet, parts ? "query: checking database " + cmd.database + " to read it in parts"
+                       : "query: loading database " + cmd.database +
+                             (gpu ? " onto " + pipeline::describe(cmd.gpu.layout)
+                                  : std::string()));
   HeldDatabase held;
   double load_seconds = 0;
   auto load = [&] {
@@ -420,6 +395,11 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
     if (cmd.kraken2_messages) std::fputs(kraken2_loaded_line, stderr);
     load_seconds = loading.seconds();
     if (held.loaded_before) return loading.done("held by the server");
+    if (parts) {
+      const pipeline::PartitionPlan& plan = held.loaded->streamed_engine->plan();
+      loading.done(describe_parts(plan) + ", " + pipeline::format_seconds(load_seconds));
+      return notice_fewer_parts(plan, cmd);
+    }
     loading.done(pipeline::format_bytes(file_size_or_zero(cmd.database)) +
                  (gpu ? ", " + pipeline::format_bytes(
                                    held.loaded->gpu_engine->stats().database_bytes) +
@@ -436,8 +416,9 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
     SampleSummaries summaries(cmd);
     results = pipeline::naming_out_of_memory(
         "classifying the reads (" + batches_held(opt) + ")", lower_batches, [&] {
-          return pipeline::run_samples(*held.loaded->database, opt, cmd.samples, cmd.output_dir,
-                                       held.loaded->engine(), progress, &summaries, &buffers);
+          return pipeline::run_samples(held.loaded->metadata(), opt, cmd.samples,
+                                       cmd.output_dir, held.loaded->engine(), progress,
+                                       &summaries, &buffers);
         });
     if (!cmd.quiet) {
       double seconds = 0;
@@ -449,19 +430,22 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
     }
   } else {
     // One sample: its reads are read, decompressed and cut while the
-    // database loads on a thread of its own (pipeline/query.hpp,
-    // PendingDatabase); the progress line starts once the load line is done.
+    // database loads on a thread of its own (pipeline/query/query.hpp,
+    // PendingDatabase; the streamed engine sizes the batches, so they wait
+    // for it); the progress line starts once the load line is done.
     std::optional<pipeline::QueryProgress> line;
     {
       host::ThreadGroup loader;
       loader.spawn(load);
       warm_up.join();  // the buffers are the query's from here on
       const pipeline::PendingDatabase pending{[&] {
-        loader.join();
-        line.emplace(progress, "query", opt);
-        return pipeline::LoadedDatabase{held.loaded->database.get(), held.loaded->engine(),
-                                        &line->counters()};
-      }};
+                                                loader.join();
+                                                line.emplace(progress, "query", opt);
+                                                return pipeline::LoadedDatabase{
+                                                    &held.loaded->metadata(),
+                                                    held.loaded->engine(), &line->counters()};
+                                              },
+                                              parts};
       results.push_back(pipeline::naming_out_of_memory(
           "classifying the reads (" + batches_held(opt) + ")", lower_batches,
           [&] { return pipeline::run_query(pending, opt, &buffers); }));
@@ -473,9 +457,22 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
       if (cmd.verbose) print_stages(results[0].stages);
     }
   }
+  if (held.loaded && held.loaded->streamed_engine && cmd.verbose)
+    print_partition_stats(*held.loaded, cmd);
   if (held.loaded && held.loaded->gpu_engine && cmd.verbose)
     print_gpu_stats(held.loaded->gpu_engine->stats());
-  finish_summary(summary_file, cmd, *held.loaded->database, gpu, std::move(results));
+  finish_summary(summary_file, cmd, *held.loaded, gpu, std::move(results));
+}
+
+void add_partition_options(CLI::App& sub, QueryCommand& cmd) {
+  add_number(sub, "--partitions", cmd.partitions.partitions,
+             "Read the database in this many parts, one at a time (0: as --max-memory needs)");
+  add_size(sub, "--max-memory", cmd.partitions.max_memory,
+           "Run the query in at most this much memory (e.g. 8G; resident host memory; a part "
+           "of it on the GPU with the GPU), reading the database in parts (0: no limit)");
+  add_size(sub, "--hit-memory", cmd.partitions.hit_memory,
+           "With parts: about this much memory for the reads in flight and their hits (0: what "
+           "the part leaves of --max-memory, else an eighth of the host's memory, at most 4G)");
 }
 
 void add_device_options(CLI::App& sub, QueryCommand& cmd) {
@@ -582,14 +579,7 @@ void add_query_command(CLI::App& app, const CommandContext& context) {
                  ")",
              1);
   add_device_options(*sub, *cmd);
-  add_number(*sub, "--partitions", cmd->partitions.partitions,
-             "Read the database in this many parts, one at a time (0: as --max-memory needs)");
-  add_size(*sub, "--max-memory", cmd->partitions.max_memory,
-           "Run the query in at most this much memory (e.g. 8G; resident host memory; a part "
-           "of it on the GPU with the GPU), reading the database in parts (0: no limit)");
-  add_size(*sub, "--hit-memory", cmd->partitions.hit_memory,
-           "With parts: about this much memory for the reads in flight and their hits (0: what "
-           "the part leaves of --max-memory, else an eighth of the host's memory, at most 4G)");
+  add_partition_options(*sub, *cmd);
   // Kraken2's spellings: --paired, --use-names, --classified-out, ...
   add_kraken2_options(*sub, opt, cmd->kraken2);
   // Kraken2's --db is the whole Kraken2 command line's: said so, not taken

@@ -11,10 +11,10 @@
 
 #include "cli/kraken2_options.hpp"
 #include "cli/query_databases.hpp"
-#include "pipeline/gpu_query.hpp"
-#include "pipeline/partitioned_query.hpp"
-#include "pipeline/query.hpp"
-#include "pipeline/samples.hpp"
+#include "pipeline/query/gpu_query.hpp"
+#include "pipeline/query/partitioned_query.hpp"
+#include "pipeline/query/query.hpp"
+#include "pipeline/query/samples.hpp"
 #include "report/read_profile.hpp"
 
 namespace metawarp::cli {
@@ -62,6 +62,8 @@ CLI::Validator existing_file_or_stdin();
 // in its callback, what they say (the GPU list, whether lanes were given).
 void add_device_options(CLI::App& sub, QueryCommand& cmd);
 void read_device_options(const CLI::App& sub, QueryCommand& cmd);
+// --partitions, --max-memory, --hit-memory: the database read in parts.
+void add_partition_options(CLI::App& sub, QueryCommand& cmd);
 
 // What `cmd` loads with its classifier options resolved and its threads and
 // lanes bounded as a query does (`command` names it in notices).

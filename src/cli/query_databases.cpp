@@ -7,10 +7,37 @@
 #include <stdexcept>
 
 #include "pipeline/out_of_memory.hpp"
+#include "pipeline/process_memory.hpp"
 
 namespace metawarp::cli {
 
+namespace {
+
+// The streamed engine on the parts of the file: --max-memory counts what the
+// process holds already, measured with a classifier made, as the query holds
+// one (its options out of range are refused here, before any output is
+// touched).
+LoadedForQuery load_in_parts(const DatabaseLoad& load) {
+  LoadedForQuery loaded;
+  loaded.parts = std::make_unique<db::PartialDatabase>(load.path);
+  pipeline::MemoryInUse in_use{0, load.threads};
+  {
+    const pipeline::Classifier check(loaded.parts->metadata(), load.classifier);
+    in_use.resident = pipeline::resident_bytes();
+  }
+  pipeline::PartitionPlan plan = pipeline::plan_partitions(*loaded.parts, load.partitions, in_use);
+  if (load.gpu)
+    loaded.gpu_collector = pipeline::make_gpu_hit_collector(loaded.parts->metadata().targets,
+                                                            load.gpu_options.layout);
+  loaded.streamed_engine = pipeline::make_partitioned_engine(
+      *loaded.parts, std::move(plan), load.classifier, loaded.gpu_collector.get());
+  return loaded;
+}
+
+}  // namespace
+
 LoadedForQuery load_for_query(const DatabaseLoad& load) {
+  if (load.partitions.enabled()) return load_in_parts(load);
   return pipeline::naming_out_of_memory(
       "loading database '" + load.path + "' whole",
       "read it in parts with --max-memory (the memory the query may use) or --partitions N",
@@ -46,7 +73,9 @@ bool ResidentDatabases::same_database(const DatabaseLoad& load, const FileIdenti
   const pipeline::GpuQueryOptions& b = held_load_.gpu_options;
   return held_ && file == held_file_ && load.gpu == held_load_.gpu &&
          (!load.gpu || (a.layout == b.layout && a.chunk_bases == b.chunk_bases &&
-                        a.lanes == b.lanes));
+                        a.lanes == b.lanes)) &&
+         load.partitions == held_load_.partitions &&
+         (!load.partitions.enabled() || load.threads == held_load_.threads);
 }
 
 HeldDatabase ResidentDatabases::get(const DatabaseLoad& load) {
@@ -55,6 +84,10 @@ HeldDatabase ResidentDatabases::get(const DatabaseLoad& load) {
     if (!(load.classifier == held_load_.classifier)) {
       if (held_->gpu_engine)
         held_->gpu_engine->use_options(load.classifier);
+      else if (held_->streamed_engine)
+        held_->streamed_engine = pipeline::make_partitioned_engine(
+            *held_->parts, held_->streamed_engine->plan(), load.classifier,
+            held_->gpu_collector.get());
       else
         held_->cpu_engine = pipeline::make_cpu_query_engine(*held_->database, load.classifier);
       held_load_.classifier = load.classifier;

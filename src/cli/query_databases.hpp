@@ -11,22 +11,32 @@
 #include <string>
 
 #include "db/database.hpp"
-#include "pipeline/classifier.hpp"
-#include "pipeline/gpu_query.hpp"
-#include "pipeline/query.hpp"
-#include "pipeline/query_buffers.hpp"
+#include "db/partial_load.hpp"
+#include "pipeline/query/classifier.hpp"
+#include "pipeline/query/gpu_query.hpp"
+#include "pipeline/query/partitioned_query.hpp"
+#include "pipeline/query/query.hpp"
+#include "pipeline/query/query_buffers.hpp"
 
 namespace metawarp::cli {
 
-// A database loaded with the engine that classifies on it.
+// A database loaded with the engine that classifies on it: whole (the
+// resident engines, CPU or GPU), or its metadata, checked and planned to be
+// read in parts (the streamed engine, its hits found on the CPU or the GPU).
 struct LoadedForQuery {
-  std::unique_ptr<db::Database> database;
+  std::unique_ptr<db::Database> database;          // whole
+  std::unique_ptr<db::PartialDatabase> parts;      // read in parts
+  std::unique_ptr<pipeline::GpuHitCollector> gpu_collector;  // the streamed engine's, on the GPU
   std::unique_ptr<pipeline::QueryEngine> cpu_engine;
+  std::unique_ptr<pipeline::PartitionedQueryEngine> streamed_engine;
   std::unique_ptr<pipeline::GpuQueryEngine> gpu_engine;  // declared last: goes first
   const pipeline::QueryEngine* engine() const {
-    return gpu_engine ? static_cast<const pipeline::QueryEngine*>(gpu_engine.get())
-                      : cpu_engine.get();
+    if (gpu_engine) return gpu_engine.get();
+    if (streamed_engine) return streamed_engine.get();
+    return cpu_engine.get();
   }
+  // The targets, taxonomy and parameters (the whole database's or the parts').
+  const db::Database& metadata() const { return database ? *database : parts->metadata(); }
 };
 
 // Everything a loaded database and its engine depend on.
@@ -35,10 +45,13 @@ struct DatabaseLoad {
   bool gpu = false;
   pipeline::ClassifierOptions classifier;  // the engine's (pipeline::engine_options)
   pipeline::GpuQueryOptions gpu_options;   // with gpu
+  pipeline::PartitionOptions partitions;   // enabled: read in parts
+  unsigned threads = 1;                    // the query's (the parts' plan counts them)
 };
 
 // Loads the file and makes the engine (for the GPU: the index is uploaded
-// while the file is read).
+// while the file is read); with partitions, checks the file and plans its
+// parts (pipeline::plan_partitions: its errors name the options).
 LoadedForQuery load_for_query(const DatabaseLoad& load);
 
 struct HeldDatabase {

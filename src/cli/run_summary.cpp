@@ -42,6 +42,40 @@ void add_counts(JsonObject& object, const pipeline::QuerySummary& s) {
       .add("reads_per_second", rate(double(s.reads), s.seconds), 1);
 }
 
+// Where the query's threads spent their time (thread-seconds; --verbose
+// prints the same), so one run tells what bounds it.
+JsonObject stage_fields(const pipeline::QuerySummary::Stages& st) {
+  JsonObject stages;
+  stages.add("workers", std::uint64_t(st.workers))
+      .add("cut_mates1_seconds", st.cut_mates1, 3)
+      .add("cut_mates2_seconds", st.cut_mates2, 3)
+      .add("parse_seconds", st.parse, 3)
+      .add("classify_seconds", st.classify, 3)
+      .add("format_seconds", st.format, 3)
+      .add("worker_wait_seconds", st.worker_wait, 3)
+      .add("write_seconds", st.write, 3)
+      .add("writer_wait_seconds", st.writer_wait, 3)
+      .add("database_wait_seconds", st.database_wait, 3);
+  return stages;
+}
+
+// The GPU engine's stages, summed over its lanes (they overlap).
+JsonObject gpu_stage_fields(const pipeline::GpuQueryStats& g) {
+  JsonObject stages;
+  stages.add("lanes", g.lanes)
+      .add("chunks", g.chunks)
+      .add("hits", g.hits)
+      .add("upload_seconds", g.upload_seconds, 3)
+      .add("pack_seconds", g.pack_seconds, 3)
+      .add("copy_in_seconds", g.copy_in_seconds, 3)
+      .add("sketch_lookup_seconds", g.sketch_lookup_seconds, 3)
+      .add("gather_sort_seconds", g.gather_sort_seconds, 3)
+      .add("candidates_seconds", g.candidates_seconds, 3)
+      .add("copy_out_seconds", g.copy_out_seconds, 3)
+      .add("assign_seconds", g.assign_seconds, 3);
+  return stages;
+}
+
 }  // namespace
 
 JsonObject query_summary(const QueryRun& run) {
@@ -65,6 +99,7 @@ JsonObject query_summary(const QueryRun& run) {
     JsonObject one;
     one.add("name", sample.name).add("inputs", sample.reads).add("paired", paired(sample));
     add_counts(one, result);
+    one.add("stages", stage_fields(result.stages));
     samples.push_back(std::move(one));
   }
   object.add("inputs", inputs);
@@ -73,6 +108,8 @@ JsonObject query_summary(const QueryRun& run) {
   const bool many = run.samples.size() != 1 || !run.samples[0].name.empty();
   if (!many) object.add("paired", paired(run.samples[0]));
   add_counts(object, total);
+  if (!many) object.add("stages", stage_fields(run.results[0].stages));
+  if (run.gpu_stats) object.add("gpu_stages", gpu_stage_fields(*run.gpu_stats));
   if (many) object.add("samples", samples);
   object.add("elapsed_seconds", run.elapsed_seconds, 3);
   return object;

@@ -5,14 +5,16 @@
 // work (BuildOptions/QueryOptions::run_outputs) and open it as a query output
 // (pipeline::OutputFile) before they start: it appears complete when the run
 // succeeds, and a failed run leaves none, an older one removed.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/json_object.hpp"
 #include "db/database.hpp"
-#include "pipeline/build_options.hpp"
-#include "pipeline/query.hpp"
-#include "pipeline/samples.hpp"
+#include "pipeline/build/build_options.hpp"
+#include "pipeline/query/query.hpp"
+#include "pipeline/query/gpu_query.hpp"
+#include "pipeline/query/samples.hpp"
 
 namespace metawarp::cli {
 
@@ -29,6 +31,7 @@ struct QueryRun {
   std::vector<pipeline::Sample> samples;
   std::vector<pipeline::QuerySummary> results;
   double elapsed_seconds = 0;  // the whole command, the database load included
+  std::optional<pipeline::GpuQueryStats> gpu_stats;  // the resident GPU engine's
 };
 
 JsonObject query_summary(const QueryRun& run);

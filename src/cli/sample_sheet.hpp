@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pipeline/samples.hpp"
+#include "pipeline/query/samples.hpp"
 
 namespace metawarp::cli {
 

@@ -325,6 +325,7 @@ void add_serve_command(CLI::App& app) {
   sub->add_option("--socket", cmd->socket, "Where to listen: a path for a Unix socket")
       ->required();
   add_device_options(*sub, cmd->defaults);
+  add_partition_options(*sub, cmd->defaults);
   sub->add_flag("-q,--quiet", cmd->defaults.quiet, "No messages on stderr but errors");
   add_fraction(*sub, "--request-seconds", cmd->request_seconds,
                "Seconds a client has, from its connection, to send its whole request", 0.1, 3600);

@@ -1,6 +1,6 @@
 #pragma once
 // The process's own memory, as the kernel counts it (/proc/self): what
-// --max-memory is measured against (pipeline/partitioned_query.hpp).
+// --max-memory is measured against (pipeline/query/partitioned_query.hpp).
 #include <cstdint>
 
 namespace metawarp::pipeline {

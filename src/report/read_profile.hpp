@@ -4,7 +4,7 @@
 // database (its targets of one taxid), where reads of length L cut from it
 // are assigned by the database's own classifier. It is the likelihood
 // P(assigned taxon | source) behind query --abundance's estimate
-// (report/profile_em.hpp). Built by pipeline/read_profile_build.hpp.
+// (report/profile_em.hpp). Built by pipeline/query/read_profile_build.hpp.
 //
 // Stored beside the database as text (`<database>.profile-L<L>` for single
 // reads, `<database>.profile-L<L>-paired` for pairs), last line a checksum of

@@ -7,7 +7,7 @@
 
 #include "catch.hpp"
 #include "db/database.hpp"
-#include "pipeline/build.hpp"
+#include "pipeline/build/build.hpp"
 #include "temp_files.hpp"
 
 namespace fs = std::filesystem;

@@ -15,8 +15,8 @@
 #include "catch.hpp"
 #include "error_of.hpp"
 #include "db/database.hpp"
-#include "pipeline/build.hpp"
-#include "pipeline/build_inputs.hpp"
+#include "pipeline/build/build.hpp"
+#include "pipeline/build/build_inputs.hpp"
 #include "scratch_dir.hpp"
 
 namespace fs = std::filesystem;

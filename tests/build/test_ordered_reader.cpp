@@ -7,7 +7,7 @@
 
 #include "catch.hpp"
 #include "io/parse/sequence_reader.hpp"
-#include "pipeline/ordered_reader.hpp"
+#include "pipeline/build/ordered_reader.hpp"
 #include "temp_files.hpp"
 
 using namespace metawarp;

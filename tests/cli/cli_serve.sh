@@ -117,6 +117,30 @@ no_temporaries .
 same_as_alone after_cancel "$r1" "$r2"
 kill -0 "$server_pid" || fail "the server ended with its client"
 
+# A server holding the database in parts (the streamed engine): a query that
+# asks for the same parts is served from memory, its outputs those of the
+# whole database's query of its own; one that asks for another plan (or
+# none) is loaded again.
+stop_server
+start_server s.sock --partitions 3
+for mode in server alone; do
+  server=()
+  [ $mode = server ] && server=(--server s.sock --partitions 3)
+  "$metawarp" query "${server[@]}" db "$r1" "$r2" --device cpu -t 2 -o "parts.$mode.tsv" \
+    --kraken-output "parts.$mode.kraken" --report "parts.$mode.report" 2>"parts.$mode.stderr" ||
+    fail "the query in parts ($mode) failed: $(cat "parts.$mode.stderr")"
+done
+grep -q "in parts .*held by the server" parts.server.stderr ||
+  fail "the database in parts was not served from memory: $(cat parts.server.stderr)"
+for kind in tsv kraken report; do
+  cmp -s "parts.server.$kind" "parts.alone.$kind" || fail "in parts: the server's $kind differs"
+done
+"$metawarp" query --server s.sock db "$r1" "$r2" --device cpu -t 2 -o parts.whole.tsv 2>parts.whole.stderr ||
+  fail "the whole database after parts failed: $(cat parts.whole.stderr)"
+grep -q "held by the server" parts.whole.stderr && fail "parts served for a whole-database query"
+cmp -s parts.whole.tsv parts.alone.tsv || fail "the whole database after parts: outputs differ"
+pass "a server holds a database in parts, and loads it whole when asked"
+
 # Stopped, the server removes its socket; one killed leaves a socket the
 # next server replaces.
 stop_server

@@ -78,6 +78,12 @@ if command -v python3 >/dev/null; then
   expect_field q.json inputs.0 "$r1"
   expect_field q.json inputs.1 "$r2"
 fi
+# Where the time went, per stage (--verbose's thread-seconds), so one run
+# tells what bounds the query.
+for stage in cut_mates1 cut_mates2 parse classify format write; do
+  grep -Eq "\"${stage}_seconds\": [0-9]+\.[0-9]{3}" q.json || fail "no stage $stage: $(cat q.json)"
+done
+if command -v python3 >/dev/null; then expect_field q.json stages.workers 2; fi
 pass "query summary: $pairs pairs, $classified classified"
 
 # Many samples: each sample, and the totals.

@@ -16,10 +16,13 @@ stop_server() {
 start_server() {
   local socket=$1
   shift
+  # The log of a server before goes first: the new one's redirection happens
+  # in its own process, after this shell may have read the old "listening".
+  rm -f serve.log
   "${serve_command[@]}" --socket "$socket" --device cpu -t 2 "$@" 2>serve.log &
   server_pid=$!
   for _ in $(seq 600); do
-    grep -q '^serve: listening on ' serve.log && return
+    grep -qs '^serve: listening on ' serve.log && return
     kill -0 "$server_pid" 2>/dev/null || fail "serve ended: $(cat serve.log)"
     sleep 0.1
   done

@@ -1,4 +1,4 @@
-// The pieces of --classified-out/--unclassified-out (pipeline/read_outputs.hpp):
+// The pieces of --classified-out/--unclassified-out (pipeline/query/read_outputs.hpp):
 // Kraken2's '#' for mates, and each record's text exactly as it was read.
 #include <string>
 #include <vector>
@@ -6,7 +6,7 @@
 #include "catch.hpp"
 #include "error_of.hpp"
 #include "io/cut/record_blocks.hpp"
-#include "pipeline/read_outputs.hpp"
+#include "pipeline/query/read_outputs.hpp"
 
 using metawarp::pipeline::append_record;
 using metawarp::pipeline::mate_paths;

@@ -20,7 +20,7 @@
 #include "large_database.hpp"
 #include "metawarp/cuda/device_buffer.hpp"
 #include "pipeline/gpu/device_database.hpp"
-#include "pipeline/gpu_query.hpp"
+#include "pipeline/query/gpu_query.hpp"
 #include "scratch_dir.hpp"
 
 using namespace metawarp;

@@ -14,7 +14,7 @@
 #include "db/database.hpp"
 #include "metawarp/sketch/sampling.hpp"
 #include "metawarp/sketch/sketch.hpp"
-#include "pipeline/build.hpp"
+#include "pipeline/build/build.hpp"
 
 namespace fs = std::filesystem;
 using namespace metawarp;

@@ -18,9 +18,9 @@
 
 #include "catch.hpp"
 #include "db/database.hpp"
-#include "pipeline/classifier.hpp"
-#include "pipeline/gpu_query.hpp"
-#include "pipeline/query.hpp"
+#include "pipeline/query/classifier.hpp"
+#include "pipeline/query/gpu_query.hpp"
+#include "pipeline/query/query.hpp"
 
 using namespace metawarp;
 

@@ -12,10 +12,10 @@
 
 #include "catch.hpp"
 #include "db/database.hpp"
-#include "pipeline/build.hpp"
-#include "pipeline/classifier.hpp"
-#include "pipeline/gpu_query.hpp"
-#include "pipeline/query.hpp"
+#include "pipeline/build/build.hpp"
+#include "pipeline/query/classifier.hpp"
+#include "pipeline/query/gpu_query.hpp"
+#include "pipeline/query/query.hpp"
 #include "pipeline/shard_layout.hpp"
 
 #include "../query/query_test_data.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/build.hpp"
+#include "pipeline/build/build.hpp"
 
 namespace metawarp::test {
 

@@ -6,8 +6,8 @@
 
 #include "catch.hpp"
 #include "metawarp/sketch/sketch.hpp"
-#include "pipeline/build.hpp"
-#include "pipeline/classifier.hpp"
+#include "pipeline/build/build.hpp"
+#include "pipeline/query/classifier.hpp"
 #include "sketched_database.hpp"
 
 using namespace metawarp;

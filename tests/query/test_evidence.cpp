@@ -9,7 +9,7 @@
 
 #include "catch.hpp"
 #include "metawarp/sketch/sketch.hpp"
-#include "pipeline/classifier.hpp"
+#include "pipeline/query/classifier.hpp"
 #include "sketched_database.hpp"
 
 using namespace metawarp;

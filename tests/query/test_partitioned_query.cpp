@@ -1,4 +1,4 @@
-// The partitioned query (pipeline/partitioned_query.hpp) against the whole
+// The partitioned query (pipeline/query/partitioned_query.hpp) against the whole
 // database's query: all four outputs byte-identical for any number of parts,
 // memory limits that force many parts and super-batches, thread counts and
 // batch sizes; on test_data and on databases built with random parameters.
@@ -15,9 +15,9 @@
 #include "db/metadata.hpp"
 #include "db/partial_load.hpp"
 #include "error_of.hpp"
-#include "pipeline/build.hpp"
-#include "pipeline/partitioned_query.hpp"
-#include "pipeline/query.hpp"
+#include "pipeline/build/build.hpp"
+#include "pipeline/query/partitioned_query.hpp"
+#include "pipeline/query/query.hpp"
 #include "query_test_data.hpp"
 #include "scratch_dir.hpp"
 

@@ -15,8 +15,8 @@
 #include "scratch_dir.hpp"
 #include "io/parse/sequence_reader.hpp"
 #include "query_test_data.hpp"
-#include "pipeline/query.hpp"
-#include "pipeline/query_buffers.hpp"
+#include "pipeline/query/query.hpp"
+#include "pipeline/query/query_buffers.hpp"
 
 using namespace metawarp;
 namespace fs = std::filesystem;

@@ -1,9 +1,9 @@
 // The query's progress line and the number formats it uses
-// (pipeline/query_progress.hpp, pipeline/progress.hpp).
+// (pipeline/query/query_progress.hpp, pipeline/progress.hpp).
 #include <string>
 
 #include "catch.hpp"
-#include "pipeline/query_progress.hpp"
+#include "pipeline/query/query_progress.hpp"
 
 using namespace metawarp::pipeline;
 

@@ -1,4 +1,4 @@
-// Many samples in one run (pipeline/samples.hpp): each sample's outputs are
+// Many samples in one run (pipeline/query/samples.hpp): each sample's outputs are
 // byte-identical to a run for that sample alone; output paths come from
 // {sample} templates; every sample's paths are checked before any work; the
 // first failing sample ends the run, keeping the samples before it.
@@ -10,7 +10,7 @@
 #include "catch.hpp"
 #include "scratch_dir.hpp"
 #include "query_test_data.hpp"
-#include "pipeline/samples.hpp"
+#include "pipeline/query/samples.hpp"
 
 using namespace metawarp;
 namespace fs = std::filesystem;

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "metawarp/sketch/types.hpp"
-#include "pipeline/build.hpp"
-#include "pipeline/build_estimate.hpp"
+#include "pipeline/build/build.hpp"
+#include "pipeline/build/build_estimate.hpp"
 
 namespace metawarp::pipeline::gpu {
 

@@ -5,8 +5,8 @@
 #include <map>
 
 #include "metawarp/index/feature_split.hpp"
-#include "pipeline/build_executor.hpp"
-#include "pipeline/build_estimate.hpp"
+#include "pipeline/build/build_executor.hpp"
+#include "pipeline/build/build_estimate.hpp"
 #include "pipeline/gpu/build_memory_plan.hpp"
 #include "pipeline/gpu/selected_gpu.hpp"
 

@@ -15,7 +15,7 @@
 #include "metawarp/host/channel.hpp"
 #include "metawarp/host/cores.hpp"
 #include "metawarp/host/parallel_for.hpp"
-#include "pipeline/gpu_query.hpp"
+#include "pipeline/query/gpu_query.hpp"
 
 namespace metawarp::pipeline::gpu {
 namespace {

@@ -19,12 +19,12 @@
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/large_vector.hpp"
 #include "metawarp/sketch/sketch.hpp"
-#include "pipeline/build_executor.hpp"
-#include "pipeline/build_estimate.hpp"
+#include "pipeline/build/build_executor.hpp"
+#include "pipeline/build/build_estimate.hpp"
 #include "pipeline/gpu/build_memory_plan.hpp"
 #include "pipeline/gpu/staged_copy.hpp"
 #include "pipeline/gpu/selected_gpu.hpp"
-#include "pipeline/sharded_build_executor.hpp"
+#include "pipeline/build/sharded_build_executor.hpp"
 
 namespace metawarp::pipeline {
 namespace {

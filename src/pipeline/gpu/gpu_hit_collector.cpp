@@ -19,7 +19,7 @@
 #include "metawarp/host/clock.hpp"
 #include "pipeline/gpu/device_database.hpp"
 #include "pipeline/gpu/selected_gpu.hpp"
-#include "pipeline/gpu_query.hpp"
+#include "pipeline/query/gpu_query.hpp"
 
 namespace metawarp::pipeline {
 namespace {

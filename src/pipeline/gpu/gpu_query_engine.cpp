@@ -29,7 +29,7 @@
 #include "pipeline/gpu/device_database.hpp"
 #include "pipeline/gpu/selected_gpu.hpp"
 #include "pipeline/gpu_available.hpp"
-#include "pipeline/gpu_query.hpp"
+#include "pipeline/query/gpu_query.hpp"
 
 namespace metawarp::pipeline {
 namespace {
@@ -423,7 +423,8 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   stats_ = GpuQueryStats();
 }
 
-// The host's part, as Classifier::finish_read does it after the candidates.
+// The host's part: Classifier::finish, the one that fills a result on
+// every engine, from the candidates the device decided.
 void GpuLane::finish(std::span<const ReadView> reads, std::span<ReadResult> results) {
   host::Stopwatch clock;
   const Classifier& classifier = engine_->classifier();
@@ -431,36 +432,25 @@ void GpuLane::finish(std::span<const ReadView> reads, std::span<ReadResult> resu
   const bool evidence = classifier.options().needs_evidence();
   const bool device_taxa = taxa_from_device();
   for (std::size_t r = 0; r < reads.size(); ++r) {
-    const bool paired = !reads[r].mate2.empty();
-    // Filled in place, every field as a new ReadResult would hold it: a
-    // result made and moved per read wrote it three times, and freed and
-    // allocated its evidence lists.
-    ReadResult& result = results[r];
-    result.windows = read_windows_[r];
-    result.hits = host_hit_counts_[r];
-    result.candidate_count = host_top_counts_[r];
-    std::copy_n(host_top_.data() + r * max_candidates, result.candidate_count, result.top);
-    std::fill(result.top + result.candidate_count, std::end(result.top), classify::Candidate{});
-    result.evidence.clear();
-    result.mate1_runs = 0;
-    result.found.clear();
-    result.assignment =
-        classify::assign(result.top, result.candidate_count, classifier.lineages().data(),
-                         classifier.params(paired));
-    if (evidence) {
-      // The evidence column and --confidence need each feature's taxon: from
-      // the device, which computed it over the list it found; with
-      // --report-minimizer-data each feature is looked up again by the CPU
-      // classifier's own code, which also gives the features' hashes.
-      if (device_taxa) {
-        const std::uint32_t mate1_features = read_taxa(r, read_taxa_);
-        classifier.finish_evidence_from_taxa(read_taxa_, mate1_features, paired, result);
-      } else {
-        classifier.look_up(reads[r].mate1, reads[r].mate2, evidence_stage_);
-        classifier.finish_evidence(evidence_stage_.features, evidence_stage_.lists,
-                                   evidence_stage_.shape.mate1_features, paired, result);
-      }
+    const ReadDecision decision{
+        read_windows_[r], host_hit_counts_[r],
+        std::span<const classify::Candidate>(host_top_.data() + r * max_candidates,
+                                             host_top_counts_[r]),
+        !reads[r].mate2.empty()};
+    // The evidence column and --confidence need each feature's taxon: from
+    // the device, which computed it over the list it found; with
+    // --report-minimizer-data each feature is looked up again by the CPU
+    // classifier's own code, which also gives the features' hashes.
+    FeatureEvidence features;
+    if (evidence && device_taxa) {
+      features.mate1_features = read_taxa(r, read_taxa_);
+      features.taxa = read_taxa_;
+    } else if (evidence) {
+      classifier.look_up(reads[r].mate1, reads[r].mate2, evidence_stage_);
+      features = {evidence_stage_.features, evidence_stage_.lists, {},
+                  evidence_stage_.shape.mate1_features};
     }
+    classifier.finish(decision, features, results[r]);
   }
   stats_.assign_seconds += clock.lap();
 }

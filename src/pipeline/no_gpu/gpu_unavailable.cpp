@@ -2,9 +2,9 @@
 // every GPU entry point says why there is no GPU.
 #include <stdexcept>
 
-#include "pipeline/build_executor.hpp"
+#include "pipeline/build/build_executor.hpp"
 #include "pipeline/gpu_available.hpp"
-#include "pipeline/gpu_query.hpp"
+#include "pipeline/query/gpu_query.hpp"
 
 namespace metawarp::pipeline {
 namespace {

@@ -1,0 +1,107 @@
+#include "pipeline/build/ordered_reader.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <mutex>
+
+#include "metawarp/host/channel.hpp"
+#include "metawarp/host/thread_group.hpp"
+
+namespace metawarp::pipeline {
+namespace {
+
+std::size_t record_bytes(const io::SequenceRecord& r) {
+  return r.sequence.size() + r.quality.size() + r.header.size();
+}
+
+// One file to read: its index and the channel its records go through,
+// bounded in bytes.
+struct FileJob {
+  std::size_t file = 0;
+  std::shared_ptr<host::Channel<io::SequenceRecord>> records;
+};
+
+void read_file(const std::string& path, host::Channel<io::SequenceRecord>& out,
+               ReadCounters& counters) {
+  io::SequenceReader reader(path);
+  std::uint64_t reported = 0;
+  io::SequenceRecord record;
+  while (reader.next(record)) {
+    const std::uint64_t consumed = reader.bytes_consumed();
+    counters.bytes.fetch_add(consumed - reported, std::memory_order_relaxed);
+    reported = consumed;
+    const std::size_t size = record_bytes(record);
+    if (!out.push(std::move(record), size)) return;  // stopped: the error is elsewhere
+    record = io::SequenceRecord{};
+  }
+  counters.files_done.fetch_add(1, std::memory_order_relaxed);
+  out.close();
+}
+
+}  // namespace
+
+// Reader threads take the files in order from `jobs`; the consumer, on the
+// calling thread, drains the file channels in order and releases the job of
+// file f + lookahead once file f is done, so reading never runs more than
+// `lookahead` files ahead of the consumer.
+void for_each_record_in_order(
+    const std::vector<std::string>& files, unsigned readers, ReadCounters& counters,
+    const std::function<void(io::SequenceRecord&, std::size_t file_index)>& consume,
+    std::size_t buffer_bytes) {
+  const std::size_t lookahead = std::min<std::size_t>(std::max(1u, readers), files.size());
+  host::Channel<FileJob> jobs(files.size() + 1);
+  std::mutex open_mutex;     // a failing reader cancels the open jobs' channels
+  std::deque<FileJob> open;  // the jobs released and not consumed, in file order
+  std::size_t released = 0;
+  auto release_next = [&] {
+    if (released == files.size()) {
+      jobs.close();
+      return;
+    }
+    FileJob job{released++, std::make_shared<host::Channel<io::SequenceRecord>>(buffer_bytes)};
+    {
+      std::lock_guard lock(open_mutex);
+      open.push_back(job);
+    }
+    jobs.push(std::move(job));
+  };
+
+  host::ThreadGroup group;
+  group.on_stop([&] {
+    jobs.cancel();
+    std::lock_guard lock(open_mutex);
+    for (auto& job : open) job.records->cancel();
+  });
+  for (std::size_t i = 0; i < lookahead; ++i) release_next();
+  for (std::size_t t = 0; t < lookahead; ++t)
+    group.spawn([&] {
+      FileJob job;
+      while (jobs.pop(job)) read_file(files[job.file], *job.records, counters);
+    });
+  try {
+    for (std::size_t f = 0; f < files.size(); ++f) {
+      FileJob job;
+      {
+        std::lock_guard lock(open_mutex);
+        job = open.front();
+      }
+      io::SequenceRecord record;
+      while (job.records->pop(record)) {
+        counters.records.fetch_add(1, std::memory_order_relaxed);
+        consume(record, f);
+      }
+      if (job.records->cancelled()) break;  // a reader failed: join() says why
+      {
+        std::lock_guard lock(open_mutex);
+        open.pop_front();
+      }
+      release_next();
+    }
+  } catch (...) {
+    group.fail(std::current_exception());
+  }
+  group.join();
+}
+
+}  // namespace metawarp::pipeline

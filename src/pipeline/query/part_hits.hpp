@@ -1,0 +1,65 @@
+#pragma once
+// The seam of the partitioned query (partitioned_query.hpp): finding the hits
+// of many reads in one part of the database at a time. The CPU collector
+// looks the features up in the part's FeatureIndex; a GPU collector would
+// upload the part and look them up on the device. Whatever finds them, the
+// hits of a read over all parts are the hits the whole database gives it.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "db/database.hpp"
+#include "db/partial_load.hpp"
+#include "pipeline/query/classifier.hpp"
+
+namespace metawarp::pipeline {
+
+// The reads of a batch, sketched: read i's features are
+// features[offsets[i], offsets[i + 1]), its shape shapes[i].
+struct SketchedBatch {
+  std::vector<sketch::feature_t> features;
+  std::vector<std::uint64_t> offsets{0};  // reads + 1
+  std::vector<ReadShape> shapes;
+  std::size_t reads() const { return shapes.size(); }
+};
+
+// The hits of a batch's features, gathered part by part: once the part
+// holding the batch's feature i has been collected, its whole list is
+// locations[list_start[i], list_start[i] + list_sizes[i]) (size 0 before,
+// and when no part holds it). Each part appends its lists, so the memory is
+// that of the hits and 12 bytes a feature, however many parts there are (a
+// feature lies in one part); the evidence column needs each feature's list.
+struct BatchHits {
+  std::vector<sketch::Location> locations;
+  std::vector<std::uint64_t> list_start;  // one per feature of the batch
+  std::vector<std::uint32_t> list_sizes;  // one per feature of the batch
+  // Empty, for a batch of `features` features: before its first part.
+  void reset(std::size_t features) {
+    locations.clear();
+    list_start.assign(features, 0);
+    list_sizes.assign(features, 0);
+  }
+  std::span<const sketch::Location> list(std::size_t i) const {
+    return std::span(locations).subspan(list_start[i], list_sizes[i]);
+  }
+};
+
+class PartHitCollector {
+ public:
+  virtual ~PartHitCollector() = default;
+  // The part collect() looks in from now on; `part` (the part `where` of the
+  // plan) stays valid until the next call.
+  virtual void use_part(const db::FeatureIndex& part, const db::IndexPart& where) = 0;
+  // Appends to out[b], for every feature of batches[b] the current part
+  // holds, its whole list (a feature as often as the batch has it), setting
+  // its list_start and list_sizes; the other features' entries are left as
+  // they are. out[b] was reset() for batches[b] before the first part.
+  // out.size() == batches.size().
+  virtual void collect(std::span<const SketchedBatch> batches, std::span<BatchHits> out) = 0;
+};
+
+// Looks up in the part's FeatureIndex on `threads` threads (a batch each).
+std::unique_ptr<PartHitCollector> make_cpu_hit_collector(unsigned threads);
+
+}  // namespace metawarp::pipeline

@@ -1,0 +1,228 @@
+#include "pipeline/query/read_profile_build.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "io/parse/sequence_reader.hpp"
+#include "metawarp/host/thread_group.hpp"
+#include "output/atomic_file.hpp"
+
+namespace metawarp::pipeline {
+
+namespace {
+
+// Records are classified in rounds of about this many bases, so that memory
+// stays bounded with large reference files while every thread has work.
+constexpr std::uint64_t round_bases = std::uint64_t(64) << 20;
+
+char complement(char base) {
+  switch (base) {
+    case 'A': return 'T';
+    case 'C': return 'G';
+    case 'G': return 'C';
+    case 'T': return 'A';
+    case 'a': return 't';
+    case 'c': return 'g';
+    case 'g': return 'c';
+    case 't': return 'a';
+    default: return 'N';
+  }
+}
+
+// A target's sequence in this round, with its source.
+struct RoundTarget {
+  std::string sequence;
+  std::uint32_t source = 0;
+};
+
+// A job: reads [first, first + count) of one round target.
+struct Job {
+  std::uint32_t target = 0;
+  std::uint64_t first = 0, count = 0;
+};
+
+// Per source: reads per assigned taxid.
+using Tally = std::vector<std::map<taxonomy::taxid_t, std::uint64_t>>;
+
+class ProfileBuilder {
+ public:
+  ProfileBuilder(const QueryEngine& engine, const ProfileBuildOptions& options,
+                 std::size_t sources)
+      : engine_(engine),
+        options_(options),
+        span_(options.reads.paired ? options.reads.fragment_length : options.reads.read_length),
+        classifiers_(std::max(1u, options.threads)),
+        tallies_(classifiers_.size(), Tally(sources)) {}
+
+  std::uint64_t reads_of(std::uint64_t length) const {
+    return length < span_ ? 0 : (length - span_) / options_.reads.stride + 1;
+  }
+
+  // Classifies every read of the round's targets on the threads.
+  void run(const std::vector<RoundTarget>& targets) {
+    std::vector<Job> jobs;
+    for (std::uint32_t t = 0; t < targets.size(); ++t) {
+      const std::uint64_t reads = reads_of(targets[t].sequence.size());
+      for (std::uint64_t first = 0; first < reads; first += options_.batch_size)
+        jobs.push_back({t, first, std::min<std::uint64_t>(options_.batch_size, reads - first)});
+    }
+    std::atomic<std::size_t> next{0};
+    host::ThreadGroup group;
+    for (std::size_t w = 0; w < classifiers_.size(); ++w)
+      group.spawn([&, w] {
+        for (std::size_t j; (j = next.fetch_add(1)) < jobs.size() && !group.stopped();)
+          classify(targets[jobs[j].target], jobs[j], w);
+      });
+    group.join();
+  }
+
+  Tally merged() const {
+    Tally all(tallies_[0].size());
+    for (const Tally& tally : tallies_)
+      for (std::size_t s = 0; s < tally.size(); ++s)
+        for (const auto& [taxid, reads] : tally[s]) all[s][taxid] += reads;
+    return all;
+  }
+
+ private:
+  void classify(const RoundTarget& target, const Job& job, std::size_t worker) {
+    auto& classifier = classifiers_[worker];
+    if (!classifier) classifier = engine_.make_classifier();
+    const std::uint32_t length = options_.reads.read_length;
+    const std::string_view sequence = target.sequence;
+    std::vector<ReadView> reads(job.count);
+    std::string mates2;
+    if (options_.reads.paired) mates2.resize(job.count * length);
+    for (std::uint64_t i = 0; i < job.count; ++i) {
+      const std::uint64_t start = (job.first + i) * options_.reads.stride;
+      reads[i].mate1 = sequence.substr(start, length);
+      if (!options_.reads.paired) continue;
+      // Mate 2 reads the fragment's other end on the other strand.
+      const std::string_view end = sequence.substr(start + span_ - length, length);
+      char* mate2 = mates2.data() + i * length;
+      for (std::uint32_t b = 0; b < length; ++b) mate2[b] = complement(end[length - 1 - b]);
+      reads[i].mate2 = std::string_view(mate2, length);
+    }
+    std::vector<ReadResult> results(job.count);
+    classifier->classify(reads, results);
+    auto& tally = tallies_[worker][target.source];
+    for (const ReadResult& result : results) ++tally[result.assignment.taxid];
+  }
+
+  const QueryEngine& engine_;
+  const ProfileBuildOptions& options_;
+  std::uint64_t span_;
+  std::vector<std::unique_ptr<BatchClassifier>> classifiers_;
+  std::vector<Tally> tallies_;
+};
+
+void check_reads(const report::ProfileReads& r) {
+  if (r.read_length == 0) throw std::invalid_argument("--read-length must be at least 1");
+  if (r.stride == 0) throw std::invalid_argument("--stride must be at least 1");
+  if (r.paired && r.fragment_length < 2 * std::uint64_t(r.read_length))
+    throw std::invalid_argument("--fragment-length " + std::to_string(r.fragment_length) +
+                                " is shorter than two mates of --read-length " +
+                                std::to_string(r.read_length));
+}
+
+}  // namespace
+
+report::ProfileClassifier profile_classifier(const ClassifierOptions& o) {
+  return {o.max_candidates,   o.hit_min,     o.hit_diff,
+          std::uint32_t(o.lowest), std::uint32_t(o.highest), o.insert_size,
+          o.confidence_millionths, o.minimum_hit_groups};
+}
+
+report::ReadProfile build_read_profile(const db::Database& db,
+                                       const report::DatabaseIdentity& identity,
+                                       const QueryEngine& engine,
+                                       const ClassifierOptions& classifier,
+                                       const ProfileBuildOptions& options) {
+  check_reads(options.reads);
+  report::ReadProfile profile;
+  profile.database = identity;
+  profile.reads = options.reads;
+  if (!options.reads.paired) profile.reads.fragment_length = 0;
+  profile.classifier = profile_classifier(classifier);
+
+  // Sources: the targets' taxa (merged ids resolved), by taxid; targets
+  // without a taxon have none (no abundance can name them).
+  std::map<taxonomy::taxid_t, std::uint32_t> source_of;
+  for (const db::Target& t : db.targets) {
+    const taxonomy::taxid_t taxid = db.taxonomy.resolve(t.taxid);
+    if (taxid != taxonomy::no_taxon) source_of.emplace(taxid, 0);
+  }
+  for (auto& [taxid, index] : source_of) {
+    index = std::uint32_t(profile.sources.size());
+    profile.sources.push_back({taxid, 0, {}});
+  }
+
+  // The targets of each reference file, by name, files in target order.
+  std::vector<std::string> files;
+  std::map<std::string, std::unordered_map<std::string, std::uint32_t>> targets_of;
+  for (std::uint32_t t = 0; t < db.targets.size(); ++t) {
+    const db::Target& target = db.targets[t];
+    if (db.taxonomy.resolve(target.taxid) == taxonomy::no_taxon) continue;
+    auto [it, added] = targets_of.try_emplace(target.source_file);
+    if (added) files.push_back(target.source_file);
+    it->second.emplace(target.name, t);
+  }
+
+  ProfileBuilder builder(engine, options, profile.sources.size());
+  std::vector<RoundTarget> round;
+  std::uint64_t round_size = 0;
+  for (const std::string& file : files) {
+    auto& names = targets_of[file];
+    io::SequenceReader reader(file);
+    io::SequenceRecord record;
+    while (reader.next(record)) {
+      const auto found = names.find(std::string(record.id()));
+      if (found == names.end()) continue;  // a record the build left out
+      const db::Target& target = db.targets[found->second];
+      if (record.sequence.size() != target.length)
+        throw std::runtime_error("reference '" + file + "' record '" + target.name + "': " +
+                                 std::to_string(record.sequence.size()) +
+                                 " bases, the database's target has " +
+                                 std::to_string(target.length) +
+                                 ": the file changed since the database was built");
+      const std::uint32_t source = source_of.at(db.taxonomy.resolve(target.taxid));
+      profile.sources[source].reads += builder.reads_of(record.sequence.size());
+      round_size += record.sequence.size();
+      round.push_back({std::move(record.sequence), source});
+      names.erase(found);
+      if (round_size >= round_bases) {
+        builder.run(round);
+        round.clear();
+        round_size = 0;
+      }
+    }
+    if (!names.empty())
+      throw std::runtime_error("reference '" + file + "' has no record '" +
+                               names.begin()->first +
+                               "' (a target of the database): the file changed since the "
+                               "database was built");
+  }
+  builder.run(round);
+
+  const Tally tally = builder.merged();
+  for (std::size_t s = 0; s < profile.sources.size(); ++s)
+    profile.sources[s].assigned.assign(tally[s].begin(), tally[s].end());
+  return profile;
+}
+
+std::filesystem::path save_read_profile(const report::ReadProfile& profile,
+                                        const std::filesystem::path& database) {
+  const std::filesystem::path path = report::profile_path(database, profile.reads);
+  output::AtomicFile file(path.string(), output::OnFailure::keep_existing, "profile");
+  file.write(report::profile_text(profile));
+  file.commit();
+  return path;
+}
+
+}  // namespace metawarp::pipeline
