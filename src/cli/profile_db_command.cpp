@@ -15,6 +15,7 @@
 #include "db/database.hpp"
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/cores.hpp"
+#include "db/metadata.hpp"
 #include "pipeline/query/gpu_query.hpp"
 #include "pipeline/query/query.hpp"
 #include "pipeline/query/read_profile_build.hpp"
@@ -64,7 +65,14 @@ void run_profile_db(ProfileDbCommand& cmd) {
   print_notice(threads, cmd.quiet);
   cmd.options.threads = threads.value;
   host::limit_cores(cmd.options.threads);
-  const bool gpu = use_gpu(cmd.device, "profile-db", cmd.quiet, false);
+  // --device auto weighs the reads the profile classifies (read_length bases
+  // every `stride` of each target, two mates for pairs) as a query's input.
+  std::uint64_t reference_bases = 0;
+  for (const db::Target& target : db::load_metadata(cmd.database).db.targets)
+    reference_bases += target.length;
+  const Workload work{reference_bases / reads.stride * reads.read_length * (reads.paired ? 2 : 1),
+                      cmd.options.threads, {}};
+  const bool gpu = use_gpu(cmd.device, "profile-db", cmd.quiet, false, work, query_rates);
   // The query's default classifier options: the profile describes what a
   // query with them does (query --abundance checks that it ran with them).
   const pipeline::ClassifierOptions classifier;
