@@ -200,13 +200,14 @@ TEST_CASE("classifier: a feature in two windows of a target within the span coun
   const sketch::Location far[] = {{0, 3}, {0, 3 + shape.span}};
   const std::span<const sketch::Location> one_near[] = {near};
   const std::span<const sketch::Location> one_far[] = {far};
-  auto d = classifier.decide(one_near, shape, scratch);
+  classify::Candidate top[classify::max_candidates_limit];
+  auto d = classifier.decide(one_near, shape, scratch, top);
   CHECK(d.hits == 1);
   CHECK(d.top[0].hits == 1);
-  d = classifier.decide(one_far, shape, scratch);
+  d = classifier.decide(one_far, shape, scratch, top);
   CHECK(d.hits == 2);
   CHECK(d.top[0].hits == 1);
   // The same location from two features (two of the read's k-mers): two hits.
   const std::span<const sketch::Location> two[] = {std::span(near, 1), std::span(near, 1)};
-  CHECK(classifier.decide(two, shape, scratch).top[0].hits == 2);
+  CHECK(classifier.decide(two, shape, scratch, top).top[0].hits == 2);
 }
