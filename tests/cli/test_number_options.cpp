@@ -5,6 +5,7 @@
 // the option, the value and the range; the ends of the range are accepted.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <map>
 #include <regex>
 #include <set>
@@ -31,6 +32,7 @@ const std::map<std::string, std::vector<std::string>> base_arguments{
     {"serve", {"serve", existing_file, "--socket", "s"}},
     {"kraken2", {"kraken2", existing_file}},
     {"kraken2-build", {"kraken2-build", "--build", "--db", "db"}},
+    {"profile-db", {"profile-db", existing_file, "--read-length", "150"}},
 };
 
 // Thrown where the commands would run: the line parsed and passed every check.
@@ -80,6 +82,12 @@ std::vector<NumericOption> numeric_options() {
 
 std::vector<std::string> with(const NumericOption& o, const std::string& value) {
   std::vector<std::string> args = base_arguments.at(o.command);
+  // A required option is in the base line already: its value is replaced.
+  const auto given = std::find(args.begin(), args.end(), o.name);
+  if (given != args.end() && given + 1 != args.end()) {
+    *(given + 1) = value;
+    return args;
+  }
   args.push_back(o.name);
   args.push_back(value);
   return args;
