@@ -39,6 +39,8 @@
 #include <string_view>
 #include <vector>
 
+#include "metawarp/sketch/encoding.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -240,20 +242,10 @@ int base_code(char base) {
   }
 }
 
-char complement(char base) {
-  switch (base) {
-    case 'A': return 'T';
-    case 'C': return 'G';
-    case 'G': return 'C';
-    case 'T': return 'A';
-    default: return 'N';
-  }
-}
-
 std::string reverse_complement(std::string_view sequence) {
   std::string result(sequence.size(), 'N');
   for (std::size_t i = 0; i < sequence.size(); ++i) {
-    result[sequence.size() - 1 - i] = complement(sequence[i]);
+    result[sequence.size() - 1 - i] = metawarp::sketch::complement_base(sequence[i]);
   }
   return result;
 }

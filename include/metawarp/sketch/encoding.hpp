@@ -21,4 +21,20 @@ METAWARP_HD_INLINE std::uint8_t encode_base(char c) {
   }
 }
 
+// The complementary base, as text: the case kept, N for anything that is not
+// ACGT/acgt (so the other strand of a read has the same invalid positions).
+METAWARP_HD_INLINE char complement_base(char c) {
+  switch (c) {
+    case 'A': return 'T';
+    case 'C': return 'G';
+    case 'G': return 'C';
+    case 'T': return 'A';
+    case 'a': return 't';
+    case 'c': return 'g';
+    case 'g': return 'c';
+    case 't': return 'a';
+    default: return 'N';
+  }
+}
+
 }  // namespace metawarp::sketch

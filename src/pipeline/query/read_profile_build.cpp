@@ -11,6 +11,7 @@
 
 #include "io/parse/sequence_reader.hpp"
 #include "metawarp/host/thread_group.hpp"
+#include "metawarp/sketch/encoding.hpp"
 #include "output/atomic_file.hpp"
 
 namespace metawarp::pipeline {
@@ -20,20 +21,6 @@ namespace {
 // Records are classified in rounds of about this many bases, so that memory
 // stays bounded with large reference files while every thread has work.
 constexpr std::uint64_t round_bases = std::uint64_t(64) << 20;
-
-char complement(char base) {
-  switch (base) {
-    case 'A': return 'T';
-    case 'C': return 'G';
-    case 'G': return 'C';
-    case 'T': return 'A';
-    case 'a': return 't';
-    case 'c': return 'g';
-    case 'g': return 'c';
-    case 't': return 'a';
-    default: return 'N';
-  }
-}
 
 // A target's sequence in this round, with its source.
 struct RoundTarget {
@@ -106,7 +93,8 @@ class ProfileBuilder {
       // Mate 2 reads the fragment's other end on the other strand.
       const std::string_view end = sequence.substr(start + span_ - length, length);
       char* mate2 = mates2.data() + i * length;
-      for (std::uint32_t b = 0; b < length; ++b) mate2[b] = complement(end[length - 1 - b]);
+      for (std::uint32_t b = 0; b < length; ++b)
+        mate2[b] = sketch::complement_base(end[length - 1 - b]);
       reads[i].mate2 = std::string_view(mate2, length);
     }
     std::vector<ReadResult> results(job.count);
