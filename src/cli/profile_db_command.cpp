@@ -67,8 +67,9 @@ void run_profile_db(ProfileDbCommand& cmd) {
   host::limit_cores(cmd.options.threads);
   // --device auto weighs the reads the profile classifies (read_length bases
   // every `stride` of each target, two mates for pairs) as a query's input.
+  const db::DatabaseMetadata metadata = db::load_metadata(cmd.database);
   std::uint64_t reference_bases = 0;
-  for (const db::Target& target : db::load_metadata(cmd.database).db.targets)
+  for (const db::Target& target : metadata.db.targets)
     reference_bases += target.length;
   const Workload work{reference_bases / reads.stride * reads.read_length * (reads.paired ? 2 : 1),
                       cmd.options.threads, {}};
@@ -76,7 +77,7 @@ void run_profile_db(ProfileDbCommand& cmd) {
   // The query's default classifier options: the profile describes what a
   // query with them does (query --abundance checks that it ran with them).
   const pipeline::ClassifierOptions classifier;
-  const report::DatabaseIdentity identity = report::database_identity(cmd.database);
+  const report::DatabaseIdentity identity = report::database_identity(metadata);
   std::unique_ptr<db::Database> database;
   std::unique_ptr<pipeline::QueryEngine> engine;
   if (gpu) {

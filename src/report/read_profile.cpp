@@ -32,7 +32,10 @@ std::string hex(std::uint64_t value) {
 }  // namespace
 
 DatabaseIdentity database_identity(const std::filesystem::path& database) {
-  const db::DatabaseMetadata meta = db::load_metadata(database, 1);
+  return database_identity(db::load_metadata(database, 1));
+}
+
+DatabaseIdentity database_identity(const db::DatabaseMetadata& meta) {
   return {meta.version,           meta.file_size,           meta.features.checksum,
           meta.offsets.checksum, meta.locations.checksum, meta.db.targets.size()};
 }

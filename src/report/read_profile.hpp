@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "db/metadata.hpp"
 #include "taxonomy/taxonomy.hpp"
 
 namespace metawarp::report {
@@ -40,6 +41,8 @@ struct DatabaseIdentity {
   bool operator==(const DatabaseIdentity&) const = default;
 };
 DatabaseIdentity database_identity(const std::filesystem::path& database);
+// The same from metadata already read.
+DatabaseIdentity database_identity(const db::DatabaseMetadata& meta);
 
 // How the reads of a profile were cut.
 struct ProfileReads {
