@@ -1,7 +1,7 @@
 #pragma once
 // What the bucketed tables (bucketed cuckoo, iceberg) share: buckets of B
 // slots read by a tile of B threads, three seeded hash functions mapped to
-// buckets, the owning slot storage with its status word, the device
+// buckets, the bucketed storage policy over SlotStorage, the device
 // operations over a ref's find_slot/place, and the pass that removes copies
 // of a key left by racing inserts of the same key (cuckoo only: the iceberg
 // insert never leaves copies). The host API is bucketed_container.cuh.
@@ -18,13 +18,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "metawarp/cuda/device_buffer.hpp"
-#include "metawarp/cuda/error.hpp"
 #include "metawarp/tables/launch.cuh"
 #include "metawarp/tables/layouts.cuh"
 #include "metawarp/tables/open_addressing.cuh"
+#include "metawarp/tables/slot_storage.cuh"
 #include "metawarp/tables/status.hpp"
-#include "metawarp/tables/status_word.hpp"
 
 namespace metawarp::tables {
 
@@ -66,83 +64,27 @@ struct ThreeBucketHashes {
   }
 };
 
-// Owning slot storage of a bucketed table: num_buckets * B slots in `Layout`,
-// the accumulated status word and a counter for the slot scans.
+// The bucketed storage policy: SlotStorage sized to whole buckets of B slots.
 template <class Layout, int BucketSize>
-class BucketedStorage {
+class BucketedStorage : public SlotStorage<Layout> {
  public:
   static_assert(valid_bucket_size<BucketSize>, "bucket sizes are 8, 16 or 32 slots");
   using key_type = typename Layout::key_type;
-  using value_type = typename Layout::value_type;
   using sentinels = KeySentinels<key_type>;
 
   BucketedStorage(std::uint64_t min_capacity, cudaStream_t stream)
-      : num_buckets_(checked_buckets(min_capacity)),
-        storage_(std::uint64_t(num_buckets_) * BucketSize),
-        cursor_(1) {
-    clear(stream);
-  }
+      : SlotStorage<Layout>(std::uint64_t(checked_buckets(min_capacity)) * BucketSize, stream) {}
 
-  Layout layout() const { return storage_.view(); }
-  std::uint32_t num_buckets() const { return num_buckets_; }
-  std::uint64_t capacity() const { return std::uint64_t(num_buckets_) * BucketSize; }
-  std::uint64_t bytes() const { return storage_.bytes(); }
-  Status::bits_type* status_word() const { return status_.data(); }
-
-  void clear(cudaStream_t stream) {
-    const Layout l = layout();
-    launch_thread_per_item(capacity(), stream, [=] __device__(std::uint64_t i, bool valid) {
-      if (valid) l.init_slot(i);
-    }, "bucketed table clear");
-    status_.clear(stream);
-  }
-
-  Status peek_status(cudaStream_t stream) const { return status_.peek(stream); }
-  Status pop_status(cudaStream_t stream) { return status_.pop(stream); }
-
-  // Slots holding a key (synchronises `stream`).
-  std::uint64_t count_occupied(cudaStream_t stream) const {
-    cursor_.fill_bytes(0, stream);
-    const Layout l = layout();
-    std::uint64_t* cursor = cursor_.data();
-    launch_thread_per_item(capacity(), stream, [=] __device__(std::uint64_t i, bool valid) {
-      warp_reserve(cursor, valid && sentinels::is_valid(l.load_key(i)));
-    }, "bucketed table size");
-    std::uint64_t count = 0;
-    cursor_.copy_to_host(&count, 1, stream);
-    cuda::check(cudaStreamSynchronize(stream), "reading a table counter");
-    return count;
-  }
-
-  // Writes every stored pair (unspecified order); returns how many (synchronises).
-  std::uint64_t retrieve_all(key_type* keys_out, value_type* values_out,
-                             cudaStream_t stream) const {
-    cursor_.fill_bytes(0, stream);
-    const Layout l = layout();
-    std::uint64_t* cursor = cursor_.data();
-    launch_thread_per_item(capacity(), stream, [=] __device__(std::uint64_t i, bool valid) {
-      const key_type k = valid ? l.load_key(i) : sentinels::empty;
-      const bool take = sentinels::is_valid(k);
-      const std::uint64_t at = warp_reserve(cursor, take);
-      if (take) {
-        keys_out[at] = k;
-        if (values_out != nullptr) values_out[at] = l.load_value(i);
-      }
-    }, "bucketed table retrieve_all");
-    std::uint64_t count = 0;
-    cursor_.copy_to_host(&count, 1, stream);
-    cuda::check(cudaStreamSynchronize(stream), "reading a table counter");
-    return count;
-  }
+  std::uint32_t num_buckets() const { return std::uint32_t(this->capacity() / BucketSize); }
 
   // Turns every copy of a key other than the one `ref.find_slot` reaches
   // first into a tombstone and warns duplicate_key. The copy a lookup finds
   // is never touched, so concurrent lookups keep finding the key.
   template <class Ref>
   void remove_racing_copies(const Ref& ref, cudaStream_t stream) const {
-    const Layout l = layout();
-    Status::bits_type* status = status_word();
-    launch_group_per_item<BucketSize>(capacity(), stream,
+    const Layout l = this->layout();
+    Status::bits_type* status = this->status_word();
+    launch_group_per_item<BucketSize>(this->capacity(), stream,
         [=] __device__(const cg::thread_block_tile<BucketSize>& g, std::uint64_t slot) {
           const key_type k = l.load_key(slot);
           if (!sentinels::is_valid(k)) return;
@@ -162,11 +104,6 @@ class BucketedStorage {
     }
     return std::uint32_t(buckets);
   }
-
-  std::uint32_t num_buckets_;
-  typename Layout::Storage storage_;
-  StatusWord status_;
-  mutable cuda::device_buffer<std::uint64_t> cursor_;
 };
 
 // The device operations both bucketed refs share, over the Derived ref's
