@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "metawarp/tables/bucket_list_layout.hpp"
-#include "metawarp/tables/bulk.cuh"
+#include "metawarp/tables/container.cuh"
 #include "metawarp/tables/hashers.hpp"
 #include "metawarp/tables/scan.cuh"
 #include "metawarp/tables/table_core.cuh"
@@ -38,16 +38,23 @@ struct BucketListOptions {
 
 template <class K, class V, class Probing = DoubleHashing, class Hasher = MurmurHasher,
           int GroupSize = 8>
-class BucketListHashTable {
+class BucketListHashTable
+    : public TableContainer<BucketListHashTable<K, V, Probing, Hasher, GroupSize>,
+                            TableCore<SoaLayout<K, std::uint64_t>, Probing, Hasher, GroupSize>,
+                            bulk_ops::insert_pairs | bulk_ops::count | bulk_ops::contains |
+                                bulk_ops::erase | bulk_ops::retrieve,
+                            V> {
   static_assert(std::is_unsigned_v<V> && sizeof(V) <= 8,
                 "bucket list values are unsigned integers of at most 64 bits");
   using core_type = TableCore<SoaLayout<K, std::uint64_t>, Probing, Hasher, GroupSize>;
+  using Base = typename BucketListHashTable::TableContainer;
 
  public:
   using key_type = K;
   using value_type = V;
   using group_type = cg::thread_block_tile<GroupSize>;
   static constexpr int group_size = GroupSize;
+  static constexpr const char* name = "BucketListHashTable";
 
   struct Ref {
     static constexpr int group_size = GroupSize;
@@ -185,7 +192,7 @@ class BucketListHashTable {
   // header word per bucket after a key's first.
   BucketListHashTable(std::uint64_t key_capacity, std::uint64_t pool_words,
                       BucketListOptions options, cudaStream_t stream)
-      : core_(key_capacity, options.table, stream),
+      : Base(key_capacity, options.table, stream),
         pool_(pool_words),
         num_stripes_(std::uint32_t(std::clamp<std::uint64_t>(pool_words / 4096, 1, 256))),
         stripe_cursors_(num_stripes_),
@@ -198,63 +205,51 @@ class BucketListHashTable {
   }
 
   Ref ref() const {
-    return Ref{core_.ref(), pool_.data(), pool_.size(), stripe_cursors_.data(), num_stripes_,
+    return Ref{storage_.ref(), pool_.data(), pool_.size(), stripe_cursors_.data(), num_stripes_,
                max_values_per_key_, growth_};
   }
   // The bucket growth schedule (e.g. growth().words_for(v) to size a pool).
   const BucketGrowth& growth() const { return growth_; }
-  std::uint64_t key_capacity() const { return core_.capacity(); }
+  std::uint64_t key_capacity() const { return storage_.capacity(); }
   std::uint64_t pool_capacity() const { return pool_.size(); }
-  std::uint64_t bytes() const { return core_.bytes() + pool_.size_bytes(); }
+  std::uint64_t bytes() const { return storage_.bytes() + pool_.size_bytes(); }
 
-  // Bulk operations on n device-resident items (tables/bulk.cuh).
-  void insert(const K* keys, const V* values, std::uint64_t n, cudaStream_t stream,
-              Status* status_out = nullptr) {
-    bulk::insert(ref(), keys, values, n, stream, status_out, "BucketListHashTable::insert");
-  }
-  void count(const K* keys, std::uint64_t n, std::uint64_t* counts, cudaStream_t stream) const {
-    bulk::count(ref(), keys, n, counts, stream, "BucketListHashTable::count");
-  }
-  // Dry run: per-key offsets (n + 1 entries); returns the total value count.
-  std::uint64_t retrieve_offsets(const K* keys, std::uint64_t n, std::uint64_t* offsets,
-                                 cudaStream_t stream) const {
-    return bulk::retrieve_offsets(ref(), keys, n, offsets, stream, "BucketListHashTable::count");
-  }
+  // Bulk operations: TableContainer (count: values stored per key; erase:
+  // the key, its buckets stay taken until clear; retrieve_offsets: the dry
+  // run) and this one. capacity() is the key capacity; size() counts values.
   // Writes the values of keys[i] to values_out[offsets[i] .. offsets[i+1]).
   void retrieve(const K* keys, std::uint64_t n, const std::uint64_t* offsets, V* values_out,
                 cudaStream_t stream) const {
     bulk::retrieve(ref(), keys, n, offsets, values_out, stream, "BucketListHashTable::retrieve");
   }
-  void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream) const {
-    bulk::contains(ref(), keys, n, out, stream, "BucketListHashTable::contains");
-  }
-  void erase(const K* keys, std::uint64_t n, cudaStream_t stream, Status* status_out = nullptr) {
-    bulk::erase(ref(), keys, n, stream, status_out, "BucketListHashTable::erase");
-  }
 
+  // Calls the device functor f(g, key, handle) with a group of GroupSize
+  // threads per stored key (for_each and retrieve_all walk the lists from here).
+  template <class F>
+  void for_each_list(F f, cudaStream_t stream, const char* what) const {
+    const auto layout = storage_.ref().layout;
+    launch_group_per_item<GroupSize>(storage_.capacity(), stream,
+                                     [=] __device__(const group_type& g, std::uint64_t slot) {
+      const K key = layout.load_key(slot);
+      if (!KeySentinels<K>::is_valid(key)) return;
+      f(g, key, ListHandle{layout.load_value(slot)});
+    }, what);
+  }
   // Calls the device functor f(key, value) once per stored value.
   template <class F>
   void for_each(F f, cudaStream_t stream) const {
     const Ref r = ref();
-    launch_group_per_item<GroupSize>(core_.capacity(), stream,
-                                     [=] __device__(const group_type& g, std::uint64_t slot) {
-      const K key = r.core.layout.load_key(slot);
-      if (!KeySentinels<K>::is_valid(key)) return;
-      const ListHandle h{r.core.layout.load_value(slot)};
+    for_each_list([=] __device__(const group_type& g, K key, ListHandle h) {
       r.walk(g, h, [&](V value, std::uint64_t) { f(key, value); });
-    }, "BucketListHashTable::for_each");
+    }, stream, "BucketListHashTable::for_each");
   }
 
   // Every (key, value) pair, unspecified order; outputs need size() entries.
   std::uint64_t retrieve_all(K* keys_out, V* values_out, cudaStream_t stream) const {
-    core_.reset_cursor(stream);
-    std::uint64_t* cursor = core_.cursor();
+    storage_.reset_cursor(stream);
+    std::uint64_t* cursor = storage_.cursor();
     const Ref r = ref();
-    launch_group_per_item<GroupSize>(core_.capacity(), stream,
-                                     [=] __device__(const group_type& g, std::uint64_t slot) {
-      const K key = r.core.layout.load_key(slot);
-      if (!KeySentinels<K>::is_valid(key)) return;
-      const ListHandle h{r.core.layout.load_value(slot)};
+    for_each_list([=] __device__(const group_type& g, K key, ListHandle h) {
       unsigned long long base = 0;
       if (g.thread_rank() == 0) {
         base = atomicAdd(reinterpret_cast<unsigned long long*>(cursor), h.count());
@@ -264,28 +259,24 @@ class BucketListHashTable {
         if (keys_out != nullptr) keys_out[base + rank] = key;
         if (values_out != nullptr) values_out[base + rank] = value;
       });
-    }, "BucketListHashTable::retrieve_all");
-    return core_.read_cursor(stream);
+    }, stream, "BucketListHashTable::retrieve_all");
+    return storage_.read_cursor(stream);
   }
 
   // Number of stored values (synchronises `stream`).
   std::uint64_t size(cudaStream_t stream) const {
-    core_.reset_cursor(stream);
-    std::uint64_t* cursor = core_.cursor();
-    const auto layout = core_.ref().layout;
-    core_.for_each_occupied([=] __device__(std::uint64_t slot, K) {
+    storage_.reset_cursor(stream);
+    std::uint64_t* cursor = storage_.cursor();
+    const auto layout = storage_.ref().layout;
+    storage_.for_each_occupied([=] __device__(std::uint64_t slot, K) {
       atomicAdd(reinterpret_cast<unsigned long long*>(cursor),
                 (unsigned long long)ListHandle{layout.load_value(slot)}.count());
     }, stream);
-    return core_.read_cursor(stream);
+    return storage_.read_cursor(stream);
   }
   // Number of distinct keys.
   std::uint64_t num_keys(cudaStream_t stream) const {
-    return core_.count_occupied(stream);
-  }
-  // Key-table load factor.
-  double load_factor(cudaStream_t stream) const {
-    return double(num_keys(stream)) / double(key_capacity());
+    return storage_.count_occupied(stream);
   }
   // Pool words handed out so far.
   std::uint64_t pool_words_used(cudaStream_t stream) const {
@@ -302,14 +293,13 @@ class BucketListHashTable {
     return total;
   }
   void clear(cudaStream_t stream) {
-    core_.clear(stream);
+    storage_.clear(stream);
     stripe_cursors_.fill_bytes(0, stream);
   }
-  Status peek_status(cudaStream_t stream) const { return core_.peek_status(stream); }
-  Status pop_status(cudaStream_t stream) { return core_.pop_status(stream); }
 
  private:
-  core_type core_;
+  using Base::storage_;
+
   cuda::device_buffer<std::uint64_t> pool_;
   std::uint32_t num_stripes_;
   cuda::device_buffer<std::uint64_t> stripe_cursors_;

@@ -25,8 +25,8 @@
 
 #include <cstdint>
 
-#include "metawarp/tables/bucketed_container.cuh"
 #include "metawarp/tables/bucketed_storage.cuh"
+#include "metawarp/tables/container.cuh"
 #include "metawarp/tables/hashers.hpp"
 #include "metawarp/tables/layouts.cuh"
 
@@ -65,10 +65,12 @@ inline constexpr int default_insert_tile = BucketSize / 4 < 4 ? 4 : BucketSize /
 template <class K, class V, int BucketSize = 16, class Hasher = MurmurHasher,
           int FindTile = default_bucket_tile<BucketSize>, int InsertTile = default_insert_tile<BucketSize>>
 class BucketedCuckooTable
-    : public BucketedContainer<
-          BucketedCuckooTable<K, V, BucketSize, Hasher, FindTile, InsertTile>, PackedLayout<K, V>,
-          BucketSize, CuckooOptions> {
-  using Base = BucketedContainer<BucketedCuckooTable, PackedLayout<K, V>, BucketSize, CuckooOptions>;
+    : public TableContainer<BucketedCuckooTable<K, V, BucketSize, Hasher, FindTile, InsertTile>,
+                            BucketedStorage<PackedLayout<K, V>, BucketSize>,
+                            bulk_ops::insert_pairs | bulk_ops::find | bulk_ops::contains |
+                                bulk_ops::erase> {
+  using Base = typename BucketedCuckooTable::TableContainer;
+  friend Base;  // calls after_bulk_insert
 
  public:
   using key_type = K;
@@ -81,10 +83,6 @@ class BucketedCuckooTable
   static_assert(FindTile >= 1 && BucketSize % FindTile == 0 && InsertTile >= 1 &&
                     BucketSize % InsertTile == 0,
                 "the find and insert tiles are powers of two up to the bucket size");
-  // Two groups inserting one key at once may both place it (each in its own
-  // bucket): a checked bulk insert ends with the racing-copy pass.
-  static constexpr bool leaves_racing_copies = true;
-
   // erase and insert (status recording around place) come from BucketedRefOps.
   struct Ref : BucketedRefOps<Ref, K, V, BucketSize> {
     using group_type = cg::thread_block_tile<BucketSize>;
@@ -244,7 +242,7 @@ class BucketedCuckooTable
   };
 
   BucketedCuckooTable(std::uint64_t min_capacity, CuckooOptions options, cudaStream_t stream)
-      : Base(min_capacity, options, stream) {}
+      : Base(min_capacity, stream), options_(options) {}
 
   Ref ref() const {
     return Ref{{},
@@ -256,7 +254,7 @@ class BucketedCuckooTable
   }
   std::uint64_t seed() const { return options_.seed; }
 
-  // insert (BucketedContainer) adds pairs; on table_full (see peek_status) the
+  // insert (TableContainer) adds pairs; on table_full (see peek_status) the
   // table lost a pair: rebuild it with build().
 
   // Empties the table and inserts the pairs; on table_full retries from
@@ -281,8 +279,15 @@ class BucketedCuckooTable
   }
 
  private:
-  using Base::options_;
   using Base::storage_;
+
+  // Two groups inserting one key at once may both place it (each in its own
+  // bucket): a checked bulk insert ends with the racing-copy pass.
+  void after_bulk_insert(cudaStream_t stream) const {
+    if (options_.unique_keys_checked) storage_.remove_racing_copies(ref(), stream);
+  }
+
+  CuckooOptions options_;
 };
 
 }  // namespace metawarp::tables

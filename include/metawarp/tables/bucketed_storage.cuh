@@ -4,7 +4,7 @@
 // buckets, the bucketed storage policy over SlotStorage, the device
 // operations over a ref's find_slot/place, and the pass that removes copies
 // of a key left by racing inserts of the same key (cuckoo only: the iceberg
-// insert never leaves copies). The host API is bucketed_container.cuh.
+// insert never leaves copies). The host API is container.cuh.
 //
 // Buckets are never emptied except by clear(): erase writes a tombstone, and
 // a tombstone counts as occupied for a bucket's load (it may be claimed

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "metawarp/tables/bulk.cuh"
+#include "metawarp/tables/container.cuh"
 #include "metawarp/tables/hashers.hpp"
 #include "metawarp/tables/table_core.cuh"
 
@@ -16,7 +16,9 @@ namespace metawarp::tables {
 template <class K, class Count = std::uint32_t, class Layout = DefaultLayout<K, Count>,
           class Probing = DoubleHashing, class Hasher = MurmurHasher, int GroupSize = 4>
 class CountingHashTable
-    : public CoreContainer<TableCore<Layout, Probing, Hasher, GroupSize>> {
+    : public TableContainer<CountingHashTable<K, Count, Layout, Probing, Hasher, GroupSize>,
+                            TableCore<Layout, Probing, Hasher, GroupSize>,
+                            bulk_ops::insert_keys | bulk_ops::count | bulk_ops::erase> {
   static_assert(std::is_same_v<Count, std::uint32_t> || std::is_same_v<Count, std::uint64_t>,
                 "counts are 32- or 64-bit (atomicAdd widths)");
   using core_type = TableCore<Layout, Probing, Hasher, GroupSize>;
@@ -26,6 +28,7 @@ class CountingHashTable
   using value_type = Count;
   using group_type = cg::thread_block_tile<GroupSize>;
   static constexpr int group_size = GroupSize;
+  static constexpr const char* name = "CountingHashTable";
 
   struct Ref {
     static constexpr int group_size = GroupSize;
@@ -57,31 +60,12 @@ class CountingHashTable
   };
 
   CountingHashTable(std::uint64_t min_capacity, TableOptions options, cudaStream_t stream)
-      : CoreContainer<core_type>(min_capacity, options, stream) {}
+      : CountingHashTable::TableContainer(min_capacity, options, stream) {}
 
-  Ref ref() const { return Ref{this->core_.ref()}; }
-
-  // Counts one occurrence per input key (tables/bulk.cuh).
-  void insert(const K* keys, std::uint64_t n, cudaStream_t stream, Status* status_out = nullptr) {
-    bulk::insert_keys(ref(), keys, n, stream, status_out, "CountingHashTable::insert");
-  }
-  // counts_out[i] = occurrences of keys[i] (0 when absent).
-  void count(const K* keys, std::uint64_t n, Count* counts_out, cudaStream_t stream) const {
-    bulk::count(ref(), keys, n, counts_out, stream, "CountingHashTable::count");
-  }
-  void erase(const K* keys, std::uint64_t n, cudaStream_t stream, Status* status_out = nullptr) {
-    bulk::erase(ref(), keys, n, stream, status_out, "CountingHashTable::erase");
-  }
-  std::uint64_t retrieve_all(K* keys_out, Count* counts_out, cudaStream_t stream) const {
-    return this->core_.retrieve_all(keys_out, counts_out, stream);
-  }
-  template <class F>
-  void for_each(F f, cudaStream_t stream) const {
-    const auto layout = this->core_.ref().layout;
-    this->core_.for_each_occupied([=] __device__(std::uint64_t slot, K key) {
-      f(key, layout.load_value(slot));
-    }, stream);
-  }
+  Ref ref() const { return Ref{this->storage_.ref()}; }
+  // Bulk operations: TableContainer (insert counts one occurrence per input
+  // key; count gives the occurrences, 0 when absent); retrieve_all and
+  // for_each give (key, count).
 };
 
 }  // namespace metawarp::tables

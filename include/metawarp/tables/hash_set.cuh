@@ -4,20 +4,24 @@
 
 #include <cstdint>
 
-#include "metawarp/tables/bulk.cuh"
+#include "metawarp/tables/container.cuh"
 #include "metawarp/tables/hashers.hpp"
 #include "metawarp/tables/table_core.cuh"
 
 namespace metawarp::tables {
 
 template <class K, class Probing = DoubleHashing, class Hasher = MurmurHasher, int GroupSize = 4>
-class HashSet : public CoreContainer<TableCore<KeyOnlyLayout<K>, Probing, Hasher, GroupSize>> {
+class HashSet
+    : public TableContainer<HashSet<K, Probing, Hasher, GroupSize>,
+                            TableCore<KeyOnlyLayout<K>, Probing, Hasher, GroupSize>,
+                            bulk_ops::insert_keys | bulk_ops::contains | bulk_ops::erase> {
   using core_type = TableCore<KeyOnlyLayout<K>, Probing, Hasher, GroupSize>;
 
  public:
   using key_type = K;
   using group_type = cg::thread_block_tile<GroupSize>;
   static constexpr int group_size = GroupSize;
+  static constexpr const char* name = "HashSet";
 
   struct Ref {
     static constexpr int group_size = GroupSize;
@@ -38,26 +42,18 @@ class HashSet : public CoreContainer<TableCore<KeyOnlyLayout<K>, Probing, Hasher
   };
 
   HashSet(std::uint64_t min_capacity, TableOptions options, cudaStream_t stream)
-      : CoreContainer<core_type>(min_capacity, options, stream) {}
+      : HashSet::TableContainer(min_capacity, options, stream) {}
 
-  Ref ref() const { return Ref{this->core_.ref()}; }
+  Ref ref() const { return Ref{this->storage_.ref()}; }
 
-  // Bulk operations on n device-resident keys (tables/bulk.cuh).
-  void insert(const K* keys, std::uint64_t n, cudaStream_t stream, Status* status_out = nullptr) {
-    bulk::insert_keys(ref(), keys, n, stream, status_out, "HashSet::insert");
-  }
-  void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream) const {
-    bulk::contains(ref(), keys, n, out, stream, "HashSet::contains");
-  }
-  void erase(const K* keys, std::uint64_t n, cudaStream_t stream, Status* status_out = nullptr) {
-    bulk::erase(ref(), keys, n, stream, status_out, "HashSet::erase");
-  }
+  // Bulk operations: TableContainer. A set has no values: its retrieve_all
+  // and for_each give keys only (they hide the base's).
   std::uint64_t retrieve_all(K* keys_out, cudaStream_t stream) const {
-    return this->core_.retrieve_all(keys_out, static_cast<bool*>(nullptr), stream);
+    return this->storage_.retrieve_all(keys_out, static_cast<bool*>(nullptr), stream);
   }
   template <class F>
   void for_each(F f, cudaStream_t stream) const {
-    this->core_.for_each_occupied([=] __device__(std::uint64_t, K key) { f(key); }, stream);
+    this->storage_.for_each_occupied([=] __device__(std::uint64_t, K key) { f(key); }, stream);
   }
 };
 

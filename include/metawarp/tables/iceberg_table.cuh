@@ -68,8 +68,8 @@
 #include <stdexcept>
 
 #include "metawarp/cuda/device_buffer.hpp"
-#include "metawarp/tables/bucketed_container.cuh"
 #include "metawarp/tables/bucketed_storage.cuh"
+#include "metawarp/tables/container.cuh"
 #include "metawarp/tables/hashers.hpp"
 #include "metawarp/tables/layouts.cuh"
 
@@ -107,9 +107,11 @@ struct IcebergYards {
 template <class K, class V, int BucketSize = 16, class Layout = DefaultLayout<K, V>,
           class Hasher = MurmurHasher>
 class IcebergTable
-    : public BucketedContainer<IcebergTable<K, V, BucketSize, Layout, Hasher>, Layout, BucketSize,
-                               IcebergOptions> {
-  using Base = BucketedContainer<IcebergTable, Layout, BucketSize, IcebergOptions>;
+    : public TableContainer<IcebergTable<K, V, BucketSize, Layout, Hasher>,
+                            BucketedStorage<Layout, BucketSize>,
+                            bulk_ops::insert_pairs | bulk_ops::find | bulk_ops::contains |
+                                bulk_ops::erase> {
+  using Base = typename IcebergTable::TableContainer;
 
  public:
   using key_type = K;
@@ -119,7 +121,7 @@ class IcebergTable
   using sentinels = KeySentinels<K>;
   static constexpr int group_size = BucketSize;
   static constexpr const char* name = "IcebergTable";
-  static constexpr bool leaves_racing_copies = false;  // see the header comment, 1-3
+  // The bulk insert needs no racing-copy pass (see the header comment, 1-3).
 
   // find / contains / erase / insert come from BucketedRefOps.
   struct Ref : BucketedRefOps<Ref, K, V, BucketSize> {
@@ -254,8 +256,8 @@ class IcebergTable
   };
 
   IcebergTable(std::uint64_t min_capacity, IcebergOptions options, cudaStream_t stream)
-      : Base(std::uint64_t(yards_for(min_capacity, options).total) * BucketSize,
-             resolved(options), stream),
+      : Base(std::uint64_t(yards_for(min_capacity, options).total) * BucketSize, stream),
+        options_(resolved(options)),
         yards_(yards_for(min_capacity, options)),
         locks_((yards_.front + 31) / 32) {
     locks_.fill_bytes(0, stream);  // every insert releases what it takes: zero from here on
@@ -275,12 +277,11 @@ class IcebergTable
   std::uint64_t front_capacity() const { return std::uint64_t(yards_.front) * BucketSize; }
   std::uint64_t backyard_capacity() const { return this->capacity() - front_capacity(); }
   std::uint64_t bytes() const { return Base::bytes() + locks_.size_bytes(); }
-  // insert (BucketedContainer): table_full means some pairs found their front
+  // insert (TableContainer): table_full means some pairs found their front
   // bucket and both backyard buckets full; they are not stored, every other
   // pair is: more capacity (or a larger backyard_fraction) holds them.
 
  private:
-  using Base::options_;
   using Base::storage_;
 
   static IcebergOptions resolved(IcebergOptions o) {
@@ -297,6 +298,7 @@ class IcebergTable
     return IcebergYards::split(std::uint32_t(buckets), resolved(options).backyard_fraction);
   }
 
+  IcebergOptions options_;
   IcebergYards yards_;
   cuda::device_buffer<unsigned> locks_;
 };

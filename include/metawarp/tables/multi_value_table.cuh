@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "metawarp/tables/bulk.cuh"
+#include "metawarp/tables/container.cuh"
 #include "metawarp/tables/hashers.hpp"
 #include "metawarp/tables/scan.cuh"
 #include "metawarp/tables/table_core.cuh"
@@ -19,7 +19,11 @@ namespace metawarp::tables {
 
 template <class K, class V, class Layout = DefaultLayout<K, V>, class Probing = DoubleHashing,
           class Hasher = MurmurHasher, int GroupSize = 8>
-class MultiValueHashTable : public CoreContainer<TableCore<Layout, Probing, Hasher, GroupSize>> {
+class MultiValueHashTable
+    : public TableContainer<MultiValueHashTable<K, V, Layout, Probing, Hasher, GroupSize>,
+                            TableCore<Layout, Probing, Hasher, GroupSize>,
+                            bulk_ops::insert_pairs | bulk_ops::contains | bulk_ops::count |
+                                bulk_ops::erase | bulk_ops::retrieve> {
   using core_type = TableCore<Layout, Probing, Hasher, GroupSize>;
 
  public:
@@ -27,6 +31,7 @@ class MultiValueHashTable : public CoreContainer<TableCore<Layout, Probing, Hash
   using value_type = V;
   using group_type = cg::thread_block_tile<GroupSize>;
   static constexpr int group_size = GroupSize;
+  static constexpr const char* name = "MultiValueHashTable";
 
   struct Ref {
     static constexpr int group_size = GroupSize;
@@ -59,25 +64,12 @@ class MultiValueHashTable : public CoreContainer<TableCore<Layout, Probing, Hash
   };
 
   MultiValueHashTable(std::uint64_t min_capacity, TableOptions options, cudaStream_t stream)
-      : CoreContainer<core_type>(min_capacity, options, stream) {}
+      : MultiValueHashTable::TableContainer(min_capacity, options, stream) {}
 
-  Ref ref() const { return Ref{this->core_.ref()}; }
+  Ref ref() const { return Ref{this->storage_.ref()}; }
 
-  // Bulk operations on n device-resident items (tables/bulk.cuh).
-  void insert(const K* keys, const V* values, std::uint64_t n, cudaStream_t stream,
-              Status* status_out = nullptr) {
-    bulk::insert(ref(), keys, values, n, stream, status_out, "MultiValueHashTable::insert");
-  }
-  // counts[i] = number of values stored for keys[i].
-  void count(const K* keys, std::uint64_t n, std::uint64_t* counts, cudaStream_t stream) const {
-    bulk::count(ref(), keys, n, counts, stream, "MultiValueHashTable::count");
-  }
-  // Dry run: offsets (n + 1 entries) receive where each key's values go;
-  // returns the total number of values (the size retrieve() needs).
-  std::uint64_t retrieve_offsets(const K* keys, std::uint64_t n, std::uint64_t* offsets,
-                                 cudaStream_t stream) const {
-    return bulk::retrieve_offsets(ref(), keys, n, offsets, stream, "MultiValueHashTable::count");
-  }
+  // Bulk operations: TableContainer (count: values stored per key; erase:
+  // every value of the key; retrieve_offsets: the dry run) and this one.
   // Writes the values of keys[i] to values_out[offsets[i] .. offsets[i+1]).
   // Each key's probing stops once its room is filled: with one value per key
   // that is the window of the hit, not the next window with an empty slot
@@ -93,24 +85,6 @@ class MultiValueHashTable : public CoreContainer<TableCore<Layout, Probing, Hash
         if (rank < room) out[rank] = value;
       }, room);
     }, "MultiValueHashTable::retrieve");
-  }
-  void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream) const {
-    bulk::contains(ref(), keys, n, out, stream, "MultiValueHashTable::contains");
-  }
-  // Erases every value of each key.
-  void erase(const K* keys, std::uint64_t n, cudaStream_t stream, Status* status_out = nullptr) {
-    bulk::erase(ref(), keys, n, stream, status_out, "MultiValueHashTable::erase");
-  }
-
-  std::uint64_t retrieve_all(K* keys_out, V* values_out, cudaStream_t stream) const {
-    return this->core_.retrieve_all(keys_out, values_out, stream);
-  }
-  template <class F>
-  void for_each(F f, cudaStream_t stream) const {
-    const auto layout = this->core_.ref().layout;
-    this->core_.for_each_occupied([=] __device__(std::uint64_t slot, K key) {
-      f(key, layout.load_value(slot));
-    }, stream);
   }
 };
 

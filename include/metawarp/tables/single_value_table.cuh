@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "metawarp/tables/bulk.cuh"
+#include "metawarp/tables/container.cuh"
 #include "metawarp/tables/hashers.hpp"
 #include "metawarp/tables/table_core.cuh"
 
@@ -14,7 +14,10 @@ namespace metawarp::tables {
 template <class K, class V, class Layout = DefaultLayout<K, V>, class Probing = DoubleHashing,
           class Hasher = MurmurHasher, int GroupSize = 4>
 class SingleValueHashTable
-    : public CoreContainer<TableCore<Layout, Probing, Hasher, GroupSize>> {
+    : public TableContainer<SingleValueHashTable<K, V, Layout, Probing, Hasher, GroupSize>,
+                            TableCore<Layout, Probing, Hasher, GroupSize>,
+                            bulk_ops::insert_pairs | bulk_ops::find | bulk_ops::contains |
+                                bulk_ops::count | bulk_ops::erase> {
   using core_type = TableCore<Layout, Probing, Hasher, GroupSize>;
 
  public:
@@ -22,6 +25,7 @@ class SingleValueHashTable
   using value_type = V;
   using group_type = cg::thread_block_tile<GroupSize>;
   static constexpr int group_size = GroupSize;
+  static constexpr const char* name = "SingleValueHashTable";
 
   // Non-owning device handle; copy it into kernels. All members are called by
   // every thread of a group of GroupSize threads (cg::tiled_partition).
@@ -55,45 +59,11 @@ class SingleValueHashTable
   };
 
   SingleValueHashTable(std::uint64_t min_capacity, TableOptions options, cudaStream_t stream)
-      : CoreContainer<core_type>(min_capacity, options, stream) {}
+      : SingleValueHashTable::TableContainer(min_capacity, options, stream) {}
 
-  Ref ref() const { return Ref{this->core_.ref()}; }
-
-  // Bulk operations on n device-resident items (tables/bulk.cuh). A duplicate
-  // key keeps its first value (warning duplicate_key).
-  void insert(const K* keys, const V* values, std::uint64_t n, cudaStream_t stream,
-              Status* status_out = nullptr) {
-    bulk::insert(ref(), keys, values, n, stream, status_out, "SingleValueHashTable::insert");
-  }
-  // values_out[i] = value of keys[i], or not_found_value (status key_not_found).
-  void find(const K* keys, std::uint64_t n, V* values_out, V not_found_value,
-            cudaStream_t stream, Status* status_out = nullptr) const {
-    bulk::find(ref(), keys, n, values_out, not_found_value, stream, status_out,
-               "SingleValueHashTable::find");
-  }
-  void contains(const K* keys, std::uint64_t n, bool* out, cudaStream_t stream) const {
-    bulk::contains(ref(), keys, n, out, stream, "SingleValueHashTable::contains");
-  }
-  // counts[i] = 1 if keys[i] is present, else 0.
-  void count(const K* keys, std::uint64_t n, std::uint64_t* counts, cudaStream_t stream) const {
-    bulk::count(ref(), keys, n, counts, stream, "SingleValueHashTable::count");
-  }
-  void erase(const K* keys, std::uint64_t n, cudaStream_t stream, Status* status_out = nullptr) {
-    bulk::erase(ref(), keys, n, stream, status_out, "SingleValueHashTable::erase");
-  }
-
-  // All pairs (unspecified order); outputs need size() entries. Returns the count.
-  std::uint64_t retrieve_all(K* keys_out, V* values_out, cudaStream_t stream) const {
-    return this->core_.retrieve_all(keys_out, values_out, stream);
-  }
-  // Calls the device functor f(key, value) once per stored pair.
-  template <class F>
-  void for_each(F f, cudaStream_t stream) const {
-    const auto layout = this->core_.ref().layout;
-    this->core_.for_each_occupied([=] __device__(std::uint64_t slot, K key) {
-      f(key, layout.load_value(slot));
-    }, stream);
-  }
+  Ref ref() const { return Ref{this->storage_.ref()}; }
+  // Bulk operations: TableContainer (a duplicate key keeps its first value,
+  // warning duplicate_key; count gives 1 for a present key, else 0).
 };
 
 }  // namespace metawarp::tables

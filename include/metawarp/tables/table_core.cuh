@@ -1,7 +1,7 @@
 #pragma once
 // The flat storage policy of the open-addressing tables (single value, multi
 // value, counting, set, bucket list): SlotStorage in windows plus the probing
-// ref, and their container base. The concrete tables add their key semantics.
+// ref. The host API is container.cuh; the concrete tables add their key semantics.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -55,29 +55,6 @@ class TableCore : public SlotStorage<Layout> {
   }
 
   ref_type ref_{};
-};
-
-// The members every open-addressing container answers the same way from its
-// TableCore; a container derives from this and adds its Ref and key semantics.
-template <class Core>
-class CoreContainer {
- public:
-  std::uint64_t capacity() const { return core_.capacity(); }
-  std::uint64_t bytes() const { return core_.bytes(); }
-  // Occupied slots: keys (single value, set, counting) or pairs (multi value).
-  // Synchronises `stream`.
-  std::uint64_t size(cudaStream_t stream) const { return core_.count_occupied(stream); }
-  double load_factor(cudaStream_t stream) const {
-    return double(size(stream)) / double(capacity());
-  }
-  void clear(cudaStream_t stream) { core_.clear(stream); }
-  Status peek_status(cudaStream_t stream) const { return core_.peek_status(stream); }
-  Status pop_status(cudaStream_t stream) { return core_.pop_status(stream); }
-
- protected:
-  CoreContainer(std::uint64_t min_capacity, TableOptions options, cudaStream_t stream)
-      : core_(min_capacity, options, stream) {}
-  Core core_;
 };
 
 }  // namespace metawarp::tables
