@@ -1,10 +1,13 @@
 #pragma once
-// The one check suite of the issue-14 tables (bucketed cuckoo, iceberg,
-// portable map, CSR), against std::unordered_map / std::unordered_multimap.
+// The one check suite of the tables with a single value per key (single
+// value, bucketed cuckoo, iceberg, portable map) and the multi-value lookups
+// (multi value, bucket list, CSR), against std::unordered_map /
+// std::unordered_multimap.
 // A table's test file is a TEMPLATE_TEST_CASE over its configurations that
 // calls these with how the table is made and what it promises:
 //   check_single_value_table<Table>(make, traits): unique keys (hits, misses,
-//     contains, size, retrieve_all), duplicates in one bulk insert and against
+//     contains, size, load factor, retrieve_all, for_each where the table
+//     has it), duplicates in one bulk insert and against
 //     stored keys, sentinel keys rejected, erase then reinsert, and what a
 //     table does with more pairs than slots;
 //   check_multi_value_lookups(table, keys, values, stream): count / retrieve /
@@ -49,6 +52,9 @@ struct TableTraits {
   // Duplicates in one bulk insert: exactly one occurrence reports ok, the
   // others duplicate_key (else only the table's status must warn).
   bool exact_duplicate_status = false;
+  // reports_pair: a bulk insert of more pairs than slots leaves no slot empty
+  // (the probing visits every slot before it gives up).
+  bool fills_every_slot = false;
 };
 
 // make(min_capacity, stream) for a table constructed from (capacity, options, stream).
@@ -117,6 +123,37 @@ inline void check_contained(const std::vector<bool>& contained, std::size_t firs
   }
 }
 
+// for_each's functor: counts the pairs and adds up key * 31 + value.
+template <class K, class V>
+struct SumPairs {
+  unsigned long long* sums = nullptr;  // [count, sum]
+  __device__ void operator()(K key, V value) const {
+    atomicAdd(sums, 1ull);
+    atomicAdd(sums + 1, (unsigned long long)(key) * 31 + (unsigned long long)(value));
+  }
+};
+
+// [count, sum] of SumPairs over what table.for_each passes.
+template <class Table>
+std::vector<unsigned long long> for_each_sums(const Table& table, cudaStream_t stream) {
+  cuda::device_buffer<unsigned long long> d_sums(2);
+  d_sums.fill_bytes(0, stream);
+  table.for_each(SumPairs<typename Table::key_type, typename Table::value_type>{d_sums.data()},
+                 stream);
+  return to_host(d_sums, 2);
+}
+
+// [count, sum] of SumPairs over the pairs (keys[i], values[i]).
+template <class K, class V>
+std::vector<unsigned long long> expected_sums(const std::vector<K>& keys,
+                                              const std::vector<V>& values) {
+  std::vector<unsigned long long> sums = {keys.size(), 0};
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    sums[1] += (unsigned long long)(keys[i]) * 31 + (unsigned long long)(values[i]);
+  }
+  return sums;
+}
+
 // Every stored pair as a map; fails on a key stored twice.
 template <class Table>
 std::unordered_map<typename Table::key_type, typename Table::value_type> stored_pairs(
@@ -161,16 +198,21 @@ void check_single_value_table(Make make, TableTraits traits) {
   mwc::device_buffer<V> d_found(2 * n);
   const V missing = V(12345);
 
-  SECTION("unique keys: hits, misses, contains, size, retrieve_all") {
+  SECTION("unique keys: hits, misses, contains, size, retrieve_all, for_each") {
     require_all(insert_with_status(table, d_keys, d_values, n, stream), 0);
     CHECK(table.peek_status(stream).ok());
     CHECK(table.size(stream) == n);
+    CHECK(table.load_factor(stream) == Approx(double(n) / double(table.capacity())));
     table.find(d_all_keys.data(), 2 * n, d_found.data(), missing, stream, d_status.data());
     check_hits_then_misses(to_host(d_found, 2 * n), to_host(d_status, 2 * n), values, n, missing);
     mwc::device_buffer<bool> d_contained(2 * n);
     table.contains(d_all_keys.data(), 2 * n, d_contained.data(), stream);
     check_contained(to_host(d_contained, 2 * n), 0, n);
     CHECK(stored_pairs(table, stream) == reference);
+    if constexpr (requires { table.for_each(SumPairs<K, V>{}, stream.get()); }) {
+      const std::vector<V> inserted_values(values.begin(), values.begin() + n);
+      CHECK(for_each_sums(table, stream) == expected_sums(inserted, inserted_values));
+    }
   }
 
   SECTION("duplicates in one bulk insert and against stored keys") {
@@ -267,11 +309,19 @@ void check_single_value_table(Make make, TableTraits traits) {
     }
     CHECK(total.has(Status::table_full));
     if (traits.when_full == WhenFull::loses_pairs) return;
-    // reports_pair: exactly the pairs reporting ok are stored, with their values.
+    // reports_pair: exactly the pairs reporting ok are stored, with their
+    // values; lookups of the others (misses in a full table) end too.
     const auto stored_ok = ok_pairs(status, keys, values, Status::table_full);
     CHECK(stored_ok.size() <= small.capacity());
     CHECK(stored_ok.size() > small.capacity() / 2);
+    if (traits.fills_every_slot) CHECK(stored_ok.size() == small.capacity());
     CHECK(stored_pairs(small, stream) == stored_ok);
+    small.find(d_all_keys.data(), offered, d_found.data(), missing, stream);
+    const auto found = to_host(d_found, offered);
+    for (std::size_t i = 0; i < offered; ++i) {
+      const auto it = stored_ok.find(keys[i]);
+      REQUIRE(found[i] == (it == stored_ok.end() ? missing : it->second));
+    }
   }
 }
 

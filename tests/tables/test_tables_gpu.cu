@@ -1,6 +1,8 @@
-// The GPU tables against std::unordered_map / unordered_multimap on random
-// data: unique keys, duplicates, sentinel keys, empty input, erase then
-// reinsert, a full table, and user kernels calling the device API.
+// The flat open-addressing tables against std::unordered_map /
+// unordered_multimap on random data: the single-value table through the
+// shared suite (table_checks.cuh), the multi-value and bucket-list tables
+// through its multi-value lookups plus their own checks (sentinels, erase
+// then reinsert, a full table, limits), and user kernels calling the device API.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -8,11 +10,12 @@
 #include <unordered_set>
 #include <vector>
 
-#include "catch.hpp"
+#include "catch_templates.hpp"
 #include "gpu_test_support.cuh"
 #include "metawarp/tables/bucket_list_table.cuh"
 #include "metawarp/tables/multi_value_table.cuh"
 #include "metawarp/tables/single_value_table.cuh"
+#include "table_checks.cuh"
 
 namespace mwc = metawarp::cuda;
 using namespace metawarp::tables;
@@ -21,171 +24,6 @@ using namespace metawarp::tables::testing;
 namespace {
 
 // ----------------------------------------------------------------- single value
-
-template <class Table>
-void check_single_value_table() {
-  using K = typename Table::key_type;
-  using V = typename Table::value_type;
-  const std::size_t n = 50000;
-  const auto keys = distinct_keys<K>(2 * n, 11);  // first n inserted, rest are misses
-  const auto values = random_values<V>(n, 12);
-  std::vector<K> inserted(keys.begin(), keys.begin() + n);
-  std::unordered_map<K, V> reference;
-  for (std::size_t i = 0; i < n; ++i) reference[inserted[i]] = values[i];
-
-  Table table(std::uint64_t(n / 0.85), {}, test_stream);
-  auto d_keys = to_device(inserted);
-  auto d_all_keys = to_device(keys);
-  auto d_values = to_device(values);
-  mwc::device_buffer<Status> d_status(2 * n);
-
-  SECTION("unique keys: find hits and misses, size, retrieve_all, for_each") {
-    table.insert(d_keys.data(), d_values.data(), n, nullptr, d_status.data());
-    for (Status s : to_host(d_status, n)) REQUIRE(s.ok());
-    CHECK(table.peek_status(test_stream).ok());
-    CHECK(table.size(test_stream) == n);
-    CHECK(table.load_factor(test_stream) == Approx(double(n) / table.capacity()));
-
-    mwc::device_buffer<V> d_found(2 * n);
-    const V missing = V(12345);
-    table.find(d_all_keys.data(), 2 * n, d_found.data(), missing, nullptr, d_status.data());
-    const auto found = to_host(d_found, 2 * n);
-    const auto status = to_host(d_status, 2 * n);
-    for (std::size_t i = 0; i < 2 * n; ++i) {
-      const auto it = reference.find(keys[i]);
-      if (it != reference.end()) {
-        REQUIRE(found[i] == it->second);
-        REQUIRE(status[i].ok());
-      } else {
-        REQUIRE(found[i] == missing);
-        REQUIRE(status[i].has(Status::key_not_found));
-      }
-    }
-    mwc::device_buffer<bool> d_contained(2 * n);
-    table.contains(d_all_keys.data(), 2 * n, d_contained.data(), test_stream);
-    const auto contained = to_host(d_contained, 2 * n);
-    for (std::size_t i = 0; i < 2 * n; ++i) REQUIRE(contained[i] == (i < n));
-
-    mwc::device_buffer<K> d_out_keys(n);
-    mwc::device_buffer<V> d_out_values(n);
-    REQUIRE(table.retrieve_all(d_out_keys.data(), d_out_values.data(), test_stream) == n);
-    const auto out_keys = to_host(d_out_keys, n);
-    const auto out_values = to_host(d_out_values, n);
-    std::unordered_map<K, V> retrieved;
-    for (std::size_t i = 0; i < n; ++i) retrieved[out_keys[i]] = out_values[i];
-    CHECK(retrieved == reference);
-
-    mwc::device_buffer<unsigned long long> d_sum(1);
-    d_sum.fill_bytes(0, test_stream);
-    unsigned long long* sum = d_sum.data();
-    table.for_each([=] __device__(K key, V value) {
-      atomicAdd(sum, (unsigned long long)(key) ^ (unsigned long long)(value));
-    }, test_stream);
-    unsigned long long expected = 0;
-    for (const auto& [k, v] : reference) expected += (unsigned long long)(k) ^ (unsigned long long)(v);
-    CHECK(to_host(d_sum, 1)[0] == expected);
-  }
-
-  SECTION("duplicate keys keep one value and warn") {
-    std::vector<K> dup_keys;
-    std::vector<V> dup_values;
-    std::unordered_map<K, std::unordered_set<V>> allowed;
-    for (std::size_t i = 0; i < 2000; ++i) {
-      const std::size_t copies = 1 + i % 7;
-      for (std::size_t c = 0; c < copies; ++c) {
-        dup_keys.push_back(inserted[i]);
-        dup_values.push_back(V(i * 10 + c));
-        allowed[inserted[i]].insert(V(i * 10 + c));
-      }
-    }
-    auto d_dup_keys = to_device(dup_keys);
-    auto d_dup_values = to_device(dup_values);
-    table.insert(d_dup_keys.data(), d_dup_values.data(), dup_keys.size(), test_stream);
-    CHECK(table.peek_status(test_stream).has(Status::duplicate_key));
-    CHECK_FALSE(table.peek_status(test_stream).has_error());
-    CHECK(table.size(test_stream) == allowed.size());
-    mwc::device_buffer<V> d_found(dup_keys.size());
-    table.find(d_dup_keys.data(), dup_keys.size(), d_found.data(), {}, test_stream);
-    const auto found = to_host(d_found, dup_keys.size());
-    for (std::size_t i = 0; i < dup_keys.size(); ++i) REQUIRE(allowed[dup_keys[i]].count(found[i]) == 1);
-    // All copies of a key agree on its single value.
-    for (std::size_t i = 1; i < dup_keys.size(); ++i) {
-      if (dup_keys[i] == dup_keys[i - 1]) REQUIRE(found[i] == found[i - 1]);
-    }
-  }
-
-  SECTION("sentinel keys are rejected, empty input is a no-op") {
-    const std::vector<K> bad = {KeySentinels<K>::empty, KeySentinels<K>::tombstone, inserted[0]};
-    const std::vector<V> bad_values = {V(1), V(2), V(3)};
-    auto d_bad = to_device(bad);
-    auto d_bad_values = to_device(bad_values);
-    table.insert(d_bad.data(), d_bad_values.data(), 3, nullptr, d_status.data());
-    const auto status = to_host(d_status, 3);
-    CHECK(status[0].has(Status::invalid_key));
-    CHECK(status[1].has(Status::invalid_key));
-    CHECK(status[2].ok());
-    CHECK(table.peek_status(test_stream).has(Status::invalid_key));
-    CHECK(table.pop_status(test_stream).has_error());
-    CHECK(table.peek_status(test_stream).ok());
-    CHECK(table.size(test_stream) == 1);
-    table.insert(d_keys.data(), d_values.data(), 0, test_stream);
-    table.find(d_keys.data(), 0, static_cast<V*>(nullptr), {}, test_stream);
-    table.erase(d_keys.data(), 0, test_stream);
-    CHECK(table.size(test_stream) == 1);
-    CHECK(table.peek_status(test_stream).ok());
-  }
-
-  SECTION("erase then reinsert reuses slots without duplicating keys") {
-    table.insert(d_keys.data(), d_values.data(), n, test_stream);
-    const std::size_t erased = n / 2;
-    table.erase(d_keys.data(), erased, nullptr, d_status.data());
-    for (Status s : to_host(d_status, erased)) REQUIRE(s.ok());
-    CHECK(table.size(test_stream) == n - erased);
-    mwc::device_buffer<bool> d_contained(n);
-    table.contains(d_keys.data(), n, d_contained.data(), test_stream);
-    const auto contained = to_host(d_contained, n);
-    for (std::size_t i = 0; i < n; ++i) REQUIRE(contained[i] == (i >= erased));
-
-    // Reinsert everything with new values: erased keys get them, others warn.
-    std::vector<V> new_values(n);
-    for (std::size_t i = 0; i < n; ++i) new_values[i] = V(values[i] + 1);
-    auto d_new_values = to_device(new_values);
-    table.pop_status(test_stream);
-    table.insert(d_keys.data(), d_new_values.data(), n, test_stream);
-    CHECK(table.peek_status(test_stream).has(Status::duplicate_key));
-    CHECK(table.size(test_stream) == n);
-    mwc::device_buffer<K> d_out_keys(n);
-    REQUIRE(table.retrieve_all(d_out_keys.data(), nullptr, test_stream) == n);
-    const auto out_keys = to_host(d_out_keys, n);
-    CHECK(std::unordered_set<K>(out_keys.begin(), out_keys.end()).size() == n);
-    mwc::device_buffer<V> d_found(n);
-    table.find(d_keys.data(), n, d_found.data(), {}, test_stream);
-    const auto found = to_host(d_found, n);
-    for (std::size_t i = 0; i < n; ++i) REQUIRE(found[i] == (i < erased ? new_values[i] : values[i]));
-  }
-
-  SECTION("a full table reports table_full and does not hang") {
-    Table small(1000, {}, test_stream);
-    const std::size_t too_many = small.capacity() + 500;
-    auto more_keys = distinct_keys<K>(too_many, 99);
-    auto d_more = to_device(more_keys);
-    auto d_more_values = to_device(random_values<V>(too_many, 98));
-    small.insert(d_more.data(), d_more_values.data(), too_many, nullptr, d_status.data());
-    CHECK(small.peek_status(test_stream).has(Status::table_full));
-    CHECK(small.size(test_stream) == small.capacity());
-    const auto status = to_host(d_status, too_many);
-    CHECK(std::count_if(status.begin(), status.end(), [](Status s) { return s.has(Status::table_full); }) == 500);
-    // Every key reported ok is findable.
-    mwc::device_buffer<bool> d_contained(too_many);
-    small.contains(d_more.data(), too_many, d_contained.data(), test_stream);
-    const auto contained = to_host(d_contained, too_many);
-    for (std::size_t i = 0; i < too_many; ++i) REQUIRE(contained[i] == status[i].ok());
-    // Misses in a full table terminate too.
-    mwc::device_buffer<V> d_found(n);
-    small.find(d_all_keys.data() + n, n, d_found.data(), {}, test_stream);
-    mwc::check(cudaDeviceSynchronize(), "find in a full table");
-  }
-}
 
 template <class Ref, class K, class V>
 __global__ void insert_computed_keys(Ref table, std::uint64_t n, std::uint32_t seed) {
@@ -249,22 +87,7 @@ void check_multi_value_table(Table (*make_table)(std::size_t)) {
     for (Status s : to_host(d_status, n)) REQUIRE(s.ok());
     CHECK(table.size(test_stream) == n);
 
-    const std::size_t q = queries.size();
-    mwc::device_buffer<std::uint64_t> d_offsets(q + 1);
-    const std::uint64_t total = table.retrieve_offsets(d_queries.data(), q, d_offsets.data(), test_stream);
-    REQUIRE(total == n);
-    mwc::device_buffer<V> d_out(total);
-    table.retrieve(d_queries.data(), q, d_offsets.data(), d_out.data(), test_stream);
-    const auto offsets = to_host(d_offsets, q + 1);
-    const auto out = to_host(d_out, total);
-    for (std::size_t i = 0; i < q; ++i) {
-      std::vector<V> got(out.begin() + offsets[i], out.begin() + offsets[i + 1]);
-      std::vector<V> expected;
-      if (auto it = reference.find(queries[i]); it != reference.end()) expected = it->second;
-      std::sort(got.begin(), got.end());
-      std::sort(expected.begin(), expected.end());
-      REQUIRE(got == expected);
-    }
+    check_multi_value_lookups(table, keys, values, test_stream);
 
     mwc::device_buffer<K> d_all_keys(n);
     mwc::device_buffer<V> d_all_values(n);
@@ -278,18 +101,7 @@ void check_multi_value_table(Table (*make_table)(std::size_t)) {
     for (auto& [k, vs] : expected_all) std::sort(vs.begin(), vs.end());
     CHECK(got_all == expected_all);
 
-    mwc::device_buffer<unsigned long long> d_sum(2);
-    d_sum.fill_bytes(0, test_stream);
-    unsigned long long* sum = d_sum.data();
-    table.for_each([=] __device__(K key, V value) {
-      atomicAdd(sum, 1ull);
-      atomicAdd(sum + 1, (unsigned long long)(key) * 31 + (unsigned long long)(value));
-    }, test_stream);
-    unsigned long long expected_sum = 0;
-    for (std::size_t i = 0; i < n; ++i) expected_sum += (unsigned long long)(keys[i]) * 31 + values[i];
-    const auto sums = to_host(d_sum, 2);
-    CHECK(sums[0] == n);
-    CHECK(sums[1] == expected_sum);
+    CHECK(for_each_sums(table, test_stream) == expected_sums(keys, values));
   }
 
   SECTION("sentinels rejected, empty input is a no-op") {
@@ -393,6 +205,10 @@ using SingleU64Linear =
 using SingleU32Group32 =
     SingleValueHashTable<std::uint32_t, std::uint32_t, DefaultLayout<std::uint32_t, std::uint32_t>,
                          DoubleHashing, MurmurHasher, 32>;
+// Key and value of different widths: structure of arrays, group 8.
+using SingleU64U32Soa =
+    SingleValueHashTable<std::uint64_t, std::uint32_t, SoaLayout<std::uint64_t, std::uint32_t>,
+                         DoubleHashing, MurmurHasher, 8>;
 using MultiU32U64 = MultiValueHashTable<std::uint32_t, std::uint64_t>;  // SoA, group 8
 using BucketU32U64 = BucketListHashTable<std::uint32_t, std::uint64_t>;
 
@@ -406,14 +222,14 @@ BucketU32U64 make_bucket_table(std::size_t pairs) {
 
 }  // namespace
 
-TEST_CASE("SingleValueHashTable u32/u32 packed, double hashing") { check_single_value_table<SingleU32>(); }
-
-TEST_CASE("SingleValueHashTable u64/u64 array-of-structs, linear probing, group 1") {
-  check_single_value_table<SingleU64Linear>();
-}
-
-TEST_CASE("SingleValueHashTable u32/u32 packed, double hashing, group 32") {
-  check_single_value_table<SingleU32Group32>();
+// The shared suite (table_checks.cuh) over key/value types, layouts,
+// probing and group sizes.
+TEMPLATE_TEST_CASE("SingleValueHashTable matches std::unordered_map", "[gpu][single]", SingleU32,
+                   SingleU64Linear, SingleU32Group32, SingleU64U32Soa) {
+  check_single_value_table<TestType>(
+      made_with<TestType>(TableOptions{}),
+      {.when_full = WhenFull::reports_pair, .exact_duplicate_status = true,
+       .fills_every_slot = true});
 }
 
 TEST_CASE("SingleValueHashTable device API from a user kernel") {
