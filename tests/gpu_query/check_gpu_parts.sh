@@ -10,6 +10,7 @@
 #
 # Exits 77 (ctest: skipped) when there is no GPU.
 set -euo pipefail
+source "$(dirname "$0")/gpu_check_lib.sh"
 mw=$1 test_data=$2 data=${METAWARP_SHARED_DATA:-$3} work=$4
 if ! nvidia-smi -L >/dev/null 2>&1; then echo "SKIPPED: no usable CUDA device"; exit 77; fi
 rm -rf "$work" && mkdir -p "$work"
@@ -49,11 +50,5 @@ check test_data "$test_data/genomes" "$test_data/taxonomy" "$test_data/seqid2tax
 check test_data_single "$test_data/genomes" "$test_data/taxonomy" "$test_data/seqid2taxid.map" \
   "$test_data/reads_R1.fq"
 
-refs=$data/refs138
-r1=$data/reads/simulated/art_mock_R1.fq.gz r2=$data/reads/simulated/art_mock_R2.fq.gz
-if [ -e "$refs/genomes" ] && [ -e "$r1" ] && [ -e "$r2" ]; then
-  check refs138 "$refs/genomes" "$refs/taxonomy/subset" "$refs/seqid2taxid.map" "$r1" "$r2"
-else
-  echo "refs138 / art_mock absent: only test_data checked"
-fi
+check_refs138_art_mock
 rm -rf "$work"

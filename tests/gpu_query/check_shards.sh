@@ -9,6 +9,7 @@
 #
 # Exits 77 (ctest: skipped) when there is no GPU.
 set -euo pipefail
+source "$(dirname "$0")/gpu_check_lib.sh"
 mw=$1 test_data=$2 data=${METAWARP_SHARED_DATA:-$3} work=$4
 if ! nvidia-smi -L >/dev/null 2>&1; then echo "SKIPPED: no usable CUDA device"; exit 77; fi
 rm -rf "$work" && mkdir -p "$work"
@@ -50,11 +51,5 @@ echo "$message"
 grep -q "GPU 63 requested" <<<"$message"
 [ ! -e "$work/missing.tsv" ]
 
-refs=$data/refs138
-r1=$data/reads/simulated/art_mock_R1.fq.gz r2=$data/reads/simulated/art_mock_R2.fq.gz
-if [ -e "$refs/genomes" ] && [ -e "$r1" ] && [ -e "$r2" ]; then
-  check refs138 "$refs/genomes" "$refs/taxonomy/subset" "$refs/seqid2taxid.map" "$r1" "$r2"
-else
-  echo "refs138 / art_mock absent: only test_data checked"
-fi
+check_refs138_art_mock
 rm -rf "$work"

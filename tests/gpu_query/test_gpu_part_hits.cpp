@@ -118,13 +118,8 @@ TEST_CASE("GPU part hits: test_data, 1-3 parts, equal the CPU's read by read") {
 TEST_CASE("GPU part hits: databases of random parameters equal the CPU's read by read") {
   std::mt19937_64 rng(20261124);
   for (int round = 0; round < 2; ++round) {
-    pipeline::BuildOptions b = test::test_build_options();
-    b.params.sketch.k = 12 + std::uint32_t(rng() % 20);
-    b.params.sketch.window = b.params.sketch.k + 16 + std::uint32_t(rng() % 200);
-    b.params.sketch.sketch_size = 2 + std::uint32_t(rng() % 30);
-    b.params.max_locations_per_feature = 1 + std::uint32_t(rng() % 300);
-    INFO("k " << b.params.sketch.k << " w " << b.params.sketch.window << " s "
-              << b.params.sketch.sketch_size << " cap " << b.params.max_locations_per_feature);
+    const pipeline::BuildOptions b = test::random_build_options(rng, 300);
+    INFO(test::parameters_of(b));
     const db::Database db = pipeline::build_database(b);
     test::ScratchDir dir("gpu_part_hits_random");
     db::save(db, dir / "random.mwdb");

@@ -3,6 +3,7 @@
 // in-process, with the build pipeline) and whole-file reads and writes.
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,6 +23,24 @@ inline pipeline::BuildOptions test_build_options() {
   o.threads = 2;
   o.quiet = true;
   return o;
+}
+
+// test_build_options with random parameters, drawn from rng in this order:
+// k in [12, 32), window k + [16, 216), sketch size [2, 32), cap [1, max_cap].
+inline pipeline::BuildOptions random_build_options(std::mt19937_64& rng, std::uint32_t max_cap) {
+  pipeline::BuildOptions b = test_build_options();
+  b.params.sketch.k = 12 + std::uint32_t(rng() % 20);
+  b.params.sketch.window = b.params.sketch.k + 16 + std::uint32_t(rng() % 200);
+  b.params.sketch.sketch_size = 2 + std::uint32_t(rng() % 30);
+  b.params.max_locations_per_feature = 1 + std::uint32_t(rng() % max_cap);
+  return b;
+}
+
+// "k .. w .. s .. cap ..": which random parameters a failing round had.
+inline std::string parameters_of(const pipeline::BuildOptions& b) {
+  return "k " + std::to_string(b.params.sketch.k) + " w " + std::to_string(b.params.sketch.window) +
+         " s " + std::to_string(b.params.sketch.sketch_size) + " cap " +
+         std::to_string(b.params.max_locations_per_feature);
 }
 
 inline const db::Database& test_database() {

@@ -139,15 +139,9 @@ TEST_CASE("partitioned query: test_data, pairs and single reads, equal the whole
 TEST_CASE("partitioned query: databases of random parameters equal the whole database") {
   std::mt19937_64 rng(20240612);
   for (int round = 0; round < 3; ++round) {
-    pipeline::BuildOptions b = test::test_build_options();
-    b.params.sketch.k = 12 + std::uint32_t(rng() % 20);
-    b.params.sketch.window = b.params.sketch.k + 16 + std::uint32_t(rng() % 200);
-    b.params.sketch.sketch_size = 2 + std::uint32_t(rng() % 30);
-    b.params.max_locations_per_feature = 1 + std::uint32_t(rng() % 40);
+    pipeline::BuildOptions b = test::random_build_options(rng, 40);
     b.params.remove_overpopulated_features = rng() % 2 == 0;
-    INFO("k " << b.params.sketch.k << " w " << b.params.sketch.window << " s "
-              << b.params.sketch.sketch_size << " cap " << b.params.max_locations_per_feature
-              << (b.params.remove_overpopulated_features ? " remove" : ""));
+    INFO(test::parameters_of(b) << (b.params.remove_overpopulated_features ? " remove" : ""));
     const db::Database built = pipeline::build_database(b);
     test::ScratchDir dir("partitioned_random");
     db::save(built, dir / "random.mwdb");

@@ -1,6 +1,7 @@
 #pragma once
 // The message of the exception a callable throws, for tests that check what
-// an error says ("" when it throws none: the caller's checks then fail).
+// an error says ("" when it throws none: the caller's checks then fail), and
+// contains(message, part) to check what it names.
 #include <exception>
 #include <string>
 
@@ -14,6 +15,11 @@ std::string error_of(F f) {
     return e.what();
   }
   return "";
+}
+
+// Whether `s` contains `part` (the checks of what an error message names).
+inline bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
 }
 
 }  // namespace metawarp::test

@@ -1,35 +1,14 @@
 // Target -> taxid: header tags, seqid2taxid maps, accession2taxid files and
 // the resolver's order.
-#include <stdexcept>
 #include <string>
 
 #include "catch.hpp"
+#include "error_of.hpp"
 #include "temp_files.hpp"
 #include "taxonomy/id_mapping.hpp"
 
 using namespace metawarp::taxonomy;
-using metawarp::test::gz_member;
-using metawarp::test::TempDir;
-using metawarp::test::write_gz;
-using metawarp::test::write_text;
-
-namespace {
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
-
-}  // namespace
+using namespace metawarp::test;  // temp files, error_of, contains
 
 TEST_CASE("taxid tags in headers", "[id_mapping]") {
   CHECK(taxid_from_header(">kraken:taxid|562|NC_000913.3 Escherichia coli") == 562u);

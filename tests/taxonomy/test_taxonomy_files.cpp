@@ -2,10 +2,10 @@
 // errors that name file and line.
 #include <fstream>
 #include <iterator>
-#include <stdexcept>
 #include <string>
 
 #include "catch.hpp"
+#include "error_of.hpp"
 #include "hand_tree.hpp"
 #include "taxonomy/taxonomy.hpp"
 
@@ -25,18 +25,9 @@ void require_same(const Taxonomy& a, const Taxonomy& b) {
   CHECK(a.merged() == b.merged());
 }
 
-// The message of the std::runtime_error that loading `dir` throws.
+// The message of the error that loading `dir` throws.
 std::string load_error(const TempDir& dir) {
-  try {
-    Taxonomy::load_ncbi(dir.path());
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
+  return error_of([&] { Taxonomy::load_ncbi(dir.path()); });
 }
 
 }  // namespace
