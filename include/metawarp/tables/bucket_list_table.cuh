@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
-#include <vector>
 
 #include "metawarp/tables/bucket_list_layout.hpp"
 #include "metawarp/tables/container.cuh"
@@ -211,7 +210,6 @@ class BucketListHashTable
   // The bucket growth schedule (e.g. growth().words_for(v) to size a pool).
   const BucketGrowth& growth() const { return growth_; }
   std::uint64_t key_capacity() const { return storage_.capacity(); }
-  std::uint64_t pool_capacity() const { return pool_.size(); }
   std::uint64_t bytes() const { return storage_.bytes() + pool_.size_bytes(); }
 
   // Bulk operations: TableContainer (count: values stored per key; erase:
@@ -277,20 +275,6 @@ class BucketListHashTable
   // Number of distinct keys.
   std::uint64_t num_keys(cudaStream_t stream) const {
     return storage_.count_occupied(stream);
-  }
-  // Pool words handed out so far.
-  std::uint64_t pool_words_used(cudaStream_t stream) const {
-    std::vector<std::uint64_t> used(num_stripes_);
-    stripe_cursors_.copy_to_host(used.data(), num_stripes_, stream);
-    cuda::check(cudaStreamSynchronize(stream), "reading the bucket pool cursors");
-    const std::uint64_t stripe_words = pool_.size() / num_stripes_;
-    std::uint64_t total = 0;
-    for (std::uint32_t s = 0; s < num_stripes_; ++s) {
-      const std::uint64_t size =
-          s + 1 == num_stripes_ ? pool_.size() - s * stripe_words : stripe_words;
-      total += std::min(used[s], size);  // a failed allocation may overshoot a stripe
-    }
-    return total;
   }
   void clear(cudaStream_t stream) {
     storage_.clear(stream);

@@ -171,7 +171,6 @@ class DistributedTable {
   using value_type = typename Table::value_type;
   using K = key_type;
   using V = value_type;
-  using table_type = Table;
 
   // make_shard(s) returns shard s's table; it is called with the shard's
   // device current. The owner must have as many shards as `devices`.
@@ -217,10 +216,8 @@ class DistributedTable {
   Table& shard(unsigned s) { return *tables_[s]; }
   const Table& shard(unsigned s) const { return *tables_[s]; }
 
-  // Phases of the last operation, and their sum since reset_times().
+  // Phases of the last operation.
   const PhaseTimes& last_times() const { return last_; }
-  const PhaseTimes& total_times() const { return total_; }
-  void reset_times() { total_ = {}; }
 
   // ------------------------------------------------------------------ insert
 
@@ -484,10 +481,7 @@ class DistributedTable {
     cuda::check(cudaStreamSynchronize(stream), "waiting for the caller's stream");
   }
 
-  void finish(const PhaseTimes& t) {
-    last_ = t;
-    total_ += t;
-  }
+  void finish(const PhaseTimes& t) { last_ = t; }
 
   template <class T>
   static std::vector<const T*> pointers(const std::vector<cuda::device_buffer<T>>& buffers) {
@@ -631,7 +625,7 @@ class DistributedTable {
   Mode mode_;
   PhaseClock clock_;
   std::vector<std::unique_ptr<Table>> tables_;
-  PhaseTimes last_, total_;
+  PhaseTimes last_;
 };
 
 }  // namespace metawarp::tables::distributed

@@ -25,14 +25,6 @@ struct PhaseTimes {
   double total_ms() const {
     return partition_ms + allocate_ms + exchange_ms + table_ms + merge_ms;
   }
-  PhaseTimes& operator+=(const PhaseTimes& o) {
-    partition_ms += o.partition_ms;
-    allocate_ms += o.allocate_ms;
-    exchange_ms += o.exchange_ms;
-    table_ms += o.table_ms;
-    merge_ms += o.merge_ms;
-    return *this;
-  }
 };
 
 class PhaseClock {
