@@ -18,8 +18,9 @@
 // stream derived from (--seed, purpose, index), with a generator implemented here (the
 // std:: distributions are implementation-defined), so the same options give the same bytes.
 //
-// Memory: genomes are produced one genus at a time (ancestor + one species + one strain in
-// memory), so --total-bases of 10e9 streams to disk. Reads are shuffled in memory unless
+// Memory: each of --threads workers makes one genus at a time (ancestor + one species + one
+// strain in memory, its reads held until the genus is written), so --total-bases of 100e9
+// streams to disk. Reads are shuffled in memory unless
 // --stream (implied by --total-bases) is given; then each genome's reads are written right
 // after the genome, grouped by genome, and the random pairs come last.
 
@@ -31,12 +32,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "metawarp/sketch/encoding.hpp"
@@ -122,6 +125,7 @@ class Rng {
 struct Options {
   std::string output_dir;
   std::uint64_t seed = 1;
+  std::size_t threads = 1;
   std::size_t genera = 3;
   std::size_t species_per_genus = 3;
   std::size_t strains_per_species = 2;
@@ -631,41 +635,45 @@ class Generator {
     ReadWriter reads(out, gzip_level());
     std::vector<ReadPair> pending;  // all pairs, when they are shuffled in memory
 
-    std::size_t genome_index = 0;
+    // Genera are made by --threads workers, a window of them at a time, and written in genus
+    // order: every genus draws from its own streams, so the bytes do not depend on the count.
+    const std::size_t genera = plan_.genera.size();
+    const std::size_t threads = std::max<std::size_t>(1, options_.threads);
     std::uint64_t bases_written = 0;
-    for (std::size_t g = 0; g < plan_.genera.size(); ++g) {
-      const auto& genus = plan_.genera[g];
-      Rng ancestor_rng(derive_seed(options_.seed, Stream::ancestor, g));
-      std::string ancestor;
-      ancestor.reserve(genus.nominal_length);
-      append_random(ancestor, genus.nominal_length, ancestor_rng, options_.gc);
-      for (std::size_t s = 0; s < options_.species_per_genus; ++s) {
-        const std::size_t species = g * options_.species_per_genus + s;
-        Rng species_rng(derive_seed(options_.seed, Stream::species, species));
-        const std::string species_sequence =
-            mutate(ancestor, plan_.species_divergence[species], options_, species_rng);
-        for (std::size_t t = 0; t < options_.strains_per_species; ++t, ++genome_index) {
-          auto& genome = plan_.genomes[genome_index];
-          Rng strain_rng(derive_seed(options_.seed, Stream::strain, genome_index));
-          const double divergence =
-              options_.strain_divergence_min +
-              (options_.strain_divergence_max - options_.strain_divergence_min) *
-                  strain_rng.uniform();
-          std::string strain = mutate(species_sequence, divergence, options_, strain_rng);
-          add_n_runs(strain, options_, strain_rng);
-          genome.length = strain.size();
-          bases_written += strain.size();
-          const auto records = split_records(genome, strain);
-          write_genome(genome, records, out, seqid_map);
-          simulate_reads(genome, records, reads, pending);
+    for (std::size_t first = 0; first < genera; first += threads) {
+      const std::size_t last = std::min(genera, first + threads);
+      std::vector<GenusOutput> made(last - first);
+      std::vector<std::exception_ptr> failed(last - first);
+      {
+        std::vector<std::jthread> workers;
+        for (std::size_t g = first; g < last; ++g) {
+          workers.emplace_back([&, g] {
+            try {
+              made[g - first] = make_genus(g, out);
+            } catch (...) {
+              failed[g - first] = std::current_exception();
+            }
+          });
         }
       }
-      const std::size_t report_every = std::max<std::size_t>(1, plan_.genera.size() / 100);
-      if (!options_.quiet && options_.stream &&
-          ((g + 1) % report_every == 0 || g + 1 == plan_.genera.size())) {
-        std::fprintf(stderr, "generate_synthetic: genus %zu/%zu, %.3f Gbp, %llu read pairs\n",
-                     g + 1, plan_.genera.size(), bases_written * 1e-9,
-                     static_cast<unsigned long long>(reads.count()));
+      for (std::size_t g = first; g < last; ++g) {
+        if (failed[g - first]) std::rethrow_exception(failed[g - first]);
+        GenusOutput& genus = made[g - first];
+        seqid_map.write(genus.seqid_lines);
+        bases_written += genus.bases;
+        for (auto& pair : genus.pairs) {
+          if (options_.stream) {
+            reads.write(pair);
+          } else {
+            pending.push_back(std::move(pair));
+          }
+        }
+        const std::size_t report_every = std::max<std::size_t>(1, genera / 100);
+        if (!options_.quiet && options_.stream && ((g + 1) % report_every == 0 || g + 1 == genera)) {
+          std::fprintf(stderr, "generate_synthetic: genus %zu/%zu, %.3f Gbp, %llu read pairs\n",
+                       g + 1, genera, bases_written * 1e-9,
+                       static_cast<unsigned long long>(reads.count()));
+        }
       }
     }
     add_random_pairs(reads, pending);
@@ -721,8 +729,50 @@ class Generator {
     }
   }
 
+  // What one genus adds to the set-wide files, in the order it is to be written.
+  struct GenusOutput {
+    std::string seqid_lines;
+    std::vector<ReadPair> pairs;
+    std::uint64_t bases = 0;
+  };
+
+  // Ancestor -> species -> strains of genus g: writes the strains' FASTA files and returns
+  // their seqid-map lines and reads. Touches only genus g's genomes in plan_, so genera may be
+  // made at the same time.
+  GenusOutput make_genus(std::size_t g, const fs::path& out) {
+    const auto& genus = plan_.genera[g];
+    GenusOutput made;
+    Rng ancestor_rng(derive_seed(options_.seed, Stream::ancestor, g));
+    std::string ancestor;
+    ancestor.reserve(genus.nominal_length);
+    append_random(ancestor, genus.nominal_length, ancestor_rng, options_.gc);
+    std::size_t genome_index = g * options_.species_per_genus * options_.strains_per_species;
+    for (std::size_t s = 0; s < options_.species_per_genus; ++s) {
+      const std::size_t species = g * options_.species_per_genus + s;
+      Rng species_rng(derive_seed(options_.seed, Stream::species, species));
+      const std::string species_sequence =
+          mutate(ancestor, plan_.species_divergence[species], options_, species_rng);
+      for (std::size_t t = 0; t < options_.strains_per_species; ++t, ++genome_index) {
+        auto& genome = plan_.genomes[genome_index];
+        Rng strain_rng(derive_seed(options_.seed, Stream::strain, genome_index));
+        const double divergence =
+            options_.strain_divergence_min +
+            (options_.strain_divergence_max - options_.strain_divergence_min) *
+                strain_rng.uniform();
+        std::string strain = mutate(species_sequence, divergence, options_, strain_rng);
+        add_n_runs(strain, options_, strain_rng);
+        genome.length = strain.size();
+        made.bases += strain.size();
+        const auto records = split_records(genome, strain);
+        write_genome(genome, records, out, made.seqid_lines);
+        simulate_reads(genome, records, made.pairs);
+      }
+    }
+    return made;
+  }
+
   void write_genome(const GenomePlan& genome, const std::vector<std::string_view>& records,
-                    const fs::path& out, OutputFile& seqid_map) const {
+                    const fs::path& out, std::string& seqid_lines) const {
     const fs::path path =
         out / "genomes" / (genome.file_stem + (options_.gzip ? ".fna.gz" : ".fna"));
     OutputFile fasta(path, gzip_level());
@@ -732,13 +782,13 @@ class Generator {
       if (options_.taxid_in_headers) header += "|kraken:taxid|" + std::to_string(genome.strain_taxid);
       header += ' ' + genome.name + ' ' + record.role;
       write_fasta_record(fasta, header, records[r]);
-      seqid_map.write(record.seqid + '\t' + std::to_string(genome.strain_taxid) + '\n');
+      seqid_lines += record.seqid + '\t' + std::to_string(genome.strain_taxid) + '\n';
     }
     fasta.close();
   }
 
   void simulate_reads(const GenomePlan& genome, const std::vector<std::string_view>& records,
-                      ReadWriter& reads, std::vector<ReadPair>& pending) const {
+                      std::vector<ReadPair>& pairs) const {
     Rng rng(derive_seed(options_.seed, Stream::reads, genome.index));
     // Records shorter than a read cannot yield one; others are chosen by length.
     std::uint64_t usable = 0;
@@ -761,11 +811,7 @@ class Generator {
       pair.species_taxid = genome.species_taxid;
       pair.genus_taxid = genome.genus_taxid;
       pair.target = genome.records[r].seqid;
-      if (options_.stream) {
-        reads.write(pair);
-      } else {
-        pending.push_back(std::move(pair));
-      }
+      pairs.push_back(std::move(pair));
     }
   }
 
@@ -924,6 +970,9 @@ int main(int argc, char** argv) {
   app.add_flag("--stream", options.stream,
                "Write reads right after their genome (grouped by genome) instead of shuffling "
                "them in memory");
+  app.add_option("-t,--threads", options.threads,
+                 "Genera made at the same time (the output does not depend on it)")
+      ->capture_default_str();
   app.add_flag("-q,--quiet", options.quiet, "No summary on stderr");
   CLI11_PARSE(app, argc, argv);
 

@@ -121,10 +121,12 @@ void write_database(output::AtomicFile& file, const DatabaseParams& params,
         return reinterpret_cast<const char*>(index.feature_values(begin / fw, size / fw));
       },
       [&](std::uint64_t begin, std::size_t size, char* scratch) {
+        if (index.count_bytes) return index.count_bytes(begin, size);
         compact::encode_counts(index.offsets(begin / cw, size / cw), 0, size / cw, cw, scratch);
         return static_cast<const char*>(scratch);
       },
       [&](std::uint64_t begin, std::size_t size, char* scratch) {
+        if (index.location_bytes) return index.location_bytes(begin, size);
         compact::encode_locations(index.location_values(begin / lw, size / lw), size / lw, ids,
                                   lw, scratch);
         return static_cast<const char*>(scratch);

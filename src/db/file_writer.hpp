@@ -48,6 +48,11 @@ struct IndexSource {
   std::function<const feature_t*(std::uint64_t first, std::size_t n)> feature_values;
   std::function<const std::uint64_t*(std::uint64_t first, std::size_t n)> offsets;
   std::function<const Location*(std::uint64_t first, std::size_t n)> location_values;
+  // Set by a writer that holds the counts and locations already in the file's
+  // encoding (PartWriter's spills, encoded by compact_index.hpp as it is):
+  // bytes [first, first + n) of that section, used instead of offsets and
+  // location_values.
+  std::function<const char*(std::uint64_t first, std::size_t n)> count_bytes, location_bytes;
 };
 
 // Writes the whole database in the current format at its offsets of `file`

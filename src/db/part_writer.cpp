@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "db/compact_index.hpp"
 #include "db/file_format.hpp"
 #include "db/file_writer.hpp"
 #include "output/atomic_file.hpp"
@@ -24,8 +25,8 @@ namespace {
 
 namespace ff = file_format;
 
-// Offsets per buffer of rebased offsets.
-constexpr std::size_t offsets_per_block = std::size_t(1) << 20;
+// Counts or locations encoded per buffer.
+constexpr std::size_t elements_per_block = std::size_t(1) << 20;
 
 // One index array on its way to the file: a spill file next to the database,
 // `<database>.<array>.tmp-<pid>`, so that a process killed before it could
@@ -100,30 +101,49 @@ class Spill {
   std::uint64_t size_ = 0;
 };
 
+// The targets' window counts, which fix the global window ids.
+std::vector<std::uint32_t> window_counts(std::span<const Target> targets) {
+  std::vector<std::uint32_t> counts;
+  counts.reserve(targets.size());
+  for (const Target& t : targets) counts.push_back(t.windows);
+  return counts;
+}
+
 }  // namespace
 
 struct PartWriter::State {
-  State(const std::filesystem::path& database, unsigned threads_, output::Sync sync_)
+  State(const std::filesystem::path& database, std::uint32_t max_locations,
+        std::span<const Target> targets, unsigned threads_, output::Sync sync_)
       : file(database.string(), output::OnFailure::keep_existing, "database",
              output::Writes::at_offsets),
         threads(threads_),
         sync(sync_),
+        count_width(compact::count_width(max_locations)),
+        windows(window_counts(targets)),
+        ids(targets),
+        location_width(compact::location_width(ids.total())),
         features(file.target().path, "features"),
-        offsets(file.target().path, "offsets"),
+        counts(file.target().path, "counts"),
         locations(file.target().path, "locations") {}
 
   output::AtomicFile file;  // first: checks the path before the spills exist
   unsigned threads;
   output::Sync sync;
-  Spill features, offsets, locations;
+  std::uint32_t count_width;
+  std::vector<std::uint32_t> windows;  // to check finish()'s targets against
+  compact::WindowIds ids;
+  std::uint32_t location_width;
+  Spill features, counts, locations;
   std::uint64_t feature_count = 0, location_count = 0;
   std::optional<feature_t> last_feature;
   bool finished = false;
 };
 
-PartWriter::PartWriter(const std::filesystem::path& database, unsigned threads,
-                       output::Sync sync)
-    : state_(std::make_unique<State>(database, threads, sync)) {}
+PartWriter::PartWriter(const std::filesystem::path& database,
+                       std::uint32_t max_locations_per_feature, std::span<const Target> targets,
+                       unsigned threads, output::Sync sync)
+    : state_(std::make_unique<State>(database, max_locations_per_feature, targets, threads,
+                                     sync)) {}
 
 PartWriter::~PartWriter() = default;
 
@@ -139,20 +159,28 @@ void PartWriter::append(const FeatureIndex& part) {
                                 std::to_string(features.front()) + " is not above " +
                                 std::to_string(*s.last_feature));
   s.features.append(features.data(), features.size() * sizeof(feature_t));
-  // The part's offsets without its last (= its location count), rebased on
-  // the locations before it; the database's last offset is written by finish().
+  // The lengths and the locations encoded a block at a time, as the file
+  // holds them (the counts need no rebasing: they are the offsets' steps).
   const auto& offsets = part.offsets();
   const std::size_t n = features.size();
-  std::vector<std::uint64_t> rebased(std::min(n, offsets_per_block));
-  for (std::size_t first = 0; first < n; first += offsets_per_block) {
-    const std::size_t count = std::min(offsets_per_block, n - first);
-    for (std::size_t i = 0; i < count; ++i) rebased[i] = offsets[first + i] + s.location_count;
-    s.offsets.append(rebased.data(), count * sizeof(std::uint64_t));
+  std::vector<char> encoded;
+  for (std::size_t first = 0; first < n; first += elements_per_block) {
+    const std::size_t count = std::min(elements_per_block, n - first);
+    encoded.resize(count * s.count_width);
+    compact::encode_counts(offsets.data(), first, count, s.count_width, encoded.data());
+    s.counts.append(encoded.data(), encoded.size());
   }
-  s.locations.append(part.locations().data(), part.locations().size() * sizeof(Location));
+  const auto& locations = part.locations();
+  for (std::size_t first = 0; first < locations.size(); first += elements_per_block) {
+    const std::size_t count = std::min(elements_per_block, locations.size() - first);
+    encoded.resize(count * s.location_width);
+    compact::encode_locations(locations.data() + first, count, s.ids, s.location_width,
+                              encoded.data());
+    s.locations.append(encoded.data(), encoded.size());
+  }
   if (!features.empty()) s.last_feature = features.back();
   s.feature_count += n;
-  s.location_count += part.locations().size();
+  s.location_count += locations.size();
 }
 
 void PartWriter::finish(const DatabaseParams& params, const std::vector<Target>& targets,
@@ -160,8 +188,11 @@ void PartWriter::finish(const DatabaseParams& params, const std::vector<Target>&
   State& s = *state_;
   if (s.finished) throw std::logic_error("PartWriter::finish twice");
   s.finished = true;
-  s.offsets.append(&s.location_count, sizeof s.location_count);
-  // The spills are read back piece by piece as write_database encodes them.
+  if (compact::count_width(params.max_locations_per_feature) != s.count_width ||
+      window_counts(targets) != s.windows)
+    throw std::logic_error("PartWriter::finish: the parameters or targets differ from those the "
+                           "parts were encoded for");
+  // The spills are copied into the file piece by piece.
   IndexSource source;
   source.features = s.feature_count;
   source.locations = s.location_count;
@@ -169,13 +200,9 @@ void PartWriter::finish(const DatabaseParams& params, const std::vector<Target>&
     return reinterpret_cast<const feature_t*>(
         s.features.read(first * sizeof(feature_t), n * sizeof(feature_t)));
   };
-  source.offsets = [&s](std::uint64_t first, std::size_t n) {
-    return reinterpret_cast<const std::uint64_t*>(
-        s.offsets.read(first * sizeof(std::uint64_t), (n + 1) * sizeof(std::uint64_t)));
-  };
-  source.location_values = [&s](std::uint64_t first, std::size_t n) {
-    return reinterpret_cast<const Location*>(
-        s.locations.read(first * sizeof(Location), n * sizeof(Location)));
+  source.count_bytes = [&s](std::uint64_t first, std::size_t n) { return s.counts.read(first, n); };
+  source.location_bytes = [&s](std::uint64_t first, std::size_t n) {
+    return s.locations.read(first, n);
   };
   write_database(s.file, params, targets, taxonomy, source, s.threads, s.sync);
 }

@@ -3,17 +3,23 @@
 // each part is the index of a range of features, above every feature of the
 // parts before it, so the database's index is their concatenation with the
 // list offsets rebased (include/metawarp/index/feature_range.hpp). Each
-// part's features, offsets and locations are appended to three spill files
-// next to the database as it comes, so that only one part is ever in memory;
-// finish() writes the file through save()'s own writer (file_writer.hpp:
-// write_database), reading the spills back piece by piece as it encodes them,
-// and renames it into place: the bytes equal save() of the whole database. The spill files and the temporary are
+// part's features, list lengths and locations are appended to three spill
+// files next to the database as it comes, so that only one part is ever in
+// memory, already in the file's encoding (compact_index.hpp: a count of 1, 2
+// or 4 bytes, a global window id of 4 or 8): the spills take the bytes the
+// database's index will, not twice them, which bounds the disk a build of a
+// set larger than the GPUs needs (the spills and the file, about twice the
+// database). finish() writes the file through save()'s own writer
+// (file_writer.hpp: write_database), copying the spills into it piece by
+// piece, and renames it into place: the bytes equal save() of the whole
+// database. The spill files and the temporary are
 // removed whatever happens (also on SIGINT/SIGTERM; after a SIGKILL, by the
 // next write to the same database), and a failure keeps the file that was
 // at the path.
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "db/database.hpp"
@@ -24,10 +30,14 @@ class PartWriter {
  public:
   // Checks the path and creates the temporary at once (as save() does), so
   // that a database that cannot be written fails before any work.
-  // `threads`: for encoding, checksumming and writing the file (0: all cores).
+  // `max_locations_per_feature` (the database's parameter) and `targets`
+  // (every target, with its window count: known once the first part is
+  // built) fix the encoding of the spills; finish() must be given the same.
+  // `threads`: for checksumming and writing the file (0: all cores).
   // `sync`: as save()'s.
-  explicit PartWriter(const std::filesystem::path& database, unsigned threads = 0,
-                      output::Sync sync = output::Sync::always);
+  PartWriter(const std::filesystem::path& database, std::uint32_t max_locations_per_feature,
+             std::span<const Target> targets, unsigned threads = 0,
+             output::Sync sync = output::Sync::always);
   ~PartWriter();
   PartWriter(const PartWriter&) = delete;
   PartWriter& operator=(const PartWriter&) = delete;
@@ -40,7 +50,8 @@ class PartWriter {
   std::uint64_t locations() const;
 
   // Writes the database file (the parts appended so far are its index) and
-  // makes it the file at the path. Once.
+  // makes it the file at the path. Once. Throws std::logic_error when
+  // `params` or `targets` would encode the index otherwise than the spills.
   void finish(const DatabaseParams& params, const std::vector<Target>& targets,
               const taxonomy::Taxonomy& taxonomy);
 

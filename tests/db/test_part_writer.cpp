@@ -4,10 +4,12 @@
 #include <filesystem>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "catch.hpp"
 #include "db/checksum.hpp"
+#include "db/compact_index.hpp"
 #include "db/database.hpp"
 #include "db/index_concat.hpp"
 #include "db/part_writer.hpp"
@@ -61,6 +63,26 @@ std::vector<std::uint64_t> random_cuts(std::mt19937_64& rng, int parts) {
   return cuts;
 }
 
+// The bytes of the files in `dir` but the databases `a` and `b` (left: the
+// spills and the empty temporary of the database being written).
+std::uint64_t bytes_beside(const fs::path& dir, const std::string& a, const std::string& b) {
+  std::uint64_t bytes = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && name != a && name != b) bytes += entry.file_size();
+  }
+  return bytes;
+}
+
+// The bytes of the features, counts and locations sections of db's file
+// (docs/database-format.md, version 4), without their padding.
+std::uint64_t index_section_bytes(const db::Database& db) {
+  const std::uint64_t features = db.index.feature_count(), locations = db.index.location_count();
+  return features * sizeof(db::feature_t) +
+         features * db::compact::count_width(db.params.max_locations_per_feature) +
+         locations * db::compact::location_width(db::compact::WindowIds(db.targets).total());
+}
+
 }  // namespace
 
 TEST_CASE("an index cut by feature ranges concatenates to the whole") {
@@ -90,10 +112,15 @@ TEST_CASE("a database written in parts is the file save() writes") {
       CAPTURE(seed, parts);
       const auto cuts = random_cuts(rng, parts);
       {
-        db::PartWriter writer(dir.path() / "parts.mwdb", unsigned(1 + parts % 3));
+        db::PartWriter writer(dir.path() / "parts.mwdb", db.params.max_locations_per_feature,
+                              db.targets, unsigned(1 + parts % 3));
         for (std::size_t p = 0; p + 1 < cuts.size(); ++p)
           writer.append(slice(db.index, cuts[p], cuts[p + 1]));
         CHECK(writer.locations() == db.index.location_count());
+        // The spills hold the index in the file's encoding, no more: the
+        // features, their counts and the locations' window ids take the
+        // bytes of those sections of the whole database's file.
+        CHECK(bytes_beside(dir.path(), "whole.mwdb", "parts.mwdb") == index_section_bytes(db));
         writer.finish(db.params, db.targets, db.taxonomy);
       }
       REQUIRE(read_bytes(dir.path() / "parts.mwdb") == whole);
@@ -114,7 +141,7 @@ TEST_CASE("a database written in parts that fails leaves the old file and no spi
   db::save(db, path);
   const std::vector<char> before = read_bytes(path);
   {
-    db::PartWriter writer(path);
+    db::PartWriter writer(path, db.params.max_locations_per_feature, db.targets);
     writer.append(slice(db.index, 1000, index::feature_space_end));
     // Out of order: the second part's features are below the first's.
     CHECK_THROWS_AS(writer.append(slice(db.index, 0, 1000)), std::invalid_argument);
@@ -123,4 +150,15 @@ TEST_CASE("a database written in parts that fails leaves the old file and no spi
   std::size_t files = 0;
   for (const auto& entry : fs::directory_iterator(dir.path())) files += entry.is_regular_file();
   CHECK(files == 1);
+}
+
+TEST_CASE("a database written in parts refuses to finish with targets other than its parts'") {
+  test::ScratchDir dir("part_writer_targets");
+  const db::Database db = db::test::make_database(5);
+  db::PartWriter writer(dir.path() / "db.mwdb", db.params.max_locations_per_feature, db.targets);
+  writer.append(db.index);
+  std::vector<db::Target> other = db.targets;
+  other.front().windows += 1;  // every later target's window ids would move
+  CHECK_THROWS_AS(writer.finish(db.params, other, db.taxonomy), std::logic_error);
+  CHECK_FALSE(fs::exists(dir.path() / "db.mwdb"));
 }

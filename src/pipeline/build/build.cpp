@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <span>
 #include <stdexcept>
 
 #include "db/index_concat.hpp"
@@ -155,12 +156,13 @@ void check_some_taxa(const BuildOptions& options, const BuildInputs& inputs,
 }
 
 // Builds the database in its partitions, handing each part to `take_part`
-// (in feature order) as it completes; returns the database without its
-// index.
+// (in feature order) as it completes, with the targets (all of them, with
+// their windows, from the first part on: the first pass reads them all);
+// returns the database without its index.
 db::Database build_parts(const BuildOptions& options, const BuildInputs& inputs,
                          const MakeBuildExecutor& make, const PartitionsNeeded& needed,
                          BuildSummary& summary,
-                         const std::function<void(db::FeatureIndex)>& take_part) {
+                         const std::function<void(db::FeatureIndex, std::span<const db::Target>)>& take_part) {
   const unsigned partitions = count_partitions(options, inputs, needed);
   check_rereadable(inputs.files, partitions);
   const std::vector<index::FeatureRange> ranges = index::split_features(
@@ -198,7 +200,7 @@ db::Database build_parts(const BuildOptions& options, const BuildInputs& inputs,
                                std::to_string(inputs.files.size()) +
                                " files read): give files with FASTA/FASTQ records, or "
                                "--allow-empty to build an empty database");
-    take_part(std::move(part));
+    take_part(std::move(part), catalog.targets());
   }
 
   db::Database database;
@@ -230,7 +232,9 @@ db::Database build_database(const BuildOptions& options, BuildSummary* summary,
   std::vector<db::FeatureIndex> parts;
   db::Database database =
       build_parts(options, inputs, make, needed, summary ? *summary : local,
-                  [&](db::FeatureIndex part) { parts.push_back(std::move(part)); });
+                  [&](db::FeatureIndex part, std::span<const db::Target>) {
+                    parts.push_back(std::move(part));
+                  });
   database.index = db::concatenate(std::move(parts));
   return database;
 }
@@ -257,13 +261,14 @@ BuildSummary run_build(const BuildOptions& options, const std::filesystem::path&
   std::optional<db::PartWriter> writer;
   host::Stopwatch clock;
   db::Database built = build_parts(options, inputs, make, needed, summary,
-                                   [&](db::FeatureIndex part) {
+                                   [&](db::FeatureIndex part, std::span<const db::Target> targets) {
     if (summary.partitions == 1) {
       whole.emplace(std::move(part));
       return;
     }
     host::Stopwatch write_clock;
-    if (!writer) writer.emplace(database, 0, options.sync);
+    if (!writer)
+      writer.emplace(database, options.params.max_locations_per_feature, targets, 0, options.sync);
     writer->append(part);
     summary.seconds_write += write_clock.lap();
   });
