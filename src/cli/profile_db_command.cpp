@@ -2,6 +2,7 @@
 // read-placement profile for reads of that length, written beside it
 // (pipeline/query/read_profile_build.hpp), which `query --abundance` then uses.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -31,6 +32,7 @@ struct ProfileDbCommand {
   std::string database;
   pipeline::ProfileBuildOptions options;
   std::uint32_t fragment_length = 0;  // 0: 2 L + 100
+  double error_rate = 0;
   std::string device = "auto";
   pipeline::GpuQueryOptions gpu;
   bool quiet = false;
@@ -61,6 +63,7 @@ void run_profile_db(ProfileDbCommand& cmd) {
     reads.fragment_length = cmd.fragment_length ? cmd.fragment_length : 2 * reads.read_length + 100;
   else if (cmd.fragment_length)
     throw std::invalid_argument("--fragment-length is for pairs: give --paired");
+  reads.error_ppm = std::uint32_t(std::llround(cmd.error_rate * 1e6));
   const Bounded threads = bound_threads("profile-db", cmd.options.threads, available_cores());
   print_notice(threads, cmd.quiet);
   cmd.options.threads = threads.value;
@@ -125,6 +128,9 @@ void add_profile_db_command(CLI::App& app) {
              "Pairs: fragment length, at least 2 L (0: 2 L + 100)", 0u, 1u << 24);
   add_number(*sub, "--stride", cmd->options.reads.stride,
              "A read every this many bases of each target (1: every position)", 1u, 1u << 20);
+  add_fraction(*sub, "--error-rate", cmd->error_rate,
+               "Substitutions per base in the profile's reads, as the sample's sequencing errors",
+               0.0, 0.5);
   add_number(*sub, "-t,--threads", cmd->options.threads,
              "Worker threads (at most 4 x the cores, 1024)", 1u);
   sub->add_option("--device", cmd->device, "Where to classify: auto (GPU if present), cpu or gpu")

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "io/parse/sequence_reader.hpp"
+#include "metawarp/hash/fmix.hpp"
 #include "metawarp/host/thread_group.hpp"
 #include "metawarp/sketch/encoding.hpp"
 #include "output/atomic_file.hpp"
@@ -22,11 +23,32 @@ namespace {
 // stays bounded with large reference files while every thread has work.
 constexpr std::uint64_t round_bases = std::uint64_t(64) << 20;
 
-// A target's sequence in this round, with its source.
+// A target's sequence in this round, with its source and its index in the
+// database (which seeds its reads' errors).
 struct RoundTarget {
   std::string sequence;
   std::uint32_t source = 0;
+  std::uint32_t target = 0;
 };
+
+// Sequencing errors: base `offset` of mate `mate` of the read starting at
+// `start` of target `target` is substituted with probability error_ppm / 10^6
+// by one of the three other bases, both drawn from a hash of those four
+// numbers: independent between reads and bases like a sequencer's errors, and
+// the same whatever thread, batch or device classifies the read.
+void add_errors(char* bases, std::uint32_t length, std::uint32_t error_ppm,
+                std::uint32_t target, std::uint64_t start, std::uint32_t mate) {
+  static constexpr char others[4][3] = {{'C', 'G', 'T'}, {'A', 'G', 'T'}, {'A', 'C', 'T'},
+                                        {'A', 'C', 'G'}};
+  const std::uint64_t read = hash::fmix64(hash::fmix64((std::uint64_t(target) << 1 | mate) ^
+                                                       0x9e3779b97f4a7c15ull) ^ start);
+  for (std::uint32_t b = 0; b < length; ++b) {
+    const std::uint64_t h = hash::fmix64(read + b);
+    if (h % 1000000 >= error_ppm) continue;
+    const std::uint8_t code = sketch::encode_base(bases[b]);
+    if (code < 4) bases[b] = others[code][(h / 1000000) % 3];
+  }
+}
 
 // A job: reads [first, first + count) of one round target.
 struct Job {
@@ -82,19 +104,29 @@ class ProfileBuilder {
     auto& classifier = classifiers_[worker];
     if (!classifier) classifier = engine_.make_classifier();
     const std::uint32_t length = options_.reads.read_length;
+    const std::uint32_t error_ppm = options_.reads.error_ppm;
     const std::string_view sequence = target.sequence;
     std::vector<ReadView> reads(job.count);
-    std::string mates2;
+    // Mates 1 are views of the target unless they carry errors.
+    std::string mates1, mates2;
+    if (error_ppm > 0) mates1.resize(job.count * length);
     if (options_.reads.paired) mates2.resize(job.count * length);
     for (std::uint64_t i = 0; i < job.count; ++i) {
       const std::uint64_t start = (job.first + i) * options_.reads.stride;
       reads[i].mate1 = sequence.substr(start, length);
+      if (error_ppm > 0) {
+        char* mate1 = mates1.data() + i * length;
+        reads[i].mate1.copy(mate1, length);
+        add_errors(mate1, length, error_ppm, target.target, start, 0);
+        reads[i].mate1 = std::string_view(mate1, length);
+      }
       if (!options_.reads.paired) continue;
       // Mate 2 reads the fragment's other end on the other strand.
       const std::string_view end = sequence.substr(start + span_ - length, length);
       char* mate2 = mates2.data() + i * length;
       for (std::uint32_t b = 0; b < length; ++b)
         mate2[b] = sketch::complement_base(end[length - 1 - b]);
+      if (error_ppm > 0) add_errors(mate2, length, error_ppm, target.target, start, 1);
       reads[i].mate2 = std::string_view(mate2, length);
     }
     std::vector<ReadResult> results(job.count);
@@ -113,6 +145,7 @@ class ProfileBuilder {
 void check_reads(const report::ProfileReads& r) {
   if (r.read_length == 0) throw std::invalid_argument("--read-length must be at least 1");
   if (r.stride == 0) throw std::invalid_argument("--stride must be at least 1");
+  if (r.error_ppm >= 1000000) throw std::invalid_argument("--error-rate must be below 1");
   if (r.paired && r.fragment_length < 2 * std::uint64_t(r.read_length))
     throw std::invalid_argument("--fragment-length " + std::to_string(r.fragment_length) +
                                 " is shorter than two mates of --read-length " +
@@ -182,7 +215,7 @@ report::ReadProfile build_read_profile(const db::Database& db,
       const std::uint32_t source = source_of.at(db.taxonomy.resolve(target.taxid));
       profile.sources[source].reads += builder.reads_of(record.sequence.size());
       round_size += record.sequence.size();
-      round.push_back({std::move(record.sequence), source});
+      round.push_back({std::move(record.sequence), source, found->second});
       names.erase(found);
       if (round_size >= round_bases) {
         builder.run(round);
