@@ -82,13 +82,20 @@ expect_error "shorter than two mates" "$metawarp" profile-db db.mwdb --read-leng
   --fragment-length 200
 pass "profile-db refuses a fragment for single reads, and one shorter than its mates"
 
-# The profile is built from the whole database: the partitioned query's
-# options are refused with the reason (the query with them uses the profile,
-# same bytes: above).
-for option in "--partitions 2" "--max-memory 1G"; do
-  # shellcheck disable=SC2086
-  expect_error "profile-db: ${option% *} is not possible" "$metawarp" profile-db db.mwdb \
-    --read-length 150 --paired $option
-done
+# The database read in parts (--partitions, --max-memory: every engine call
+# walks the parts): the same profile, byte for byte, as the whole database's;
+# on the CPU only.
+expect_success "$metawarp" profile-db db.mwdb --read-length 150 --paired --stride 40 -t 2 \
+  --device cpu -q
+cp db.mwdb.profile-L150-paired whole.profile
+"$metawarp" profile-db db.mwdb --read-length 150 --paired --stride 40 -t 2 --device cpu \
+  --partitions 3 2>parts.log || fail "profile-db --partitions 3: $(cat parts.log)"
+grep -q 'database in 3 parts' parts.log || fail "not 3 parts: $(cat parts.log)"
+same_bytes whole.profile db.mwdb.profile-L150-paired
+expect_success "$metawarp" profile-db db.mwdb --read-length 150 --paired --stride 40 -t 3 -q \
+  --max-memory 1G
+same_bytes whole.profile db.mwdb.profile-L150-paired
+expect_error "read the database in parts on the CPU" "$metawarp" profile-db db.mwdb \
+  --read-length 150 --paired --partitions 2 --device gpu
 no_temporaries .
-pass "profile-db refuses --partitions and --max-memory with the reason"
+pass "profile-db --partitions, --max-memory: the whole database's profile; not with --device gpu"

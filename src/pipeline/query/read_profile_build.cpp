@@ -50,11 +50,14 @@ void add_errors(char* bases, std::uint32_t length, std::uint32_t error_ppm,
   }
 }
 
-// A job: reads [first, first + count) of one round target.
-struct Job {
+// Reads [first, first + count) of one round target.
+struct Segment {
   std::uint32_t target = 0;
   std::uint64_t first = 0, count = 0;
 };
+// A job: one engine call of at most batch_size reads, short targets packed
+// together (a partitioned engine walks every part once per call).
+using Job = std::vector<Segment>;
 
 // Per source: reads per assigned taxid.
 using Tally = std::vector<std::map<taxonomy::taxid_t, std::uint64_t>>;
@@ -75,18 +78,28 @@ class ProfileBuilder {
 
   // Classifies every read of the round's targets on the threads.
   void run(const std::vector<RoundTarget>& targets) {
-    std::vector<Job> jobs;
+    std::vector<Job> jobs(1);
+    std::uint64_t in_job = 0;
     for (std::uint32_t t = 0; t < targets.size(); ++t) {
       const std::uint64_t reads = reads_of(targets[t].sequence.size());
-      for (std::uint64_t first = 0; first < reads; first += options_.batch_size)
-        jobs.push_back({t, first, std::min<std::uint64_t>(options_.batch_size, reads - first)});
+      for (std::uint64_t first = 0; first < reads;) {
+        if (in_job == options_.batch_size) {
+          jobs.emplace_back();
+          in_job = 0;
+        }
+        const std::uint64_t count = std::min<std::uint64_t>(options_.batch_size - in_job,
+                                                            reads - first);
+        jobs.back().push_back({t, first, count});
+        first += count;
+        in_job += count;
+      }
     }
     std::atomic<std::size_t> next{0};
     host::ThreadGroup group;
     for (std::size_t w = 0; w < classifiers_.size(); ++w)
       group.spawn([&, w] {
         for (std::size_t j; (j = next.fetch_add(1)) < jobs.size() && !group.stopped();)
-          classify(targets[jobs[j].target], jobs[j], w);
+          classify(targets, jobs[j], w);
       });
     group.join();
   }
@@ -100,39 +113,56 @@ class ProfileBuilder {
   }
 
  private:
-  void classify(const RoundTarget& target, const Job& job, std::size_t worker) {
+  void classify(const std::vector<RoundTarget>& targets, const Job& job, std::size_t worker) {
+    std::uint64_t count = 0;
+    for (const Segment& segment : job) count += segment.count;
+    if (count == 0) return;  // a round without reads
     auto& classifier = classifiers_[worker];
     if (!classifier) classifier = engine_.make_classifier();
     const std::uint32_t length = options_.reads.read_length;
-    const std::uint32_t error_ppm = options_.reads.error_ppm;
-    const std::string_view sequence = target.sequence;
-    std::vector<ReadView> reads(job.count);
+    std::vector<ReadView> reads(count);
     // Mates 1 are views of the target unless they carry errors.
     std::string mates1, mates2;
-    if (error_ppm > 0) mates1.resize(job.count * length);
-    if (options_.reads.paired) mates2.resize(job.count * length);
-    for (std::uint64_t i = 0; i < job.count; ++i) {
-      const std::uint64_t start = (job.first + i) * options_.reads.stride;
-      reads[i].mate1 = sequence.substr(start, length);
-      if (error_ppm > 0) {
-        char* mate1 = mates1.data() + i * length;
-        reads[i].mate1.copy(mate1, length);
-        add_errors(mate1, length, error_ppm, target.target, start, 0);
-        reads[i].mate1 = std::string_view(mate1, length);
-      }
-      if (!options_.reads.paired) continue;
-      // Mate 2 reads the fragment's other end on the other strand.
-      const std::string_view end = sequence.substr(start + span_ - length, length);
-      char* mate2 = mates2.data() + i * length;
-      for (std::uint32_t b = 0; b < length; ++b)
-        mate2[b] = sketch::complement_base(end[length - 1 - b]);
-      if (error_ppm > 0) add_errors(mate2, length, error_ppm, target.target, start, 1);
-      reads[i].mate2 = std::string_view(mate2, length);
+    if (options_.reads.error_ppm > 0) mates1.resize(count * length);
+    if (options_.reads.paired) mates2.resize(count * length);
+    std::uint64_t i = 0;
+    for (const Segment& segment : job) {
+      const RoundTarget& target = targets[segment.target];
+      for (std::uint64_t k = 0; k < segment.count; ++k, ++i)
+        cut_read(target, (segment.first + k) * options_.reads.stride, i, mates1, mates2,
+                 reads[i]);
     }
-    std::vector<ReadResult> results(job.count);
+    std::vector<ReadResult> results(count);
     classifier->classify(reads, results);
-    auto& tally = tallies_[worker][target.source];
-    for (const ReadResult& result : results) ++tally[result.assignment.taxid];
+    i = 0;
+    for (const Segment& segment : job) {
+      auto& tally = tallies_[worker][targets[segment.target].source];
+      for (std::uint64_t k = 0; k < segment.count; ++k, ++i) ++tally[results[i].assignment.taxid];
+    }
+  }
+
+  // Read i of a job, starting at `start` of the target (mates in the job's
+  // buffers).
+  void cut_read(const RoundTarget& target, std::uint64_t start, std::uint64_t i,
+                std::string& mates1, std::string& mates2, ReadView& read) const {
+    const std::uint32_t length = options_.reads.read_length;
+    const std::uint32_t error_ppm = options_.reads.error_ppm;
+    const std::string_view sequence = target.sequence;
+    read.mate1 = sequence.substr(start, length);
+    if (error_ppm > 0) {
+      char* mate1 = mates1.data() + i * length;
+      read.mate1.copy(mate1, length);
+      add_errors(mate1, length, error_ppm, target.target, start, 0);
+      read.mate1 = std::string_view(mate1, length);
+    }
+    if (!options_.reads.paired) return;
+    // Mate 2 reads the fragment's other end on the other strand.
+    const std::string_view end = sequence.substr(start + span_ - length, length);
+    char* mate2 = mates2.data() + i * length;
+    for (std::uint32_t b = 0; b < length; ++b)
+      mate2[b] = sketch::complement_base(end[length - 1 - b]);
+    if (error_ppm > 0) add_errors(mate2, length, error_ppm, target.target, start, 1);
+    read.mate2 = std::string_view(mate2, length);
   }
 
   const QueryEngine& engine_;
