@@ -31,7 +31,7 @@ struct RoundTarget {
   std::uint32_t target = 0;
 };
 
-// Sequencing errors: base `offset` of mate `mate` of the read starting at
+// Sequencing errors: base b of mate `mate` of the read starting at
 // `start` of target `target` is substituted with probability error_ppm / 10^6
 // by one of the three other bases, both drawn from a hash of those four
 // numbers: independent between reads and bases like a sequencer's errors, and
