@@ -170,8 +170,8 @@ void add_profile_db_command(CLI::App& app) {
              "CPU: read the database in this many parts, one at a time (0: as --max-memory "
              "needs)");
   add_size(*sub, "--max-memory", cmd->partitions.max_memory,
-           "CPU: read the database in parts to stay within about this much memory (e.g. 8G; "
-           "0: no limit)");
+           "CPU: read the database in parts planned as query plans them for this memory (e.g. "
+           "8G; the profile's reads may take more; 0: no limit)");
   sub->callback([cmd] { run_profile_db(*cmd); });
 }
 
