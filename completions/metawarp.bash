@@ -55,8 +55,8 @@ _metawarp() {
     --kmer-len --minimizer-len --minimizer-spaces --max-db-size --protein --download-taxonomy
     --download-library --standard --special --add-to-library --clean --version -h --help"
   local info_options="--targets --taxa --unranked --gpus --shards-per-gpu --gpu-memory -h --help"
-  local profile_db_options="--read-length --paired --fragment-length --stride -t --threads --device
-    --shards-per-gpu -q --quiet -h --help"
+  local profile_db_options="--read-length --paired --fragment-length --stride --error-rate -t
+    --threads --device --shards-per-gpu --partitions --max-memory -q --quiet -h --help"
   local serve_options="--socket -t --threads --device --gpu --gpus --shards-per-gpu --gpu-lanes
     --partitions --max-memory --hit-memory -q --quiet --request-seconds -h --help"
   local ranks="sequence subspecies species genus family order class phylum kingdom domain root"

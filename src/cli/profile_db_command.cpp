@@ -2,6 +2,7 @@
 // read-placement profile for reads of that length, written beside it
 // (pipeline/query/read_profile_build.hpp), which `query --abundance` then uses.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -11,12 +12,14 @@
 #include "cli/commands.hpp"
 #include "cli/device_choice.hpp"
 #include "cli/number_options.hpp"
+#include "cli/query_databases.hpp"
 #include "cli/thread_limit.hpp"
 #include "db/database.hpp"
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/cores.hpp"
 #include "db/metadata.hpp"
 #include "pipeline/query/gpu_query.hpp"
+#include "pipeline/query/part_walking_engine.hpp"
 #include "pipeline/query/query.hpp"
 #include "pipeline/query/read_profile_build.hpp"
 
@@ -31,36 +34,45 @@ struct ProfileDbCommand {
   std::string database;
   pipeline::ProfileBuildOptions options;
   std::uint32_t fragment_length = 0;  // 0: 2 L + 100
+  double error_rate = 0;
   std::string device = "auto";
   pipeline::GpuQueryOptions gpu;
   bool quiet = false;
-  // query's options for reading the database in parts, refused by name
-  // (run_profile_db): the profile is built from the whole database.
-  std::string partitions, max_memory;
+  // The database read in parts, as query reads it (--partitions, --max-memory).
+  pipeline::PartitionOptions partitions;
 };
 
-// The profile's reads go through the engine's BatchClassifier, which holds
-// the whole index (on the GPU: cut into shards); the partitioned query is
-// another driver, over files of reads. Refused with what to do instead.
-void refuse_partial_database(const ProfileDbCommand& cmd) {
-  for (const auto& [option, value] : {std::pair{"--partitions", &cmd.partitions},
-                                      std::pair{"--max-memory", &cmd.max_memory}})
-    if (!value->empty())
-      throw std::invalid_argument(
-          std::string("profile-db: ") + option +
-          " is not possible: the profile is built from the whole database in memory; build it "
-          "on a host (or GPU) that holds the database, then query --partitions or --max-memory "
-          "uses it and gives the same abundance estimate");
+// The database's index read part by part (on the CPU), the reads of each
+// engine call walking every part: the same profile as the whole database's.
+struct LoadedInParts {
+  LoadedForQuery loaded;  // the parts and their plan
+  std::unique_ptr<pipeline::QueryEngine> engine;
+};
+
+LoadedInParts load_in_parts(ProfileDbCommand& cmd, const pipeline::ClassifierOptions& classifier) {
+  LoadedInParts parts;
+  parts.loaded = load_for_query({cmd.database, false, classifier, {}, cmd.partitions,
+                                 cmd.options.threads});
+  const pipeline::PartitionPlan& plan = parts.loaded.streamed_engine->plan();
+  parts.engine = pipeline::make_part_walking_engine(*parts.loaded.parts, plan, classifier,
+                                                    cmd.options.threads);
+  // One engine call at a time, its reads within the plan's hit memory; the
+  // engine spreads each over the threads.
+  const report::ProfileReads& reads = cmd.options.reads;
+  cmd.options.batch_size =
+      pipeline::reads_per_walk(*parts.loaded.parts, plan, reads.read_length, reads.paired);
+  cmd.options.threads = 1;
+  return parts;
 }
 
 void run_profile_db(ProfileDbCommand& cmd) {
-  refuse_partial_database(cmd);
   const auto start = std::chrono::steady_clock::now();
   report::ProfileReads& reads = cmd.options.reads;
   if (reads.paired)
     reads.fragment_length = cmd.fragment_length ? cmd.fragment_length : 2 * reads.read_length + 100;
   else if (cmd.fragment_length)
     throw std::invalid_argument("--fragment-length is for pairs: give --paired");
+  reads.error_ppm = std::uint32_t(std::llround(cmd.error_rate * 1e6));
   const Bounded threads = bound_threads("profile-db", cmd.options.threads, available_cores());
   print_notice(threads, cmd.quiet);
   cmd.options.threads = threads.value;
@@ -73,14 +85,23 @@ void run_profile_db(ProfileDbCommand& cmd) {
     reference_bases += target.length;
   const Workload work{reference_bases / reads.stride * reads.read_length * (reads.paired ? 2 : 1),
                       cmd.options.threads, {}};
-  const bool gpu = use_gpu(cmd.device, "profile-db", cmd.quiet, false, work, query_rates);
+  const bool in_parts = cmd.partitions.enabled();
+  if (in_parts && cmd.device == "gpu")
+    throw std::invalid_argument(
+        "profile-db: --partitions and --max-memory read the database in parts on the CPU; "
+        "leave out --device gpu, or build the profile on a GPU that holds the database");
+  const bool gpu = !in_parts && use_gpu(cmd.device, "profile-db", cmd.quiet, false, work,
+                                        query_rates);
   // The query's default classifier options: the profile describes what a
   // query with them does (query --abundance checks that it ran with them).
   const pipeline::ClassifierOptions classifier;
   const report::DatabaseIdentity identity = report::database_identity(metadata);
   std::unique_ptr<db::Database> database;
   std::unique_ptr<pipeline::QueryEngine> engine;
-  if (gpu) {
+  LoadedInParts parts;
+  if (in_parts) {
+    parts = load_in_parts(cmd, classifier);
+  } else if (gpu) {
     pipeline::GpuLoadedDatabase loaded = pipeline::load_for_gpu_query(cmd.database, classifier, cmd.gpu);
     database = std::move(loaded.database);
     engine = std::move(loaded.engine);
@@ -90,16 +111,23 @@ void run_profile_db(ProfileDbCommand& cmd) {
     engine = pipeline::make_cpu_query_engine(*database, classifier);
     cmd.options.batch_size = cpu_batch_size;
   }
-  const report::ReadProfile profile =
-      pipeline::build_read_profile(*database, identity, *engine, classifier, cmd.options);
+  const report::ReadProfile profile = pipeline::build_read_profile(
+      in_parts ? parts.loaded.metadata() : *database, identity,
+      in_parts ? *parts.engine : *engine, classifier, cmd.options);
   const auto path = pipeline::save_read_profile(profile, cmd.database);
   engine.reset();  // before the database it refers to
+  parts.engine.reset();
   if (!cmd.quiet) {
     std::uint64_t total = 0;
     for (const report::ProfileSource& s : profile.sources) total += s.reads;
+    const std::string where =
+        in_parts ? "CPU (database in " +
+                       std::to_string(parts.loaded.streamed_engine->plan().parts.size()) +
+                       " parts)"
+                 : gpu ? "GPU" : "CPU";
     std::fprintf(stderr, "profile-db: %llu %s of %zu sources classified on the %s in %.2f s: %s\n",
                  (unsigned long long)total, reads.paired ? "pairs" : "reads",
-                 profile.sources.size(), gpu ? "GPU" : "CPU", host::seconds_since(start),
+                 profile.sources.size(), where.c_str(), host::seconds_since(start),
                  path.string().c_str());
   }
 }
@@ -125,6 +153,9 @@ void add_profile_db_command(CLI::App& app) {
              "Pairs: fragment length, at least 2 L (0: 2 L + 100)", 0u, 1u << 24);
   add_number(*sub, "--stride", cmd->options.reads.stride,
              "A read every this many bases of each target (1: every position)", 1u, 1u << 20);
+  add_fraction(*sub, "--error-rate", cmd->error_rate,
+               "Substitutions per base in the profile's reads, as the sample's sequencing errors",
+               0.0, 0.5);
   add_number(*sub, "-t,--threads", cmd->options.threads,
              "Worker threads (at most 4 x the cores, 1024)", 1u);
   sub->add_option("--device", cmd->device, "Where to classify: auto (GPU if present), cpu or gpu")
@@ -134,9 +165,13 @@ void add_profile_db_command(CLI::App& app) {
              "GPU: shards the index is cut into (the profile does not depend on it)", 1u,
              pipeline::max_shards_per_gpu);
   sub->add_flag("-q,--quiet", cmd->quiet, "No summary on stderr");
-  // Not offered (not in --help): taken only to be refused with a reason.
-  sub->add_option("--partitions", cmd->partitions)->group("");
-  sub->add_option("--max-memory", cmd->max_memory)->group("");
+  // As query's (the same plan, pipeline::plan_partitions); the profile is the same.
+  add_number(*sub, "--partitions", cmd->partitions.partitions,
+             "CPU: read the database in this many parts, one at a time (0: as --max-memory "
+             "needs)");
+  add_size(*sub, "--max-memory", cmd->partitions.max_memory,
+           "CPU: read the database in parts planned as query plans them for this memory (e.g. "
+           "8G; the profile's reads may take more; 0: no limit)");
   sub->callback([cmd] { run_profile_db(*cmd); });
 }
 

@@ -105,9 +105,12 @@ ProfileEstimate estimate_with_profile(const ReadProfile& profile, const taxonomy
     if (outcome.at_rank && !outcome.producers.empty()) continue;
     double expected = 0;
     for (const auto& [g, p] : outcome.producers) expected += classified[g] * p;
-    const double scale = expected > outcome.reads ? outcome.reads / expected : 1.0;
-    for (const auto& [g, p] : outcome.producers) reads[g] += classified[g] * p * scale;
-    result.unexplained += std::max(0.0, outcome.reads - expected);
+    if (expected <= 0) {  // no genome of the sample produces it
+      result.unexplained += outcome.reads;
+      continue;
+    }
+    for (const auto& [g, p] : outcome.producers)
+      reads[g] += outcome.reads * classified[g] * p / expected;
   }
   for (std::uint32_t g = 0; g < genomes; ++g)
     if (reads[g] > 0) result.sources[profile.sources[g].taxid] += reads[g];

@@ -13,11 +13,19 @@
 //     gives each genome's reads among them, r_g, and its classified reads
 //     c_g = r_g / P(rank|g).
 //  2. A call above the rank (the LCA of relatives: a genus, a family) goes to
-//     the genomes as far as step 1 expects it: E_g(a) = c_g P(a|g); of n_a
-//     reads, genome g gets E_g(a) min(1, n_a / E(a)), E(a) = sum_g E_g(a).
-//     What no genome expects, n_a - E(a) > 0, and any call no source
-//     produces, is "unexplained": reads of a genome the database lacks,
-//     reported as unassigned rather than poured into its neighbours.
+//     the genomes of the sample that produce it, in proportion to what step 1
+//     expects of each: E_g(a) = c_g P(a|g); of n_a reads, genome g gets
+//     n_a E_g(a) / E(a), E(a) = sum_g E_g(a) (the EM's split of a call among
+//     its sources). All of them, also where n_a passes E(a): a genome known
+//     by few calls at the rank (a prophage, a strain among close relatives)
+//     has an estimate of c_g too uncertain to cap its share with, and reads
+//     with sequencing errors are called higher than the profile's error-free
+//     reads (docs/accuracy.md: leaving the excess unassigned lost up to 7 %
+//     of the reads; profiles of reads with errors did not help). A call that
+//     no genome of the sample produces (E(a) = 0: its producers have no calls
+//     at the rank, or the profile has none) is "unexplained": reads of a
+//     genome the database lacks, reported as unassigned rather than poured
+//     into its neighbours.
 // A genome absent from the sample has no calls of its own, so step 1 gives
 // it nothing; a genome whose reads the profile never calls at the rank
 // cannot be told from its relatives and gets none either (its reads go to

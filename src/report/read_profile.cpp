@@ -16,7 +16,9 @@ namespace metawarp::report {
 
 namespace {
 
-constexpr const char* magic_line = "#metawarp read-placement profile 1";
+// The first line: the magic and the format version (2: the reads' error rate).
+constexpr const char* magic = "#metawarp read-placement profile ";
+constexpr unsigned format_version = 2;
 constexpr const char* file_marker = ".profile-L";
 
 std::string hex(std::uint64_t value) {
@@ -50,11 +52,11 @@ std::string profile_text(const ReadProfile& p) {
   std::ostringstream out;
   const DatabaseIdentity& d = p.database;
   const ProfileClassifier& c = p.classifier;
-  out << magic_line << '\n'
+  out << magic << format_version << '\n'
       << "database " << d.version << ' ' << d.file_size << ' ' << hex(d.features_checksum) << ' '
       << hex(d.offsets_checksum) << ' ' << hex(d.locations_checksum) << ' ' << d.targets << '\n'
       << "reads " << p.reads.read_length << ' ' << (p.reads.paired ? "paired" : "single") << ' '
-      << p.reads.fragment_length << ' ' << p.reads.stride << '\n'
+      << p.reads.fragment_length << ' ' << p.reads.stride << ' ' << p.reads.error_ppm << '\n'
       << "classifier " << c.max_candidates << ' ' << c.hit_min << ' ' << c.hit_diff << ' '
       << c.lowest << ' ' << c.highest << ' ' << c.insert_size << ' ' << c.confidence_millionths
       << ' ' << c.minimum_hit_groups << '\n';
@@ -68,9 +70,15 @@ std::string profile_text(const ReadProfile& p) {
 }
 
 ReadProfile parse_profile(const std::string& text, const std::string& path) {
-  if (text.compare(0, std::string(magic_line).size(), magic_line) != 0)
-    fail(path, "not a metawarp read-placement profile (its first line is not '" +
-                   std::string(magic_line) + "')");
+  if (text.compare(0, std::string(magic).size(), magic) != 0)
+    fail(path, "not a metawarp read-placement profile (its first line does not start with '" +
+                   std::string(magic) + "')");
+  const std::string version = text.substr(std::string(magic).size(),
+                                          text.find('\n') - std::string(magic).size());
+  if (version != std::to_string(format_version))
+    fail(path, "format " + version + ", this metawarp reads format " +
+                   std::to_string(format_version) +
+                   " (an older metawarp made it); build it again with metawarp profile-db");
   const std::size_t last = text.rfind("checksum ", text.size() < 2 ? 0 : text.size() - 2);
   std::uint64_t recorded = 0;
   if (last == std::string::npos || (last > 0 && text[last - 1] != '\n') ||
@@ -89,7 +97,8 @@ ReadProfile parse_profile(const std::string& text, const std::string& path) {
   in >> word >> d.version >> d.file_size >> std::hex >> d.features_checksum >>
       d.offsets_checksum >> d.locations_checksum >> std::dec >> d.targets;
   if (!in || word != "database") fail(path, "bad 'database' line");
-  in >> word >> p.reads.read_length >> layout >> p.reads.fragment_length >> p.reads.stride;
+  in >> word >> p.reads.read_length >> layout >> p.reads.fragment_length >> p.reads.stride >>
+      p.reads.error_ppm;
   if (!in || word != "reads" || (layout != "single" && layout != "paired"))
     fail(path, "bad 'reads' line");
   p.reads.paired = layout == "paired";

@@ -9,10 +9,10 @@
 // Stored beside the database as text (`<database>.profile-L<L>` for single
 // reads, `<database>.profile-L<L>-paired` for pairs), last line a checksum of
 // everything before it:
-//   #metawarp read-placement profile 1
+//   #metawarp read-placement profile 2
 //   database <format version> <file size> <features> <offsets> <locations> <targets>
 //            (the three index sections' checksums in hex: the database's identity)
-//   reads <L> <single|paired> <fragment length> <stride>
+//   reads <L> <single|paired> <fragment length> <stride> <substitutions per million bases>
 //   classifier <max_candidates> <hit_min> <hit_diff> <lowest> <highest>
 //              <insert_size> <confidence_millionths> <minimum_hit_groups>
 //   source <taxid> <reads cut> <assignments>   then that many lines:
@@ -50,6 +50,10 @@ struct ProfileReads {
   bool paired = false;                 // pairs: mates 1 and 2 of one fragment
   std::uint32_t fragment_length = 0;   // pairs: the fragment, >= 2L (0 for single reads)
   std::uint32_t stride = 1;            // a read every `stride` bases of each target
+  // Sequencing errors the reads carry: each base substituted with this
+  // probability (in millionths) by another, as errors of the sample's reads
+  // make their calls less specific (pipeline/query/read_profile_build.hpp).
+  std::uint32_t error_ppm = 0;
   bool operator==(const ProfileReads&) const = default;
 };
 
@@ -83,7 +87,8 @@ std::filesystem::path profile_path(const std::filesystem::path& database, const 
 
 std::string profile_text(const ReadProfile& profile);
 // Throws std::runtime_error "profile '<path>': <problem>" for a file that is
-// not a profile, damaged (checksum) or truncated.
+// not a profile, one of another format version (an older metawarp's),
+// damaged (checksum) or truncated.
 ReadProfile parse_profile(const std::string& text, const std::string& path);
 ReadProfile read_profile_file(const std::filesystem::path& path);
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # profile-db on the GPU (1 and 3 shards) writes the CPU's profile byte for
-# byte, for single reads and pairs, on test_data and (when present) refs138.
+# byte, for single reads, pairs and pairs with --error-rate, on test_data and
+# (when present) refs138.
 #
 #   check_profile_gpu.sh METAWARP TEST_DATA_DIR SHARED_DATA_DIR WORK_DIR
 #
@@ -14,7 +15,8 @@ threads=$(nproc)
 check() {  # name, genomes, taxonomy, seqid map, stride
   local db=$work/$1.mwdb
   "$mw" build "$db" "$2" --taxonomy "$3" --seqid2taxid "$4" --device cpu -q
-  for layout in "--read-length 150 --stride $5" "--read-length 150 --paired --stride $5"; do
+  for layout in "--read-length 150 --stride $5" "--read-length 150 --paired --stride $5" \
+    "--read-length 150 --paired --stride $5 --error-rate 0.01"; do
     # shellcheck disable=SC2086
     "$mw" profile-db "$db" $layout --device cpu -t "$threads" -q
     local profile

@@ -1,7 +1,8 @@
 // The profile estimate (report/profile_em.hpp) on small constructed
 // profiles: the sample's calls are the model's expected counts for chosen
-// genome shares, so the estimate must give back those shares; calls of a
-// species the database lacks end up unexplained; the profile text round-trips
+// genome shares, so the estimate must give back those shares; calls above
+// the rank go to the genomes that produce them, in proportion; calls no
+// genome of the sample produces end up unexplained; the profile text round-trips
 // and a damaged one is refused.
 #include <cmath>
 #include <map>
@@ -22,7 +23,8 @@ using metawarp::taxonomy::taxid_t;
 
 namespace {
 
-// Genus 10 with species 11, 12 (in the database) and 13 (not).
+// Genus 10 with species 11, 12 (in the database) and 13 (not); genus 20
+// with species 21 (in the database).
 metawarp::taxonomy::Taxonomy tree() {
   return metawarp::taxonomy::Taxonomy::from_nodes({
       {1, 1, Rank::none, "root"},
@@ -30,6 +32,8 @@ metawarp::taxonomy::Taxonomy tree() {
       {11, 10, Rank::species, "Species one"},
       {12, 10, Rank::species, "Species two"},
       {13, 10, Rank::species, "Species three"},
+      {20, 1, Rank::genus, "Genus two"},
+      {21, 20, Rank::species, "Species four"},
   });
 }
 
@@ -96,15 +100,22 @@ TEST_CASE("the profile estimate gives back the shares that produced the calls") 
   }
 }
 
-TEST_CASE("calls of a species the database lacks stay unexplained") {
+TEST_CASE("calls no genome of the sample produces stay unexplained") {
+  // Genome 21 is in the database, not in the sample: the genus calls only it
+  // produces, and the calls of a species no genome is called as (reads of
+  // species the database lacks), stay unexplained, not given to 11 or 12.
   const auto tax = tree();
+  Model with_21 = model;
+  with_21[21] = {{21, 9}, {20, 1}};
   TaxonCounts counts = expected_calls(model, {{11, 0.7}, {12, 0.3}}, 1000);
-  counts.add(10, 100);  // genus calls no genome of the database explains
+  counts.add(20, 100);  // genus calls of a genome the sample lacks
   counts.add(13, 50);   // a species no genome of the database is called as
   const auto estimate = metawarp::report::estimate_with_profile(
-      profile_of(model), tax, counts, CanonicalRank::species, metawarp::report::profile_em_options);
+      profile_of(with_21), tax, counts, CanonicalRank::species,
+      metawarp::report::profile_em_options);
   CHECK(near(estimate.sources.at(11), 700, 1e-3));
   CHECK(near(estimate.sources.at(12), 300, 1e-3));
+  CHECK(estimate.sources.count(21) == 0);
   CHECK(near(estimate.unexplained, 150, 1e-3));
   const auto at_species = metawarp::report::estimate_at_rank(estimate, tax, CanonicalRank::species);
   CHECK(at_species.total == 1000);
@@ -121,31 +132,37 @@ TEST_CASE("calls of a species the database lacks stay unexplained") {
         "Species two\t12\tS\t150\t150\t300\t0.30000\n");
 }
 
-TEST_CASE("fewer calls above the rank than expected are shared in proportion") {
+TEST_CASE("calls above the rank, fewer or more than expected, are shared in proportion") {
   // The genus calls fall short of what the shares expect (reads lost to
-  // unclassified, say): each genome gets its expected genus reads scaled by
-  // seen / expected, so the estimate adds up to the calls seen.
+  // unclassified, say) or pass it (reads with errors called higher, a genome
+  // known by few calls at the rank): each genome gets its expected genus
+  // reads scaled by seen / expected, so the estimate adds up to the calls
+  // seen and nothing is left unexplained.
   const auto tax = tree();
   const std::map<taxid_t, double> share = {{11, 0.7}, {12, 0.3}};
-  TaxonCounts counts = expected_calls(model, share, 1000);
-  const std::uint64_t genus_seen = counts.direct.at(10) - 100;
-  counts.direct[10] = genus_seen;
-  double genus_expected = 0;
-  std::map<taxid_t, double> at_species;  // each genome's expected species calls
-  for (const auto& [genome, row] : model) {
-    std::uint64_t total = 0;
-    for (const auto& [taxid, n] : row) total += n;
-    genus_expected += 1000 * share.at(genome) * double(row.at(10)) / double(total);
-    at_species[genome] = 1000 * share.at(genome) * double(total - row.at(10)) / double(total);
+  for (const int change : {-100, 100}) {
+    TaxonCounts counts = expected_calls(model, share, 1000);
+    const std::uint64_t genus_seen = std::uint64_t(std::int64_t(counts.direct.at(10)) + change);
+    counts.direct[10] = genus_seen;
+    double genus_expected = 0;
+    std::map<taxid_t, double> at_species;  // each genome's expected species calls
+    for (const auto& [genome, row] : model) {
+      std::uint64_t total = 0;
+      for (const auto& [taxid, n] : row) total += n;
+      genus_expected += 1000 * share.at(genome) * double(row.at(10)) / double(total);
+      at_species[genome] = 1000 * share.at(genome) * double(total - row.at(10)) / double(total);
+    }
+    const auto estimate = metawarp::report::estimate_with_profile(
+        profile_of(model), tax, counts, CanonicalRank::species,
+        metawarp::report::profile_em_options);
+    const double scale = double(genus_seen) / genus_expected;
+    for (const taxid_t genome : {11, 12})
+      CHECK(near(estimate.sources.at(genome),
+                 at_species[genome] + (1000 * share.at(genome) - at_species[genome]) * scale,
+                 1e-3));
+    CHECK(near(estimate.sources.at(11) + estimate.sources.at(12), 1000 + change, 1e-3));
+    CHECK(near(estimate.unexplained, 0, 1e-3));
   }
-  const auto estimate = metawarp::report::estimate_with_profile(
-      profile_of(model), tax, counts, CanonicalRank::species, metawarp::report::profile_em_options);
-  const double scale = double(genus_seen) / genus_expected;
-  for (const taxid_t genome : {11, 12})
-    CHECK(near(estimate.sources.at(genome),
-               at_species[genome] + (1000 * share.at(genome) - at_species[genome]) * scale, 1e-3));
-  CHECK(near(estimate.sources.at(11) + estimate.sources.at(12), 900, 1e-3));
-  CHECK(near(estimate.unexplained, 0, 1e-3));
 }
 
 TEST_CASE("a profile's text round-trips, and a damaged or foreign one is refused") {

@@ -28,6 +28,21 @@ std::uint64_t default_hit_memory() {
   return std::clamp<std::uint64_t>(eighth, std::uint64_t(64) << 20, std::uint64_t(4) << 30);
 }
 
+double bytes_per_text_byte(const db::PartialDatabase& db, bool paired) {
+  const db::Database& meta = db.metadata();
+  const double mates = paired ? 2.0 : 1.0;
+  const double mean_list = db.feature_count() == 0
+                               ? 1.0
+                               : double(db.location_count()) / double(db.feature_count());
+  const double features = sketch::expected_window_features(meta.params.sketch) /
+                          double(meta.params.sketch.stride()) * mates;
+  const double per_read = sizeof(ReadView) + sizeof(ReadResult) + sizeof(ReadShape) + 256;
+  return 2.0 * mates +
+         features * (sizeof(sketch::feature_t) + 12.0 +
+                     std::max(1.0, mean_list) * sizeof(sketch::Location)) +
+         per_read / 100.0;
+}
+
 namespace {
 
 // What the classifying step keeps from super-batch to super-batch (one
@@ -68,23 +83,8 @@ class PartitionedGroups final : public GroupClassifier {
     for (const db::IndexPart& part : parts_)
       stats_.largest_part_bytes =
           std::max(stats_.largest_part_bytes, db::index_bytes(part.features(), part.locations()));
-    // Bytes a super-batch holds per byte of mates-1 text, until one has
-    // measured it: a base per byte, both mates' text in each of the two
-    // super-batches in flight, s features per window stride with their
-    // entries and mean list of hits, and per read (of 100 bases at least)
-    // its views, result and output lines.
-    const db::Database& meta = db.metadata();
-    const double mates = layout_ != io::ReadLayout::single ? 2.0 : 1.0;
-    const double mean_list = db.feature_count() == 0
-                                 ? 1.0
-                                 : double(db.location_count()) / double(db.feature_count());
-    const double features = sketch::expected_window_features(meta.params.sketch) /
-                            double(meta.params.sketch.stride()) * mates;
-    const double per_read = sizeof(ReadView) + sizeof(ReadResult) + sizeof(ReadShape) + 256;
-    bytes_per_text_byte_ = 2.0 * mates +
-                           features * (sizeof(sketch::feature_t) + 12.0 +
-                                       std::max(1.0, mean_list) * sizeof(sketch::Location)) +
-                           per_read / 100.0;
+    // Until a super-batch has measured it.
+    bytes_per_text_byte_ = bytes_per_text_byte(db, layout_ != io::ReadLayout::single);
   }
 
   // Batches until the super-batch would hold more than hit_memory

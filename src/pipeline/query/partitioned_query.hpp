@@ -61,6 +61,13 @@ struct PartitionOptions {
   bool operator==(const PartitionOptions&) const = default;
 };
 
+// Bytes the reads in flight hold per byte of mates-1 text, before any has
+// been measured: a base per byte, both mates' text in each of the two
+// super-batches in flight, s features per window stride with their entries
+// and mean list of hits, and per read (of 100 bases at least) its views,
+// result and output lines.
+double bytes_per_text_byte(const db::PartialDatabase& db, bool paired);
+
 // What the process holds when the query is planned, for --max-memory.
 struct MemoryInUse {
   std::uint64_t resident = 0;  // bytes resident (program, metadata, taxonomy, classifier)

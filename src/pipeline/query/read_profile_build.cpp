@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "io/parse/sequence_reader.hpp"
+#include "metawarp/hash/fmix.hpp"
 #include "metawarp/host/thread_group.hpp"
 #include "metawarp/sketch/encoding.hpp"
 #include "output/atomic_file.hpp"
@@ -22,17 +23,41 @@ namespace {
 // stays bounded with large reference files while every thread has work.
 constexpr std::uint64_t round_bases = std::uint64_t(64) << 20;
 
-// A target's sequence in this round, with its source.
+// A target's sequence in this round, with its source and its index in the
+// database (which seeds its reads' errors).
 struct RoundTarget {
   std::string sequence;
   std::uint32_t source = 0;
+  std::uint32_t target = 0;
 };
 
-// A job: reads [first, first + count) of one round target.
-struct Job {
+// Sequencing errors: base b of mate `mate` of the read starting at
+// `start` of target `target` is substituted with probability error_ppm / 10^6
+// by one of the three other bases, both drawn from a hash of those four
+// numbers: independent between reads and bases like a sequencer's errors, and
+// the same whatever thread, batch or device classifies the read.
+void add_errors(char* bases, std::uint32_t length, std::uint32_t error_ppm,
+                std::uint32_t target, std::uint64_t start, std::uint32_t mate) {
+  static constexpr char others[4][3] = {{'C', 'G', 'T'}, {'A', 'G', 'T'}, {'A', 'C', 'T'},
+                                        {'A', 'C', 'G'}};
+  const std::uint64_t read = hash::fmix64(hash::fmix64((std::uint64_t(target) << 1 | mate) ^
+                                                       0x9e3779b97f4a7c15ull) ^ start);
+  for (std::uint32_t b = 0; b < length; ++b) {
+    const std::uint64_t h = hash::fmix64(read + b);
+    if (h % 1000000 >= error_ppm) continue;
+    const std::uint8_t code = sketch::encode_base(bases[b]);
+    if (code < 4) bases[b] = others[code][(h / 1000000) % 3];
+  }
+}
+
+// Reads [first, first + count) of one round target.
+struct Segment {
   std::uint32_t target = 0;
   std::uint64_t first = 0, count = 0;
 };
+// A job: one engine call of at most batch_size reads, short targets packed
+// together (a partitioned engine walks every part once per call).
+using Job = std::vector<Segment>;
 
 // Per source: reads per assigned taxid.
 using Tally = std::vector<std::map<taxonomy::taxid_t, std::uint64_t>>;
@@ -53,18 +78,28 @@ class ProfileBuilder {
 
   // Classifies every read of the round's targets on the threads.
   void run(const std::vector<RoundTarget>& targets) {
-    std::vector<Job> jobs;
+    std::vector<Job> jobs(1);
+    std::uint64_t in_job = 0;
     for (std::uint32_t t = 0; t < targets.size(); ++t) {
       const std::uint64_t reads = reads_of(targets[t].sequence.size());
-      for (std::uint64_t first = 0; first < reads; first += options_.batch_size)
-        jobs.push_back({t, first, std::min<std::uint64_t>(options_.batch_size, reads - first)});
+      for (std::uint64_t first = 0; first < reads;) {
+        if (in_job == options_.batch_size) {
+          jobs.emplace_back();
+          in_job = 0;
+        }
+        const std::uint64_t count = std::min<std::uint64_t>(options_.batch_size - in_job,
+                                                            reads - first);
+        jobs.back().push_back({t, first, count});
+        first += count;
+        in_job += count;
+      }
     }
     std::atomic<std::size_t> next{0};
     host::ThreadGroup group;
     for (std::size_t w = 0; w < classifiers_.size(); ++w)
       group.spawn([&, w] {
         for (std::size_t j; (j = next.fetch_add(1)) < jobs.size() && !group.stopped();)
-          classify(targets[jobs[j].target], jobs[j], w);
+          classify(targets, jobs[j], w);
       });
     group.join();
   }
@@ -78,29 +113,56 @@ class ProfileBuilder {
   }
 
  private:
-  void classify(const RoundTarget& target, const Job& job, std::size_t worker) {
+  void classify(const std::vector<RoundTarget>& targets, const Job& job, std::size_t worker) {
+    std::uint64_t count = 0;
+    for (const Segment& segment : job) count += segment.count;
+    if (count == 0) return;  // a round without reads
     auto& classifier = classifiers_[worker];
     if (!classifier) classifier = engine_.make_classifier();
     const std::uint32_t length = options_.reads.read_length;
-    const std::string_view sequence = target.sequence;
-    std::vector<ReadView> reads(job.count);
-    std::string mates2;
-    if (options_.reads.paired) mates2.resize(job.count * length);
-    for (std::uint64_t i = 0; i < job.count; ++i) {
-      const std::uint64_t start = (job.first + i) * options_.reads.stride;
-      reads[i].mate1 = sequence.substr(start, length);
-      if (!options_.reads.paired) continue;
-      // Mate 2 reads the fragment's other end on the other strand.
-      const std::string_view end = sequence.substr(start + span_ - length, length);
-      char* mate2 = mates2.data() + i * length;
-      for (std::uint32_t b = 0; b < length; ++b)
-        mate2[b] = sketch::complement_base(end[length - 1 - b]);
-      reads[i].mate2 = std::string_view(mate2, length);
+    std::vector<ReadView> reads(count);
+    // Mates 1 are views of the target unless they carry errors.
+    std::string mates1, mates2;
+    if (options_.reads.error_ppm > 0) mates1.resize(count * length);
+    if (options_.reads.paired) mates2.resize(count * length);
+    std::uint64_t i = 0;
+    for (const Segment& segment : job) {
+      const RoundTarget& target = targets[segment.target];
+      for (std::uint64_t k = 0; k < segment.count; ++k, ++i)
+        cut_read(target, (segment.first + k) * options_.reads.stride, i, mates1, mates2,
+                 reads[i]);
     }
-    std::vector<ReadResult> results(job.count);
+    std::vector<ReadResult> results(count);
     classifier->classify(reads, results);
-    auto& tally = tallies_[worker][target.source];
-    for (const ReadResult& result : results) ++tally[result.assignment.taxid];
+    i = 0;
+    for (const Segment& segment : job) {
+      auto& tally = tallies_[worker][targets[segment.target].source];
+      for (std::uint64_t k = 0; k < segment.count; ++k, ++i) ++tally[results[i].assignment.taxid];
+    }
+  }
+
+  // Read i of a job, starting at `start` of the target (mates in the job's
+  // buffers).
+  void cut_read(const RoundTarget& target, std::uint64_t start, std::uint64_t i,
+                std::string& mates1, std::string& mates2, ReadView& read) const {
+    const std::uint32_t length = options_.reads.read_length;
+    const std::uint32_t error_ppm = options_.reads.error_ppm;
+    const std::string_view sequence = target.sequence;
+    read.mate1 = sequence.substr(start, length);
+    if (error_ppm > 0) {
+      char* mate1 = mates1.data() + i * length;
+      read.mate1.copy(mate1, length);
+      add_errors(mate1, length, error_ppm, target.target, start, 0);
+      read.mate1 = std::string_view(mate1, length);
+    }
+    if (!options_.reads.paired) return;
+    // Mate 2 reads the fragment's other end on the other strand.
+    const std::string_view end = sequence.substr(start + span_ - length, length);
+    char* mate2 = mates2.data() + i * length;
+    for (std::uint32_t b = 0; b < length; ++b)
+      mate2[b] = sketch::complement_base(end[length - 1 - b]);
+    if (error_ppm > 0) add_errors(mate2, length, error_ppm, target.target, start, 1);
+    read.mate2 = std::string_view(mate2, length);
   }
 
   const QueryEngine& engine_;
@@ -113,6 +175,7 @@ class ProfileBuilder {
 void check_reads(const report::ProfileReads& r) {
   if (r.read_length == 0) throw std::invalid_argument("--read-length must be at least 1");
   if (r.stride == 0) throw std::invalid_argument("--stride must be at least 1");
+  if (r.error_ppm >= 1000000) throw std::invalid_argument("--error-rate must be below 1");
   if (r.paired && r.fragment_length < 2 * std::uint64_t(r.read_length))
     throw std::invalid_argument("--fragment-length " + std::to_string(r.fragment_length) +
                                 " is shorter than two mates of --read-length " +
@@ -182,7 +245,7 @@ report::ReadProfile build_read_profile(const db::Database& db,
       const std::uint32_t source = source_of.at(db.taxonomy.resolve(target.taxid));
       profile.sources[source].reads += builder.reads_of(record.sequence.size());
       round_size += record.sequence.size();
-      round.push_back({std::move(record.sequence), source});
+      round.push_back({std::move(record.sequence), source, found->second});
       names.erase(found);
       if (round_size >= round_bases) {
         builder.run(round);

@@ -9,7 +9,12 @@
 // The reads: from each target, one every `stride` bases from its start, as
 // long as the read (single) or fragment (pairs) fits; mate 1 is the
 // fragment's first L bases, mate 2 the reverse complement of its last L. A
-// target shorter than that gives none. The targets' sequences are read again
+// target shorter than that gives none. With an error rate, each base is then
+// substituted with that probability, drawn from a hash of (target, read
+// start, mate, base): the same reads whatever classifies them. Reads go to
+// the engine in calls of batch_size, short targets packed together (an
+// engine over a database read in parts, part_walking_engine.hpp, walks
+// every part once per call). The targets' sequences are read again
 // from the files they were built from (db::Target::source_file, as given to
 // `build`, so relative to the folder it ran in), each record checked against
 // the target of that name (its length).

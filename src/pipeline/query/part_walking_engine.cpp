@@ -1,0 +1,122 @@
+#include "pipeline/query/part_walking_engine.hpp"
+
+#include <malloc.h>
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "metawarp/host/parallel_for.hpp"
+#include "pipeline/query/part_hits.hpp"
+
+namespace metawarp::pipeline {
+
+namespace {
+
+class PartWalkingClassifier final : public BatchClassifier {
+ public:
+  PartWalkingClassifier(const db::PartialDatabase& db, const PartitionPlan& plan,
+                        const Classifier& classifier, unsigned threads)
+      : db_(db),
+        plan_(plan),
+        classifier_(classifier),
+        threads_(std::max(1u, threads)),
+        collector_(make_cpu_hit_collector(threads_)),
+        sketches_(threads_),
+        hits_(threads_),
+        scratch_(threads_),
+        lists_(threads_) {}
+
+  void classify(std::span<const ReadView> reads, std::span<ReadResult> results) override {
+    // The reads in one chunk per thread, each sketched once.
+    const std::size_t chunk = (reads.size() + threads_ - 1) / threads_;
+    const std::size_t chunks = chunk == 0 ? 0 : (reads.size() + chunk - 1) / chunk;
+    host::parallel_for(chunks, threads_, [&](std::size_t c) {
+      SketchedBatch& sketched = sketches_[c];
+      sketched.features.clear();
+      sketched.offsets.assign(1, 0);
+      sketched.shapes.clear();
+      for (std::size_t r = c * chunk; r < std::min(reads.size(), (c + 1) * chunk); ++r) {
+        sketched.shapes.push_back(
+            classifier_.sketch_read(reads[r].mate1, reads[r].mate2, sketched.features));
+        sketched.offsets.push_back(sketched.features.size());
+      }
+      hits_[c].reset(sketched.features.size());
+    });
+    // Every part, every other call backwards: the part left in memory by
+    // one call is the first the next needs.
+    const std::size_t parts = plan_.parts.size();
+    const bool backwards = walks_++ % 2 == 1;
+    for (std::size_t i = 0; i < parts; ++i) {
+      const std::size_t p = backwards ? parts - 1 - i : i;
+      if (!loaded_ || loaded_part_ != p) {
+        loaded_.reset();  // one part in memory at a time
+        ::malloc_trim(0);
+        loaded_ = db_.load_part(plan_.parts[p], threads_);
+        loaded_part_ = p;
+        collector_->use_part(*loaded_, plan_.parts[p]);
+      }
+      collector_->collect(std::span<const SketchedBatch>(sketches_).first(chunks),
+                          std::span(hits_).first(chunks));
+    }
+    host::parallel_for(chunks, threads_, [&](std::size_t c, unsigned w) {
+      const SketchedBatch& sketched = sketches_[c];
+      auto& lists = lists_[w];
+      for (std::size_t i = 0; i < sketched.reads(); ++i) {
+        const std::uint64_t from = sketched.offsets[i], to = sketched.offsets[i + 1];
+        lists.clear();
+        for (std::uint64_t f = from; f < to; ++f) lists.push_back(hits_[c].list(f));
+        results[c * chunk + i] = classifier_.decide_features(
+            lists, std::span(sketched.features).subspan(from, to - from), sketched.shapes[i],
+            scratch_[w]);
+      }
+    });
+  }
+
+ private:
+  const db::PartialDatabase& db_;
+  const PartitionPlan& plan_;
+  const Classifier& classifier_;
+  unsigned threads_;
+  std::unique_ptr<PartHitCollector> collector_;
+  std::vector<SketchedBatch> sketches_;  // per chunk
+  std::vector<BatchHits> hits_;          // per chunk, over all parts
+  std::vector<ClassifierScratch> scratch_;  // per thread
+  std::vector<std::vector<std::span<const sketch::Location>>> lists_;  // per thread
+  std::optional<db::FeatureIndex> loaded_;
+  std::size_t loaded_part_ = 0;
+  std::uint64_t walks_ = 0;
+};
+
+class PartWalkingEngine final : public QueryEngine {
+ public:
+  PartWalkingEngine(const db::PartialDatabase& db, PartitionPlan plan,
+                    const ClassifierOptions& options, unsigned threads)
+      : db_(db), plan_(std::move(plan)), classifier_(db.metadata(), options), threads_(threads) {}
+  std::unique_ptr<BatchClassifier> make_classifier() const override {
+    return std::make_unique<PartWalkingClassifier>(db_, plan_, classifier_, threads_);
+  }
+
+ private:
+  const db::PartialDatabase& db_;
+  PartitionPlan plan_;
+  Classifier classifier_;
+  unsigned threads_;
+};
+
+}  // namespace
+
+std::unique_ptr<QueryEngine> make_part_walking_engine(const db::PartialDatabase& db,
+                                                      PartitionPlan plan,
+                                                      const ClassifierOptions& options,
+                                                      unsigned threads) {
+  return std::make_unique<PartWalkingEngine>(db, std::move(plan), options, threads);
+}
+
+std::size_t reads_per_walk(const db::PartialDatabase& db, const PartitionPlan& plan,
+                           std::uint32_t read_length, bool paired) {
+  const double bytes = bytes_per_text_byte(db, paired) * double(std::max(1u, read_length));
+  return std::max<std::size_t>(1, std::size_t(double(plan.hit_memory) / bytes));
+}
+
+}  // namespace metawarp::pipeline
