@@ -32,16 +32,15 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <exception>
 #include <filesystem>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
+#include "metawarp/host/parallel_for.hpp"
 #include "metawarp/sketch/encoding.hpp"
 
 namespace {
@@ -643,21 +642,9 @@ class Generator {
     for (std::size_t first = 0; first < genera; first += threads) {
       const std::size_t last = std::min(genera, first + threads);
       std::vector<GenusOutput> made(last - first);
-      std::vector<std::exception_ptr> failed(last - first);
-      {
-        std::vector<std::jthread> workers;
-        for (std::size_t g = first; g < last; ++g) {
-          workers.emplace_back([&, g] {
-            try {
-              made[g - first] = make_genus(g, out);
-            } catch (...) {
-              failed[g - first] = std::current_exception();
-            }
-          });
-        }
-      }
+      metawarp::host::parallel_for(last - first, unsigned(threads),
+                                   [&](std::size_t i) { made[i] = make_genus(first + i, out); });
       for (std::size_t g = first; g < last; ++g) {
-        if (failed[g - first]) std::rethrow_exception(failed[g - first]);
         GenusOutput& genus = made[g - first];
         seqid_map.write(genus.seqid_lines);
         bases_written += genus.bases;
