@@ -241,22 +241,9 @@ class MpiEngine final : public MpiQueryEngine {
 };
 
 void MpiClassifier::classify(std::span<const ReadView> reads, std::span<ReadResult> results) {
-  sketched_.features.clear();
-  sketched_.offsets.assign(1, 0);
-  sketched_.shapes.clear();
-  for (const ReadView& read : reads) {
-    sketched_.shapes.push_back(classifier_.sketch_read(read.mate1, read.mate2, sketched_.features));
-    sketched_.offsets.push_back(sketched_.features.size());
-  }
+  sketch_reads(classifier_, reads, sketched_);
   engine_.exchange(sketched_, hits_);
-  for (std::size_t i = 0; i < reads.size(); ++i) {
-    const std::uint64_t from = sketched_.offsets[i], to = sketched_.offsets[i + 1];
-    lists_.clear();
-    for (std::uint64_t f = from; f < to; ++f) lists_.push_back(hits_.list(f));
-    results[i] = classifier_.decide_features(
-        lists_, std::span(sketched_.features).subspan(from, to - from), sketched_.shapes[i],
-        scratch_);
-  }
+  decide_reads(classifier_, sketched_, hits_, results, scratch_, lists_);
 }
 
 }  // namespace
