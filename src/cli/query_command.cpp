@@ -325,8 +325,8 @@ constexpr const char* lower_batches = "lower --batch-size or --threads";
 
 // What the query loads: the database file and what its engine depends on.
 DatabaseLoad database_load(const QueryCommand& cmd, bool gpu) {
-  return {cmd.database, gpu,           pipeline::engine_options(cmd.options), cmd.gpu,
-          cmd.partitions, cmd.options.threads, cmd.mpi};
+  return {cmd.database, gpu, pipeline::engine_options(cmd.options), cmd.gpu, cmd.partitions,
+          cmd.options.threads, cmd.mpi};
 }
 
 // A Kraken2 user's --output names Kraken2's per-read file; in `query` it is
@@ -605,11 +605,12 @@ void add_query_command(CLI::App& app, const CommandContext& context) {
              1);
   add_device_options(*sub, *cmd);
   add_partition_options(*sub, *cmd);
-  sub->add_flag("--mpi", cmd->mpi,
-                std::string("Run over the ranks of an MPI job (mpirun -np N metawarp query ... "
-                            "--mpi), the database cut into a part per rank; rank 0 reads the "
-                            "reads and writes the outputs (CPU; docs/scale-out.md)") +
-                    (pipeline::mpi_compiled_in() ? "" : "; this metawarp was built without MPI"))
+  std::string mpi_help =
+      "Run over the ranks of an MPI job (mpirun -np N metawarp query ... --mpi), the database "
+      "cut into a part per rank; rank 0 reads the reads and writes the outputs (CPU; "
+      "docs/scale-out.md)";
+  if (!pipeline::mpi_compiled_in()) mpi_help += "; this metawarp was built without MPI";
+  sub->add_flag("--mpi", cmd->mpi, mpi_help)
       ->excludes("--partitions")
       ->excludes("--max-memory")
       ->excludes("--hit-memory");

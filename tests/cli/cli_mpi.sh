@@ -27,6 +27,11 @@ build_test_database db.mwdb
 r1=$data/reads_R1.fq
 r2=$data/reads_R2.fq
 
+# What --mpi does not run with: refused before MPI starts.
+expect_error "--mpi runs on the CPU" "$metawarp" query db.mwdb "$r1" --mpi --device gpu -o x.tsv
+expect_error "excludes --mpi" "$metawarp" query db.mwdb "$r1" --mpi --partitions 2 -o x.tsv
+[ -e x.tsv ] && fail "x.tsv written by a refused query"
+
 # outputs <prefix>: the four output options for files <prefix>.*
 outputs() {
   echo -o "$1.tsv" --kraken-output "$1.kraken" --report "$1.report" --abundance "$1.abundance"
