@@ -32,38 +32,26 @@ expect_error "--mpi runs on the CPU" "$metawarp" query db.mwdb "$r1" --mpi --dev
 expect_error "excludes --mpi" "$metawarp" query db.mwdb "$r1" --mpi --partitions 2 -o x.tsv
 [ -e x.tsv ] && fail "x.tsv written by a refused query"
 
-# outputs <prefix>: the four output options for files <prefix>.*
-outputs() {
-  echo -o "$1.tsv" --kraken-output "$1.kraken" --report "$1.report" --abundance "$1.abundance"
-}
-
-same_outputs() {
-  for f in tsv kraken report abundance; do
-    [ -s "$1.$f" ] || fail "$1.$f is missing or empty"
-    cmp -s "$1.$f" "$2.$f" || fail "$2.$f differs from $1.$f"
-  done
-}
-
 # shellcheck disable=SC2046
-expect_success "$metawarp" query db.mwdb "$r1" "$r2" -q --top-hits -t 2 $(outputs whole)
+expect_success "$metawarp" query db.mwdb "$r1" "$r2" -q --top-hits -t 2 $(query_outputs whole)
 for ranks in 2 3; do
   # Small batches on 2 threads: many exchanges, the threads taking turns.
   # shellcheck disable=SC2046
   expect_success mpi "$ranks" "$metawarp" query db.mwdb "$r1" "$r2" -q --top-hits --mpi \
-    -t 2 --batch-size 64 $(outputs "ranks$ranks")
-  same_outputs whole "ranks$ranks"
+    -t 2 --batch-size 64 $(query_outputs "ranks$ranks")
+  same_query_outputs whole "ranks$ranks"
 done
 pass "2 and 3 ranks: outputs byte-identical to one process on the whole database"
 
 # Samples: one query per sample on the same ranks.
 mkdir one many
 # shellcheck disable=SC2046
-expect_success "$metawarp" query db.mwdb "$r1" -q --top-hits $(outputs one/single)
+expect_success "$metawarp" query db.mwdb "$r1" -q --top-hits $(query_outputs one/single)
 expect_success mpi 2 "$metawarp" query db.mwdb --sample pairs "$r1" "$r2" --sample single "$r1" \
   --output-dir many --mpi -q --top-hits -o '{sample}.tsv' \
   --kraken-output '{sample}.kraken' --report '{sample}.report' --abundance '{sample}.abundance'
-same_outputs whole many/pairs
-same_outputs one/single many/single
+same_query_outputs whole many/pairs
+same_query_outputs one/single many/single
 pass "samples with --mpi: outputs identical to one process"
 
 # A rank that cannot load its part (the engine's test hook): every rank
@@ -72,7 +60,7 @@ for failing in 1 0; do
   export METAWARP_TEST_MPI_FAIL_RANK=$failing
   # shellcheck disable=SC2046
   expect_error "--mpi: rank $failing of 3 could not load its part of the database" \
-    mpi 3 "$metawarp" query db.mwdb "$r1" "$r2" -q --mpi $(outputs failed)
+    mpi 3 "$metawarp" query db.mwdb "$r1" "$r2" -q --mpi $(query_outputs failed)
   for f in tsv kraken report abundance; do
     [ -e "failed.$f" ] && fail "failed.$f left by a failed job"
   done
