@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -56,12 +57,8 @@ MpiSession& session() {
 // The message rank 0 broadcasts before each batch: its features, or `done`.
 constexpr std::uint64_t done = UINT64_MAX;
 
-int as_count(std::uint64_t n) {
-  if (n > std::uint64_t(INT_MAX))
-    throw std::runtime_error("--mpi: a batch's hits exceed what one MPI message holds: lower "
-                             "--batch-size");
-  return int(n);
-}
+// A count for MPI: within int, as MpiEngine::exchange checks before it sends.
+int as_count(std::uint64_t n) { return int(n); }
 
 class MpiEngine;
 
@@ -125,8 +122,16 @@ class MpiEngine final : public MpiQueryEngine {
   // Rank 0, one worker at a time: `hits` made the hits of `batch` over
   // every rank's part.
   void exchange(const SketchedBatch& batch, BatchHits& hits) const {
-    std::lock_guard lock(mutex_);
     std::uint64_t n = batch.features.size();
+    // Every message of the exchange within MPI's int counts, checked before
+    // the first: a batch left half exchanged would leave the ranks in
+    // different collectives. A feature's list holds at most longest_list().
+    if (n * std::max<std::uint64_t>(1, db_->longest_list()) > INT_MAX ||
+        n * std::uint64_t(place_.ranks) > INT_MAX)
+      throw std::runtime_error("--mpi: a batch of " + std::to_string(batch.reads()) +
+                               " reads has more features or hits than one MPI message holds: "
+                               "lower --batch-size");
+    std::lock_guard lock(mutex_);
     MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     MPI_Bcast(const_cast<sketch::feature_t*>(batch.features.data()), as_count(n), MPI_UINT32_T,
               0, MPI_COMM_WORLD);
