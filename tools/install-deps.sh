@@ -14,6 +14,10 @@ dpkg -s catch2 >/dev/null 2>&1 || need+=(catch2)
 for package in libbz2-dev libzstd-dev libisal-dev libdeflate-dev; do
   dpkg -s "$package" >/dev/null 2>&1 || need+=("$package")
 done
+# OpenMPI (optional): `metawarp query --mpi` over several hosts, and its test.
+for package in libopenmpi-dev openmpi-bin; do
+  dpkg -s "$package" >/dev/null 2>&1 || need+=("$package")
+done
 if ((${#need[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo

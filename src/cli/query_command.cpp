@@ -31,6 +31,7 @@
 #include "pipeline/query/classifier.hpp"
 #include "pipeline/gpu_available.hpp"
 #include "pipeline/query/gpu_query.hpp"
+#include "pipeline/query/mpi_engine.hpp"
 #include "pipeline/out_of_memory.hpp"
 #include "pipeline/query/partitioned_query.hpp"
 #include "pipeline/process_memory.hpp"
@@ -325,7 +326,7 @@ constexpr const char* lower_batches = "lower --batch-size or --threads";
 // What the query loads: the database file and what its engine depends on.
 DatabaseLoad database_load(const QueryCommand& cmd, bool gpu) {
   return {cmd.database, gpu, pipeline::engine_options(cmd.options), cmd.gpu, cmd.partitions,
-          cmd.options.threads};
+          cmd.options.threads, cmd.mpi};
 }
 
 // A Kraken2 user's --output names Kraken2's per-read file; in `query` it is
@@ -350,12 +351,33 @@ CLI::Validator existing_file_or_stdin() {
       "FILE or -");
 }
 
+namespace {
+
+// A rank other than 0 of `metawarp query --mpi`: its part, loaded and
+// agreed on, then rank 0's batches until rank 0 is done. A load that failed
+// anywhere is rank 0's to report: this rank ends with status 1, silently.
+void serve_mpi_rank(const QueryCommand& cmd) {
+  try {
+    pipeline::make_mpi_engine(cmd.database, pipeline::engine_options(cmd.options),
+                              cmd.options.threads)
+        ->serve();
+  } catch (const pipeline::MpiFailedElsewhere&) {
+    throw ExitStatus{1};
+  }
+}
+
+}  // namespace
+
 void run_query(QueryCommand& cmd, QueryDatabases& databases) {
+  // --mpi: the ranks other than 0 hold their parts and answer rank 0's
+  // batches; rank 0 runs the query below, with its part and theirs.
+  if (cmd.mpi && pipeline::mpi_place().rank != 0) return serve_mpi_rank(cmd);
   check_before_work(cmd);
   pipeline::OutputFile summary_file(cmd.summary_json);
   auto& opt = cmd.options;
-  const bool gpu = use_gpu(cmd.device, "query", cmd.quiet, cmd.verbose,
-                           cmd.device == "auto" ? query_workload(cmd) : Workload{}, query_rates);
+  const bool gpu = !cmd.mpi && use_gpu(cmd.device, "query", cmd.quiet, cmd.verbose,
+                                       cmd.device == "auto" ? query_workload(cmd) : Workload{},
+                                       query_rates);
   // A database read in parts (--partitions, --max-memory) goes to the
   // streamed engine; its batch size stays the CPU's on the GPU too: the GPU
   // collector looks up a whole super-batch at once, and the batches are what
@@ -386,8 +408,10 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
   pipeline::ProgressStep loading(
       cmd.quiet, parts ? "query: checking database " + cmd.database + " to read it in parts"
                        : "query: loading database " + cmd.database +
-                             (gpu ? " onto " + pipeline::describe(cmd.gpu.layout)
-                                  : std::string()));
+                             (gpu      ? " onto " + pipeline::describe(cmd.gpu.layout)
+                              : cmd.mpi ? " over " + std::to_string(pipeline::mpi_place().ranks) +
+                                              " MPI ranks, a part each"
+                                        : std::string()));
   HeldDatabase held;
   double load_seconds = 0;
   auto load = [&] {
@@ -395,6 +419,7 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
     if (cmd.kraken2_messages) std::fputs(kraken2_loaded_line, stderr);
     load_seconds = loading.seconds();
     if (held.loaded_before) return loading.done("held by the server");
+    if (cmd.mpi) return loading.done(pipeline::format_seconds(load_seconds));
     if (parts) {
       const pipeline::PartitionPlan& plan = held.loaded->streamed_engine->plan();
       loading.done(describe_parts(plan) + ", " + pipeline::format_seconds(load_seconds));
@@ -580,6 +605,15 @@ void add_query_command(CLI::App& app, const CommandContext& context) {
              1);
   add_device_options(*sub, *cmd);
   add_partition_options(*sub, *cmd);
+  std::string mpi_help =
+      "Run over the ranks of an MPI job (mpirun -np N metawarp query ... --mpi), the database "
+      "cut into a part per rank; rank 0 reads the reads and writes the outputs (CPU; "
+      "docs/scale-out.md)";
+  if (!pipeline::mpi_compiled_in()) mpi_help += "; this metawarp was built without MPI";
+  sub->add_flag("--mpi", cmd->mpi, mpi_help)
+      ->excludes("--partitions")
+      ->excludes("--max-memory")
+      ->excludes("--hit-memory");
   // Kraken2's spellings: --paired, --use-names, --classified-out, ...
   add_kraken2_options(*sub, opt, cmd->kraken2);
   // Kraken2's --db is the whole Kraken2 command line's: said so, not taken
@@ -604,6 +638,9 @@ void add_query_command(CLI::App& app, const CommandContext& context) {
     read_device_options(*sub, *cmd);
     cmd->output_given = sub->count("--output") > 0;
     warn_output_is_metawarps(*sub, *cmd);
+    if (cmd->mpi && (cmd->device == "gpu" || !cmd->server.empty()))
+      throw std::invalid_argument("--mpi runs on the CPU of each rank, in the processes mpirun "
+                                  "starts: not with --device gpu or --server");
     if (!cmd->server.empty()) {
       if (context.request) throw std::invalid_argument("a server does not pass a query on");
       throw ExitStatus{run_on_server(cmd->server, context.arguments)};

@@ -44,6 +44,7 @@ struct QueryCommand {
   bool gpu_lanes_given = false;
   bool output_given = false;
   pipeline::PartitionOptions partitions;  // the database part by part (CPU)
+  bool mpi = false;  // --mpi: over the ranks of an MPI job (pipeline/query/mpi_engine.hpp)
   Kraken2Flags kraken2;  // Kraken2's spellings (cli/kraken2_options.hpp)
   std::string server;    // --server SOCKET: run by `metawarp serve` (cli/query_client.hpp)
   std::string summary_json;  // --summary-json FILE (cli/run_summary.hpp)

@@ -38,6 +38,11 @@ LoadedForQuery load_in_parts(const DatabaseLoad& load) {
 
 LoadedForQuery load_for_query(const DatabaseLoad& load) {
   if (load.partitions.enabled()) return load_in_parts(load);
+  if (load.mpi) {
+    LoadedForQuery loaded;
+    loaded.mpi_engine = pipeline::make_mpi_engine(load.path, load.classifier, load.threads);
+    return loaded;
+  }
   return pipeline::naming_out_of_memory(
       "loading database '" + load.path + "' whole",
       "read it in parts with --max-memory (the memory the query may use) or --partitions N",

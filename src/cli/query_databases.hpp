@@ -14,6 +14,7 @@
 #include "db/partial_load.hpp"
 #include "pipeline/query/classifier.hpp"
 #include "pipeline/query/gpu_query.hpp"
+#include "pipeline/query/mpi_engine.hpp"
 #include "pipeline/query/partitioned_query.hpp"
 #include "pipeline/query/query.hpp"
 #include "pipeline/query/query_buffers.hpp"
@@ -29,14 +30,19 @@ struct LoadedForQuery {
   std::unique_ptr<pipeline::GpuHitCollector> gpu_collector;  // the streamed engine's, on the GPU
   std::unique_ptr<pipeline::QueryEngine> cpu_engine;
   std::unique_ptr<pipeline::PartitionedQueryEngine> streamed_engine;
+  std::unique_ptr<pipeline::MpiQueryEngine> mpi_engine;  // its part, the others on other ranks
   std::unique_ptr<pipeline::GpuQueryEngine> gpu_engine;  // declared last: goes first
   const pipeline::QueryEngine* engine() const {
     if (gpu_engine) return gpu_engine.get();
     if (streamed_engine) return streamed_engine.get();
+    if (mpi_engine) return mpi_engine.get();
     return cpu_engine.get();
   }
   // The targets, taxonomy and parameters (the whole database's or the parts').
-  const db::Database& metadata() const { return database ? *database : parts->metadata(); }
+  const db::Database& metadata() const {
+    if (mpi_engine) return mpi_engine->metadata();
+    return database ? *database : parts->metadata();
+  }
 };
 
 // Everything a loaded database and its engine depend on.
@@ -47,11 +53,13 @@ struct DatabaseLoad {
   pipeline::GpuQueryOptions gpu_options;   // with gpu
   pipeline::PartitionOptions partitions;   // enabled: read in parts
   unsigned threads = 1;                    // the query's (the parts' plan counts them)
+  bool mpi = false;                        // this rank's part of an MPI job (rank 0's)
 };
 
 // Loads the file and makes the engine (for the GPU: the index is uploaded
 // while the file is read); with partitions, checks the file and plans its
-// parts (pipeline::plan_partitions: its errors name the options).
+// parts (pipeline::plan_partitions: its errors name the options); with mpi,
+// loads rank 0's part and agrees with the other ranks on theirs.
 LoadedForQuery load_for_query(const DatabaseLoad& load);
 
 struct HeldDatabase {

@@ -7,33 +7,21 @@ build_test_database db.mwdb
 r1=$data/reads_R1.fq
 r2=$data/reads_R2.fq
 
-# outputs <prefix>: the four output options for files <prefix>.*
-outputs() {
-  echo -o "$1.tsv" --kraken-output "$1.kraken" --report "$1.report" --abundance "$1.abundance"
-}
-
-same_outputs() {
-  for f in tsv kraken report abundance; do
-    [ -s "$1.$f" ] || fail "$1.$f is missing or empty"
-    cmp -s "$1.$f" "$2.$f" || fail "$2.$f differs from $1.$f"
-  done
-}
-
 # shellcheck disable=SC2046
-expect_success "$metawarp" query db.mwdb "$r1" "$r2" -q --top-hits $(outputs whole)
+expect_success "$metawarp" query db.mwdb "$r1" "$r2" -q --top-hits $(query_outputs whole)
 for p in 1 2 3; do
   # shellcheck disable=SC2046
   expect_success "$metawarp" query db.mwdb "$r1" "$r2" -q --top-hits --partitions "$p" \
-    $(outputs "parts$p")
-  same_outputs whole "parts$p"
+    $(query_outputs "parts$p")
+  same_query_outputs whole "parts$p"
 done
 pass "1, 2 and 3 partitions: outputs byte-identical to the whole database"
 
 # Many parts and super-batches; --verbose says so.
 # shellcheck disable=SC2046
 expect_success "$metawarp" query db.mwdb "$r1" "$r2" -v --top-hits --partitions 12 \
-  --hit-memory 64K --batch-size 50 -t 3 $(outputs tiny)
-same_outputs whole tiny
+  --hit-memory 64K --batch-size 50 -t 3 $(query_outputs tiny)
+same_query_outputs whole tiny
 grep -q "query: 12 part(s) (the largest .*, [0-9]* super-batch(es)" stderr ||
   fail "no partition statistics: $(cat stderr)"
 pass "--partitions 12 --hit-memory 64K: $(grep -o '[0-9]* super-batch(es)' stderr), outputs identical"
@@ -43,19 +31,19 @@ expect_error "allow at least --max-memory" "$metawarp" query db.mwdb "$r1" --max
 least=$(sed -n 's/.*allow at least --max-memory \([0-9]*\).*/\1/p' stderr)
 # shellcheck disable=SC2046
 expect_success "$metawarp" query db.mwdb "$r1" "$r2" --top-hits --max-memory "$least" \
-  $(outputs least)
-same_outputs whole least
+  $(query_outputs least)
+same_query_outputs whole least
 pass "--max-memory $least: $(grep -o 'in parts \.\.\. done ([^)]*' stderr), outputs identical"
 
 # Samples stream the parts too.
 mkdir one many
 # shellcheck disable=SC2046
-expect_success "$metawarp" query db.mwdb "$r1" -q --top-hits $(outputs one/single)
+expect_success "$metawarp" query db.mwdb "$r1" -q --top-hits $(query_outputs one/single)
 expect_success "$metawarp" query db.mwdb --sample pairs "$r1" "$r2" --sample single "$r1" \
   --output-dir many --partitions 2 -q --top-hits -o '{sample}.tsv' \
   --kraken-output '{sample}.kraken' --report '{sample}.report' --abundance '{sample}.abundance'
-same_outputs whole many/pairs
-same_outputs one/single many/single
+same_query_outputs whole many/pairs
+same_query_outputs one/single many/single
 pass "samples with --partitions: outputs identical to whole-database runs"
 
 # Limits that cannot work.
@@ -68,8 +56,8 @@ expect_error "or lower --hit-memory" \
 # error (built without CUDA, no device) and no output.
 # shellcheck disable=SC2046
 if "$metawarp" query db.mwdb "$r1" -q --top-hits --partitions 2 --device gpu \
-  $(outputs gpuparts) 2>gpu.err; then
-  same_outputs one/single gpuparts
+  $(query_outputs gpuparts) 2>gpu.err; then
+  same_query_outputs one/single gpuparts
   pass "--device gpu --partitions 2: outputs identical to the whole database"
 else
   grep -q "use --device cpu" gpu.err || fail "--device gpu with parts: $(cat gpu.err)"

@@ -83,6 +83,21 @@ check_report_shape() {
     fail "$1 is not shaped as report readers expect"
 }
 
+# query_outputs <prefix>: the four output options of a query (TSV, Kraken
+# output, report, abundances), for files <prefix>.*
+query_outputs() {
+  echo -o "$1.tsv" --kraken-output "$1.kraken" --report "$1.report" --abundance "$1.abundance"
+}
+
+# same_query_outputs <prefix> <other prefix>: those four files, present,
+# byte-identical.
+same_query_outputs() {
+  for f in tsv kraken report abundance; do
+    [ -s "$1.$f" ] || fail "$1.$f is missing or empty"
+    cmp -s "$1.$f" "$2.$f" || fail "$2.$f differs from $1.$f"
+  done
+}
+
 # A database of test_data, built once per test.
 build_test_database() {
   "$metawarp" build "$1" "$data/genomes" --taxonomy "$data/taxonomy" \

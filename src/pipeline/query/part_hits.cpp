@@ -62,6 +62,29 @@ class CpuHitCollector final : public PartHitCollector {
 
 }  // namespace
 
+void sketch_reads(const Classifier& classifier, std::span<const ReadView> reads,
+                  SketchedBatch& out) {
+  out.features.clear();
+  out.offsets.assign(1, 0);
+  out.shapes.clear();
+  for (const ReadView& read : reads) {
+    out.shapes.push_back(classifier.sketch_read(read.mate1, read.mate2, out.features));
+    out.offsets.push_back(out.features.size());
+  }
+}
+
+void decide_reads(const Classifier& classifier, const SketchedBatch& batch, const BatchHits& hits,
+                  std::span<ReadResult> results, ClassifierScratch& scratch,
+                  std::vector<std::span<const sketch::Location>>& lists) {
+  for (std::size_t r = 0; r < batch.reads(); ++r) {
+    const std::uint64_t from = batch.offsets[r], to = batch.offsets[r + 1];
+    lists.clear();
+    for (std::uint64_t f = from; f < to; ++f) lists.push_back(hits.list(f));
+    results[r] = classifier.decide_features(
+        lists, std::span(batch.features).subspan(from, to - from), batch.shapes[r], scratch);
+  }
+}
+
 std::unique_ptr<PartHitCollector> make_cpu_hit_collector(unsigned threads) {
   return std::make_unique<CpuHitCollector>(threads);
 }

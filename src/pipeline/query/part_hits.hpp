@@ -12,6 +12,7 @@
 #include "db/database.hpp"
 #include "db/partial_load.hpp"
 #include "pipeline/query/classifier.hpp"
+#include "pipeline/query/query.hpp"
 
 namespace metawarp::pipeline {
 
@@ -44,6 +45,17 @@ struct BatchHits {
     return std::span(locations).subspan(list_start[i], list_sizes[i]);
   }
 };
+
+// The two halves of Classifier::classify around the hits, shared by the
+// engines that find the hits elsewhere (the part walks, the MPI engine):
+// `reads` sketched into `out` (its earlier content replaced), and, once
+// `hits` holds every feature's whole list, results[i] for read i of `batch`,
+// as Classifier::classify gives it. `lists` is scratch.
+void sketch_reads(const Classifier& classifier, std::span<const ReadView> reads,
+                  SketchedBatch& out);
+void decide_reads(const Classifier& classifier, const SketchedBatch& batch, const BatchHits& hits,
+                  std::span<ReadResult> results, ClassifierScratch& scratch,
+                  std::vector<std::span<const sketch::Location>>& lists);
 
 class PartHitCollector {
  public:

@@ -32,16 +32,9 @@ class PartWalkingClassifier final : public BatchClassifier {
     const std::size_t chunk = (reads.size() + threads_ - 1) / threads_;
     const std::size_t chunks = chunk == 0 ? 0 : (reads.size() + chunk - 1) / chunk;
     host::parallel_for(chunks, threads_, [&](std::size_t c) {
-      SketchedBatch& sketched = sketches_[c];
-      sketched.features.clear();
-      sketched.offsets.assign(1, 0);
-      sketched.shapes.clear();
-      for (std::size_t r = c * chunk; r < std::min(reads.size(), (c + 1) * chunk); ++r) {
-        sketched.shapes.push_back(
-            classifier_.sketch_read(reads[r].mate1, reads[r].mate2, sketched.features));
-        sketched.offsets.push_back(sketched.features.size());
-      }
-      hits_[c].reset(sketched.features.size());
+      const std::size_t from = c * chunk, to = std::min(reads.size(), (c + 1) * chunk);
+      sketch_reads(classifier_, reads.subspan(from, to - from), sketches_[c]);
+      hits_[c].reset(sketches_[c].features.size());
     });
     // Every part, every other call backwards: the part left in memory by
     // one call is the first the next needs.
@@ -60,16 +53,8 @@ class PartWalkingClassifier final : public BatchClassifier {
                           std::span(hits_).first(chunks));
     }
     host::parallel_for(chunks, threads_, [&](std::size_t c, unsigned w) {
-      const SketchedBatch& sketched = sketches_[c];
-      auto& lists = lists_[w];
-      for (std::size_t i = 0; i < sketched.reads(); ++i) {
-        const std::uint64_t from = sketched.offsets[i], to = sketched.offsets[i + 1];
-        lists.clear();
-        for (std::uint64_t f = from; f < to; ++f) lists.push_back(hits_[c].list(f));
-        results[c * chunk + i] = classifier_.decide_features(
-            lists, std::span(sketched.features).subspan(from, to - from), sketched.shapes[i],
-            scratch_[w]);
-      }
+      decide_reads(classifier_, sketches_[c], hits_[c],
+                   results.subspan(c * chunk, sketches_[c].reads()), scratch_[w], lists_[w]);
     });
   }
 

@@ -179,15 +179,12 @@ class PartitionedGroups final : public GroupClassifier {
     host::Stopwatch clock;
     host::parallel_for(count, threads_, [&](std::size_t b) {
       SketchedBatch& sketched = state.sketches[b];
-      sketched.features.clear();
-      sketched.offsets.assign(1, 0);
-      sketched.shapes.clear();
-      if (!parse_batch(options_, layout_, *super.batches[b], state.parsed[b])) return;
-      for (const ReadView& read : state.parsed[b].reads) {
-        sketched.shapes.push_back(
-            classifier_.sketch_read(read.mate1, read.mate2, sketched.features));
-        sketched.offsets.push_back(sketched.features.size());
-      }
+      const bool parsed = parse_batch(options_, layout_, *super.batches[b], state.parsed[b]);
+      sketch_reads(classifier_,
+                   parsed ? std::span<const ReadView>(state.parsed[b].reads)
+                          : std::span<const ReadView>(),
+                   sketched);
+      if (!parsed) return;
       state.hits[b].reset(sketched.features.size());
     });
     parse_seconds_ += clock.lap();
@@ -284,17 +281,8 @@ class PartitionedGroups final : public GroupClassifier {
     host::parallel_for(end - first, threads_, [&](std::size_t i, unsigned w) {
       const std::size_t b = first + i;
       ParsedBatch& parsed = state.parsed[b];
-      const SketchedBatch& sketched = state.sketches[b];
-      const BatchHits& hits = state.hits[b];
-      auto& lists = state.lists[w];
-      for (std::size_t r = 0; r < parsed.reads.size(); ++r) {
-        const std::uint64_t from = sketched.offsets[r], to = sketched.offsets[r + 1];
-        lists.clear();
-        for (std::uint64_t f = from; f < to; ++f) lists.push_back(hits.list(f));
-        parsed.results[r] = classifier_.decide_features(
-            lists, std::span(sketched.features).subspan(from, to - from), sketched.shapes[r],
-            state.scratch[w]);
-      }
+      decide_reads(classifier_, state.sketches[b], state.hits[b], parsed.results,
+                   state.scratch[w], state.lists[w]);
       writer_.format(*super.batches[b], parsed, layout_ != io::ReadLayout::single);
     });
   }

@@ -1,0 +1,64 @@
+#pragma once
+// `metawarp query --mpi` (docs/scale-out.md, "Several hosts"): the part walk
+// (part_walking_engine.hpp) with the parts on other processes. The database
+// is cut into as many feature ranges as the MPI job has ranks
+// (db::PartialDatabase::plan_parts); rank r loads range r only. Rank 0 runs
+// the one query driver (run_query) with this engine: each worker's batch is
+// sketched on rank 0, its features broadcast, every rank (0 included) finds
+// the hits of the features its part holds (PartHitCollector), the hits come
+// back to rank 0, which joins them per feature and decides every read with
+// Classifier::decide_features, so the outputs are the whole database's.
+// The other ranks answer batches (serve) until rank 0's engine is destroyed.
+//
+// Built only with MPI (src/pipeline/mpi/); without it
+// (src/pipeline/no_mpi/) mpi_place() says that --mpi was not compiled in.
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "db/database.hpp"
+#include "pipeline/query/classifier.hpp"
+#include "pipeline/query/query.hpp"
+
+namespace metawarp::pipeline {
+
+// Whether this metawarp was built with MPI (--help says so).
+bool mpi_compiled_in();
+
+// This process's place in the MPI job.
+struct MpiPlace {
+  int rank = 0;
+  int ranks = 1;
+};
+
+// Starts MPI on the first call (threads: one MPI call at a time), and
+// finalizes it at exit once the ranks have agreed on their loads. Throws
+// std::runtime_error where this metawarp was built without MPI.
+MpiPlace mpi_place();
+
+// Thrown on the ranks other than 0 when a rank failed to load its part: rank
+// 0 reports the failure (one message for the job), the others end quietly.
+struct MpiFailedElsewhere : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class MpiQueryEngine : public QueryEngine {
+ public:
+  // The targets, taxonomy and parameters: rank 0 runs the query on them.
+  virtual const db::Database& metadata() const = 0;
+  // Ranks other than 0: answers rank 0's batches until its engine ends.
+  virtual void serve() = 0;
+};
+
+// Every rank: opens `path`, loads its part and (rank 0) makes the
+// classifier; then one collective on every rank's status, so that a rank
+// that failed ends the job everywhere before any output is opened: rank 0
+// throws std::runtime_error naming the first rank that failed and its error,
+// the others throw MpiFailedElsewhere. `threads` load the part.
+// Test hook: the environment variable METAWARP_TEST_MPI_FAIL_RANK=r makes
+// rank r fail its load (tests/cli/cli_mpi.sh).
+std::unique_ptr<MpiQueryEngine> make_mpi_engine(const std::string& path,
+                                                const ClassifierOptions& options,
+                                                unsigned threads);
+
+}  // namespace metawarp::pipeline
