@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -247,16 +248,24 @@ class DistributedTable {
     std::vector<cuda::device_buffer<V>> split_values(S);
     std::vector<std::vector<std::uint64_t>> rows(S, std::vector<std::uint64_t>(S, 0));
     clock_.begin();
+    // Every shard's split is enqueued before any is waited for: they run at
+    // once on their GPUs (waiting in the loop ran them one after another).
+    std::vector<std::optional<PendingSplit>> pending(S);
     for (unsigned s = 0; s < S; ++s) {
       if (batches[s].n == 0) continue;
       DeviceGuard on(shards_.device(s));
       split_keys[s] = cuda::device_buffer<K>(batches[s].n);
       split_values[s] = cuda::device_buffer<V>(batches[s].n);
-      const SplitOffsets split =
-          multisplit(batches[s].keys, batches[s].values, batches[s].n, owner_, split_keys[s].data(),
-                     split_values[s].data(), static_cast<std::uint64_t*>(nullptr),
-                     shards_.stream(s));
+      pending[s].emplace(multisplit_async(batches[s].keys, batches[s].values, batches[s].n, owner_,
+                                          split_keys[s].data(), split_values[s].data(),
+                                          static_cast<std::uint64_t*>(nullptr), shards_.stream(s)));
+    }
+    for (unsigned s = 0; s < S; ++s) {
+      if (!pending[s]) continue;
+      DeviceGuard on(shards_.device(s));
+      const SplitOffsets split = pending[s]->wait();
       for (unsigned d = 0; d < S; ++d) rows[s][d] = split.count(d);
+      pending[s].reset();  // its scratch is freed on its own device
     }
     t.partition_ms = clock_.end();
     receive_and_insert(rows, pointers(split_keys), pointers(split_values), t);

@@ -15,11 +15,14 @@
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "metawarp/cuda/device_buffer.hpp"
 #include "metawarp/cuda/error.hpp"
+#include "metawarp/cuda/pinned_buffer.hpp"
 #include "metawarp/tables/distributed/owner.hpp"
 
 namespace metawarp::tables::distributed {
@@ -112,46 +115,89 @@ struct SplitOffsets {
   std::uint64_t count(unsigned shard) const { return offsets[shard + 1] - offsets[shard]; }
 };
 
+// A multisplit enqueued on its stream and not yet waited for: it owns the
+// scratch the kernels use and the page-locked copy of the shard offsets, so
+// several shards' multisplits run at once (a distributed insert enqueues one
+// per GPU, then waits for all) instead of one after another.
+class PendingSplit {
+ public:
+  PendingSplit(unsigned shards, cudaStream_t stream)
+      : stream_(stream), offsets_(shards + 1), host_offsets_(shards + 1) {}
+  PendingSplit(PendingSplit&&) noexcept = default;
+  PendingSplit& operator=(PendingSplit&&) noexcept = default;
+
+  // Waits for the split on its stream (with its device current) and returns
+  // the shard offsets.
+  SplitOffsets wait() {
+    cuda::check(cudaStreamSynchronize(stream_), "waiting for the multisplit");
+    SplitOffsets result;
+    result.offsets.assign(host_offsets_.begin(), host_offsets_.end());
+    return result;
+  }
+
+ private:
+  template <class K, class V, class Owner>
+  friend PendingSplit multisplit_async(const K*, const V*, std::uint64_t, const Owner&, K*, V*,
+                                       std::uint64_t*, cudaStream_t);
+  cudaStream_t stream_;
+  cuda::device_buffer<std::uint64_t> starts_;
+  cuda::device_buffer<unsigned char> temp_;
+  cuda::device_buffer<std::uint64_t> offsets_;
+  cuda::pinned_buffer<std::uint64_t> host_offsets_;
+};
+
 // Splits n keys (and values, if not null) by owner(key) into keys_out /
 // values_out; source_index_out (optional) gets each output's input position.
 // All pointers are device memory on the current device; inputs and outputs
-// must not overlap. Synchronises `stream` (the offsets come back to the host).
+// must not overlap. Only enqueues on `stream`: the outputs and the offsets
+// are ready once the returned PendingSplit's wait() returns.
 template <class K, class V, class Owner>
-SplitOffsets multisplit(const K* keys, const V* values, std::uint64_t n, const Owner& owner,
-                        K* keys_out, V* values_out, std::uint64_t* source_index_out,
-                        cudaStream_t stream) {
+PendingSplit multisplit_async(const K* keys, const V* values, std::uint64_t n, const Owner& owner,
+                              K* keys_out, V* values_out, std::uint64_t* source_index_out,
+                              cudaStream_t stream) {
   const unsigned shards = owner.num_shards();
-  SplitOffsets result;
-  result.offsets.assign(shards + 1, 0);
-  if (n == 0) return result;
+  PendingSplit pending(shards, stream);
+  if (n == 0) {
+    std::fill(pending.host_offsets_.begin(), pending.host_offsets_.end(), std::uint64_t(0));
+    return pending;
+  }
   const std::uint64_t tiles = (n + detail::tile_items - 1) / detail::tile_items;
   if (tiles >= (std::uint64_t(1) << 31)) throw std::invalid_argument("multisplit batch too large");
   // (shard, tile) counts shard-major, plus one entry that the scan turns into n.
   const std::uint64_t cells = std::uint64_t(shards) * tiles;
-  cuda::device_buffer<std::uint64_t> starts(cells + 1);
-  cuda::check(cudaMemsetAsync(starts.data() + cells, 0, sizeof(std::uint64_t), stream),
+  pending.starts_ = cuda::device_buffer<std::uint64_t>(cells + 1);
+  std::uint64_t* starts = pending.starts_.data();
+  cuda::check(cudaMemsetAsync(starts + cells, 0, sizeof(std::uint64_t), stream),
               "clearing the multisplit total");
   detail::split_count<<<unsigned(tiles), detail::split_block, 0, stream>>>(keys, n, owner, tiles,
-                                                                          starts.data());
+                                                                          starts);
   cuda::check_launch("multisplit count");
   std::size_t temp_bytes = 0;
-  cuda::check(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, starts.data(), starts.data(),
-                                            cells + 1, stream),
+  cuda::check(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, starts, starts, cells + 1, stream),
               "sizing the multisplit scan");
-  cuda::device_buffer<unsigned char> temp(temp_bytes);
-  cuda::check(cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, starts.data(), starts.data(),
+  pending.temp_ = cuda::device_buffer<unsigned char>(temp_bytes);
+  cuda::check(cub::DeviceScan::ExclusiveSum(pending.temp_.data(), temp_bytes, starts, starts,
                                             cells + 1, stream),
               "multisplit scan");
   detail::split_scatter<<<unsigned(tiles), detail::split_block, 0, stream>>>(
-      keys, values, n, owner, tiles, starts.data(), keys_out, values_out, source_index_out);
+      keys, values, n, owner, tiles, starts, keys_out, values_out, source_index_out);
   cuda::check_launch("multisplit scatter");
-  cuda::device_buffer<std::uint64_t> offsets(shards + 1);
-  detail::split_shard_offsets<<<1, max_shards + 1, 0, stream>>>(starts.data(), tiles, shards,
-                                                                offsets.data());
+  detail::split_shard_offsets<<<1, max_shards + 1, 0, stream>>>(starts, tiles, shards,
+                                                                pending.offsets_.data());
   cuda::check_launch("multisplit offsets");
-  offsets.copy_to_host(result.offsets.data(), shards + 1, stream);
-  cuda::check(cudaStreamSynchronize(stream), "waiting for the multisplit");
-  return result;
+  cuda::check(cudaMemcpyAsync(pending.host_offsets_.data(), pending.offsets_.data(),
+                              (shards + 1) * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream),
+              "copying the multisplit offsets");
+  return pending;
+}
+
+// The same, waited for: returns once the split is done.
+template <class K, class V, class Owner>
+SplitOffsets multisplit(const K* keys, const V* values, std::uint64_t n, const Owner& owner,
+                        K* keys_out, V* values_out, std::uint64_t* source_index_out,
+                        cudaStream_t stream) {
+  return multisplit_async(keys, values, n, owner, keys_out, values_out, source_index_out, stream)
+      .wait();
 }
 
 }  // namespace metawarp::tables::distributed
