@@ -7,7 +7,9 @@
 // executor builds (index/feature_range.hpp). Every target goes to every
 // shard, which sketches all of it and keeps its own features (replicated
 // sketching): no exchange between shards, at the price of sketching each
-// window once per shard (docs/cli.md, "Building a database in parts").
+// window once per shard (docs/cli.md, "Building a database in parts"). The
+// CPU's shards (--shards) use it; the GPU shards divide the sketching
+// instead (gpu/multi_gpu_build_executor.hpp).
 #include <functional>
 #include <memory>
 
