@@ -1,7 +1,7 @@
 #pragma once
 // The fused build kernel: 2-bit encoding, canonical k-mers, hashing and the
-// per-window sketch (the shared sketch.hpp, from the batch's piece of the
-// target: sketch::SequenceView), then insertion
+// per-window sketch (sketch_batch.cuh: the shared sketch.hpp, from the
+// batch's piece of the target), then insertion
 // of (feature -> target, window) through the table's device API. Nothing but
 // the bases goes through global memory on the way in.
 #include <cooperative_groups.h>
@@ -10,9 +10,8 @@
 
 #include "kernels/build_batch.hpp"
 #include "kernels/build_table.hpp"
-#include "kernels/window_owner.cuh"
+#include "kernels/sketch_batch.cuh"
 #include "metawarp/index/feature_range.hpp"
-#include "metawarp/sketch/sketch.hpp"
 #include "metawarp/tables/sentinels.hpp"
 
 namespace metawarp::kernels {
@@ -39,15 +38,7 @@ __global__ void sketch_insert_kernel(BatchView batch, sketch::SketchParams param
     sketch::feature_t features[sketch::max_sketch_size];
     std::uint32_t n = 0;
     std::uint64_t location = 0;
-    if (w < windows) {
-      const BatchSegment seg =
-          batch.segments[owner_of_window(batch.segments, batch.segment_count, w)];
-      const std::uint64_t window = seg.first_window + (w - seg.window_prefix);
-      const sketch::SequenceView piece{batch.bases + seg.base_offset, seg.target_offset,
-                                       seg.target_length};
-      n = sketch::sketch_window(piece, window, params, features);
-      location = sketch::Location{seg.target, sketch::window_id_t(window)}.packed();
-    }
+    if (w < windows) n = sketch_batch_window(batch, params, w, features, location);
     for (int r = 0; r < G; ++r) {
       const std::uint32_t count = tile.shfl(n, r);
       const std::uint64_t loc = tile.shfl(location, r);
@@ -57,11 +48,7 @@ __global__ void sketch_insert_kernel(BatchView batch, sketch::SketchParams param
         if (tables::KeySentinels<std::uint32_t>::is_valid(key)) {
           table.insert(tile, key, loc);
         } else if (tile.thread_rank() == 0) {
-          const std::uint64_t at = atomicAdd(reinterpret_cast<unsigned long long*>(spill.count), 1ull);
-          if (at < spill.capacity) {
-            spill.features[at] = key;
-            spill.locations[at] = loc;
-          }
+          spill_pair(spill, key, loc);
         }
       }
     }

@@ -3,6 +3,8 @@
 // default), whose windows read up to W - 1 k-mers beyond their ends, so the
 // pieces of a target cut over batches carry that context; a GPU build that
 // cannot fit says so before doing any work.
+#include <cuda_runtime_api.h>
+
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -187,6 +189,7 @@ TEST_CASE("GPU build with too little GPU memory stops before reading, saying wha
   CHECK(message.find("--device cpu") != std::string::npos);
 }
 
+// One table, or shards' tables on one GPU (issue 28's multi-GPU executor).
 TEST_CASE("GPU build with a table too small reports it instead of truncating") {
   const fs::path data = METAWARP_TEST_DATA_DIR;
   pipeline::BuildOptions options;
@@ -195,13 +198,21 @@ TEST_CASE("GPU build with a table too small reports it instead of truncating") {
   options.allow_no_taxonomy = true;
   options.params.sketch = window_sketch;
   options.gpu.table_capacity = 1000;  // far fewer pairs than test_data has
-  const std::string message = error_of(
-      [&] { pipeline::build_database(options, nullptr, pipeline::make_gpu_build_executor); });
-  CHECK(message.find("--table-capacity") != std::string::npos);
+  for (unsigned shards : {1u, 2u}) {
+    CAPTURE(shards);
+    options.gpu.layout = pipeline::ShardLayout{{0}, shards};
+    options.gpu.layout_given = shards > 1;
+    const std::string message = error_of(
+        [&] { pipeline::build_database(options, nullptr, pipeline::make_gpu_build_executor); });
+    CHECK(message.find("--table-capacity") != std::string::npos);
+  }
 }
 
 // Issue 12: a database spread over shards (several on one GPU exercise the
 // multi-GPU split) and built in partitions is the CPU's plain database.
+// Issue 28: the shards divide the sketching (each batch sketched once, its
+// pairs exchanged by local copies between the shards of one GPU); small
+// batches make many rounds.
 TEST_CASE("GPU builds in shards and partitions are the plain CPU database, byte for byte") {
   const fs::path data = METAWARP_TEST_DATA_DIR;
   const fs::path dir = scratch_dir("parts");
@@ -231,10 +242,11 @@ TEST_CASE("GPU builds in shards and partitions are the plain CPU database, byte 
         o.gpu.layout = pipeline::ShardLayout{{0}, shards};
         o.gpu.layout_given = true;
         o.partitions = partitions;
-        o.gpu.batch_bases = partitions == 2 ? 4096 : std::uint64_t(64) << 20;
+        o.gpu.batch_bases = partitions == 2 ? 4096 : partitions == 3 ? 1000 : std::uint64_t(64) << 20;
         const pipeline::BuildSummary summary = pipeline::run_build(
             o, dir / "gpu.mwdb", pipeline::make_gpu_build_executor, pipeline::gpu_partitions_needed);
         CHECK(summary.partitions == partitions);
+        if (shards > 1) CHECK(summary.executor_stages.find("exchange local-copy") != std::string::npos);
         REQUIRE(read_file(dir / "gpu.mwdb") == cpu);
       }
     }
@@ -259,4 +271,100 @@ TEST_CASE("GPU build under a small --max-gpu-memory partitions itself and gives 
       options, dir / "gpu.mwdb", pipeline::make_gpu_build_executor, pipeline::gpu_partitions_needed);
   CHECK(summary.partitions > 1);
   CHECK(read_file(dir / "gpu.mwdb") == read_file(dir / "cpu.mwdb"));
+}
+
+namespace {
+
+int gpu_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) return 0;
+  return count;
+}
+
+// Builds with the CPU and with the GPU executor over `layout` (both tables,
+// each batch size: one round to hundreds, one and two partitions) and
+// requires identical files; returns the last GPU build's stage line.
+std::string require_identical_sharded_builds(
+    pipeline::BuildOptions options, const pipeline::ShardLayout& layout, const fs::path& dir,
+    std::initializer_list<std::uint64_t> batches = {std::uint64_t(64) << 20, 4096, 1000}) {
+  options.quiet = true;
+  options.threads = 3;
+  pipeline::run_build(options, dir / "cpu.mwdb");
+  const std::string cpu = read_file(dir / "cpu.mwdb");
+  std::string stages;
+  for (auto table : {pipeline::BuildTable::multi_value, pipeline::BuildTable::bucket_list}) {
+    for (std::uint64_t batch : batches) {
+      for (unsigned partitions : {1u, 2u}) {
+        pipeline::BuildOptions o = options;
+        o.gpu.layout = layout;
+        o.gpu.layout_given = true;
+        o.gpu.table = table;
+        o.gpu.batch_bases = batch;
+        o.partitions = partitions;
+        CAPTURE(int(table), o.gpu.batch_bases, partitions);
+        const pipeline::BuildSummary summary = pipeline::run_build(
+            o, dir / "gpu.mwdb", pipeline::make_gpu_build_executor, pipeline::gpu_partitions_needed);
+        REQUIRE(read_file(dir / "gpu.mwdb") == cpu);
+        stages = summary.executor_stages;
+      }
+    }
+  }
+  return stages;
+}
+
+pipeline::BuildOptions random_minimizer_build(const fs::path& dir) {
+  pipeline::BuildOptions options;
+  options.references = {write_random_references(dir, 31).string()};
+  options.allow_no_taxonomy = true;
+  options.params.sketch = minimizers(16, 60, 16, 128);
+  options.params.max_locations_per_feature = 4;
+  return options;
+}
+
+}  // namespace
+
+// Issue 28: several shards on one GPU exchange their pairs by device copies;
+// batches of every size, both tables: the CPU's database.
+TEST_CASE("GPU build in 3 shards on one GPU, each batch sketched once, is the CPU database") {
+  const fs::path dir = scratch_dir("one_gpu_shards");
+  const std::string stages =
+      require_identical_sharded_builds(random_minimizer_build(dir), pipeline::ShardLayout{{0}, 3}, dir);
+  CHECK(stages.find("exchange local-copy") != std::string::npos);
+}
+
+// Issue 28: on two GPUs each batch is sketched by one of them and the pairs
+// travel through NCCL (one shard per GPU) or peer copies (two per GPU).
+TEST_CASE("GPU build over 2 GPUs, batches dealt between them, is the CPU database") {
+  if (gpu_count() < 2) {
+    WARN("only " << gpu_count() << " GPU visible: the 2-GPU build is not checked here");
+    return;
+  }
+  const fs::path data = METAWARP_TEST_DATA_DIR;
+  const fs::path dir = scratch_dir("two_gpus");
+  pipeline::BuildOptions test_data;
+  test_data.references = {(data / "genomes").string()};
+  test_data.taxonomy_dir = data / "taxonomy";
+  test_data.seqid2taxid_files = {(data / "seqid2taxid.map").string()};
+  for (unsigned per_gpu : {1u, 2u}) {
+    CAPTURE(per_gpu);
+    const pipeline::ShardLayout layout{{0, 1}, per_gpu};
+#if !defined(METAWARP_HAVE_NCCL)
+    {  // a build over several GPUs needs NCCL: it says so before any work
+      pipeline::BuildOptions o = test_data;
+      o.quiet = true;
+      o.gpu.layout = layout;
+      o.gpu.layout_given = true;
+      const std::string message = error_of(
+          [&] { pipeline::build_database(o, nullptr, pipeline::make_gpu_build_executor); });
+      CHECK(message.find("NCCL") != std::string::npos);
+      CHECK(message.find("--gpus 1") != std::string::npos);
+      continue;
+    }
+#endif
+    const std::string exchange = per_gpu == 1 ? "exchange nccl" : "exchange local-copy";
+    CHECK(require_identical_sharded_builds(test_data, layout, dir, {std::uint64_t(64) << 20})
+              .find(exchange) != std::string::npos);
+    CHECK(require_identical_sharded_builds(random_minimizer_build(dir), layout, dir).find(exchange) !=
+          std::string::npos);
+  }
 }

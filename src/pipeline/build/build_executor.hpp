@@ -62,7 +62,8 @@ std::unique_ptr<BuildExecutor> make_cpu_build_executor(const BuildOptions& optio
                                                        const BuildInputs& inputs);
 // Implemented in src/pipeline/gpu/ when built with CUDA, else by
 // src/pipeline/no_gpu/, which says why there is none. With several shards in
-// options.gpu.layout, a sharded executor with one GPU executor per shard.
+// options.gpu.layout, the multi-GPU executor (gpu/multi_gpu_build_executor.hpp):
+// each batch sketched by one GPU, its pairs sent to the shards owning them.
 std::unique_ptr<BuildExecutor> make_gpu_build_executor(const BuildOptions& options,
                                                        const BuildInputs& inputs);
 

@@ -22,9 +22,10 @@ struct GpuBuildOptions {
   std::uint64_t memory_limit = 0;    // bytes of GPU memory to use; 0: what is free
   std::uint64_t table_capacity = 0;  // (feature, location) slots; 0: sized from the input
   int device = 0;                    // the device of one executor (one shard)
-  // The shards of the database (`--gpus`, `--shards-per-gpu`): one executor
-  // per shard, each on its device with its own feature range
-  // (sharded_build_executor.hpp). One shard: `device` alone.
+  // The shards of the database (`--gpus`, `--shards-per-gpu`): one table per
+  // shard, each on its device with its own feature range, filled by every
+  // GPU's sketches (gpu/multi_gpu_build_executor.hpp). One shard: `device`
+  // alone.
   ShardLayout layout{{0}, 1};
   bool layout_given = false;  // --gpus named; else the layout is {device}
 };

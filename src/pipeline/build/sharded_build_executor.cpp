@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "db/index_concat.hpp"
+#include "metawarp/host/parallel_for.hpp"
 #include "metawarp/index/feature_split.hpp"
 #include "pipeline/build/build_estimate.hpp"
 
@@ -23,10 +24,13 @@ class ShardedBuildExecutor final : public BuildExecutor {
     for (auto& shard : shards_) shard->flush();
   }
 
-  // In range order: the parts of the index one after another.
+  // The shards finalize side by side, one host thread each (a GPU shard
+  // selects its device on its thread; shards of one GPU share it); their
+  // indexes are concatenated in range order, as if finalized one by one.
   db::FeatureIndex finalize() override {
-    std::vector<db::FeatureIndex> parts;
-    for (auto& shard : shards_) parts.push_back(shard->finalize());
+    std::vector<db::FeatureIndex> parts(shards_.size());
+    host::parallel_for(shards_.size(), unsigned(shards_.size()),
+                       [&](std::size_t s) { parts[s] = shards_[s]->finalize(); });
     return db::concatenate(std::move(parts));
   }
 

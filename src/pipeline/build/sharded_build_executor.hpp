@@ -2,11 +2,14 @@
 // A build executor made of one executor per shard: the shards' feature ranges
 // split the executor's own range (options.features) into balanced parts
 // (index/feature_split.hpp), each shard keeps the features of its range, and
-// finalize() concatenates their indexes in range order, which is the index
-// one executor builds (index/feature_range.hpp). Every target goes to every
+// finalize() runs the shards' finalizes side by side (one host thread each)
+// and concatenates their indexes in range order, which is the index one
+// executor builds (index/feature_range.hpp). Every target goes to every
 // shard, which sketches all of it and keeps its own features (replicated
 // sketching): no exchange between shards, at the price of sketching each
-// window once per shard (docs/cli.md, "Building a database in parts").
+// window once per shard (docs/cli.md, "Building a database in parts"). The
+// CPU's shards (--shards) use it; the GPU shards divide the sketching
+// instead (gpu/multi_gpu_build_executor.hpp).
 #include <functional>
 #include <memory>
 

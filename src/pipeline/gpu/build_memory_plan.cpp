@@ -6,7 +6,11 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "kernels/build_batch.hpp"
+#include "kernels/sketch_pairs.hpp"
 #include "metawarp/cuda/error.hpp"
+#include "metawarp/index/feature_split.hpp"
+#include "pipeline/gpu/build_batches.hpp"
 
 namespace metawarp::pipeline::gpu {
 namespace {
@@ -48,15 +52,40 @@ std::uint64_t available_memory(const GpuBuildOptions& gpu) {
   return available;
 }
 
-void check_fits(const MemoryPlan& plan, const GpuBuildOptions& gpu) {
+std::uint64_t round_bytes(const GpuBuildOptions& gpu, const sketch::SketchParams& params,
+                          unsigned gpus) {
+  const std::uint64_t batch = gpu.batch_bases + max_batch_segments * sizeof(kernels::BatchSegment);
+  const std::uint64_t pair_bytes = sizeof(sketch::feature_t) + sizeof(std::uint64_t);
+  const std::uint64_t pairs =
+      kernels::max_pairs_of_windows(max_batch_windows(gpu.batch_bases, params), params);
+  const std::uint64_t spill = SpillBuffers::capacity * pair_bytes;
+  return batch + pairs * pair_bytes * (2 + std::uint64_t(gpus)) + spill + (std::uint64_t(64) << 20);
+}
+
+std::map<int, std::uint64_t> device_memory(const GpuBuildOptions& gpu,
+                                           const sketch::SketchParams& params,
+                                           index::FeatureRange part, std::uint64_t all_pairs) {
+  const ShardLayout layout = gpu.layout_given ? gpu.layout : ShardLayout{{gpu.device}, 1};
+  std::map<int, std::uint64_t> needed;
+  const auto shards = index::split_features(part, layout.shards(), feature_distribution(params));
+  for (unsigned s = 0; s < shards.size(); ++s)
+    needed[layout.device_of(s)] +=
+        plan_memory(gpu, pairs_in_range(all_pairs, shards[s], params)).peak_bytes;
+  if (!layout.single())
+    for (const int device : layout.devices)
+      needed[device] += round_bytes(gpu, params, unsigned(layout.devices.size()));
+  return needed;
+}
+
+void check_fits(std::uint64_t bytes, std::uint64_t pairs, const GpuBuildOptions& gpu) {
   const std::uint64_t available = available_memory(gpu);
-  if (plan.peak_bytes <= available) return;
+  if (bytes <= available) return;
   char msg[512];
   std::snprintf(msg, sizeof msg,
                 "the GPU build needs about %.2f GiB of GPU memory for up to %llu (feature, "
                 "location) pairs, but only %.2f GiB are available%s. Use more partitions "
                 "(--partitions), more GPUs (--gpus), or --device cpu",
-                double(plan.peak_bytes) / gib, (unsigned long long)plan.pairs,
+                double(bytes) / gib, (unsigned long long)pairs,
                 double(available) / gib, gpu.memory_limit ? " (--max-gpu-memory)" : "");
   throw std::runtime_error(msg);
 }

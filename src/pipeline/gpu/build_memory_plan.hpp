@@ -2,8 +2,11 @@
 // How much GPU memory a GPU build needs, worked out from the input files
 // before any work, so that a build that cannot fit says so at once.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
+
+#include "metawarp/index/feature_range.hpp"
 
 #include "metawarp/sketch/types.hpp"
 #include "pipeline/build/build.hpp"
@@ -30,8 +33,25 @@ MemoryPlan plan_memory(const GpuBuildOptions& gpu, std::uint64_t pairs);
 // free, at most gpu.memory_limit (when set).
 std::uint64_t available_memory(const GpuBuildOptions& gpu);
 
-// Throws std::runtime_error saying what to change when the plan does not fit
-// in the free GPU memory (or gpu.memory_limit).
-void check_fits(const MemoryPlan& plan, const GpuBuildOptions& gpu);
+// The device memory of one GPU's rounds in the multi-GPU build
+// (multi_gpu_build_executor.hpp): its batch, its buffer of sketched pairs
+// (sized to the most a batch can give), and the exchange's copies of them:
+// the owner split and, in the worst case, every GPU's pairs received.
+std::uint64_t round_bytes(const GpuBuildOptions& gpu, const sketch::SketchParams& params,
+                          unsigned gpus);
+
+// What every device of the build's layout (gpu.layout when given, else
+// gpu.device alone) needs to build the features `part`: the plans of the
+// tables of its shards (the part split by index::split_features as the
+// executors split it, `all_pairs` the pairs of the whole feature space) and,
+// with several shards, the round buffers.
+std::map<int, std::uint64_t> device_memory(const GpuBuildOptions& gpu,
+                                           const sketch::SketchParams& params,
+                                           index::FeatureRange part, std::uint64_t all_pairs);
+
+// Throws std::runtime_error saying what to change when `bytes` (for up to
+// `pairs` pairs) do not fit in the free memory of the current GPU (or
+// gpu.memory_limit).
+void check_fits(std::uint64_t bytes, std::uint64_t pairs, const GpuBuildOptions& gpu);
 
 }  // namespace metawarp::pipeline::gpu

@@ -1,6 +1,7 @@
-// How many partitions a GPU build needs: the fewest for which every shard of
-// every partition fits the memory of its GPU (the shards of one GPU share
-// it), by the same memory plan the executors check when they start.
+// How many partitions a GPU build needs: the fewest for which every
+// partition fits the memory of every GPU (the shards of one GPU share it),
+// by the same memory plan the executors check when they start
+// (gpu::device_memory).
 #include <algorithm>
 #include <map>
 
@@ -34,13 +35,9 @@ unsigned gpu_partitions_needed(const BuildOptions& options, const BuildInputs& i
   for (unsigned n = 1; n < max_planned_partitions; n = n < 8 ? n + 1 : n * 5 / 4) {
     bool fits = true;
     for (const index::FeatureRange partition : index::split_features(options.features, n, distribution)) {
-      std::map<int, std::uint64_t> needed;
-      const auto shards = index::split_features(partition, layout.shards(), distribution);
-      for (unsigned s = 0; s < shards.size(); ++s)
-        needed[layout.device_of(s)] +=
-            gpu::plan_memory(options.gpu, pairs_in_range(all_pairs, shards[s], options.params.sketch))
-                .peak_bytes;
-      for (const auto& [device, bytes] : needed) fits = fits && bytes <= available[device];
+      for (const auto& [device, bytes] :
+           gpu::device_memory(options.gpu, options.params.sketch, partition, all_pairs))
+        fits = fits && bytes <= available[device];
       if (!fits) break;
     }
     if (fits) return n;

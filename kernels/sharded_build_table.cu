@@ -1,0 +1,107 @@
+#include "kernels/sharded_build_table.hpp"
+
+#include <stdexcept>
+
+#include "metawarp/tables/bucket_list_table.cuh"
+#include "metawarp/tables/distributed/distributed_table.cuh"
+#include "metawarp/tables/multi_value_table.cuh"
+
+namespace metawarp::kernels {
+
+using sketch::feature_t;
+namespace dist = tables::distributed;
+
+struct ShardedBuildTable::Impl {
+  virtual ~Impl() = default;
+  virtual void insert_from_shards(const std::vector<ShardPairs>& batches) = 0;
+  virtual tables::Status pop_status(unsigned shard) = 0;
+  virtual std::uint64_t size(unsigned shard) const = 0;
+  virtual std::uint64_t retrieve_all(unsigned shard, feature_t* features,
+                                     std::uint64_t* locations, cudaStream_t stream) const = 0;
+  virtual const char* exchange_name() const = 0;
+};
+
+namespace {
+
+std::vector<int> devices_of(const std::vector<ShardedBuildTable::Shard>& shards) {
+  std::vector<int> devices;
+  for (const auto& s : shards) devices.push_back(s.device);
+  return devices;
+}
+
+dist::RangeOwner owner_of(const std::vector<ShardedBuildTable::Shard>& shards) {
+  std::vector<std::uint64_t> first;
+  for (const auto& s : shards) first.push_back(s.first_feature);
+  return dist::RangeOwner(first);
+}
+
+template <class Table>
+struct DistributedImpl final : ShardedBuildTable::Impl {
+  template <class MakeShard>
+  DistributedImpl(const std::vector<ShardedBuildTable::Shard>& shards, MakeShard make_shard)
+      : table(devices_of(shards), owner_of(shards), make_shard) {}
+
+  void insert_from_shards(const std::vector<ShardPairs>& batches) override {
+    std::vector<dist::ShardBatch<feature_t, std::uint64_t>> in;
+    for (const ShardPairs& b : batches) in.push_back({b.features, b.locations, b.n});
+    table.insert_from_shards(in);
+  }
+  tables::Status pop_status(unsigned shard) override {
+    dist::DeviceGuard on(table.shards().device(shard));
+    return table.shard(shard).pop_status(table.shards().stream(shard));
+  }
+  std::uint64_t size(unsigned shard) const override {
+    dist::DeviceGuard on(table.shards().device(shard));
+    return table.shard(shard).size(table.shards().stream(shard));
+  }
+  std::uint64_t retrieve_all(unsigned shard, feature_t* features, std::uint64_t* locations,
+                             cudaStream_t stream) const override {
+    dist::DeviceGuard on(table.shards().device(shard));
+    return table.shard(shard).retrieve_all(features, locations, stream);
+  }
+  const char* exchange_name() const override { return table.exchange_name(); }
+
+  dist::DistributedTable<Table, dist::RangeOwner> table;
+};
+
+using MultiValue = tables::MultiValueHashTable<feature_t, std::uint64_t>;
+using BucketList = tables::BucketListHashTable<feature_t, std::uint64_t>;
+
+// A shard's table is cleared on the legacy default stream of its device,
+// which the device synchronisation ends before any shard stream uses it.
+template <class Table, class... Args>
+Table make_table(Args&&... args) {
+  Table table(std::forward<Args>(args)..., cudaStream_t{});
+  cuda::check(cudaDeviceSynchronize(), "setting up a shard's GPU table");
+  return table;
+}
+
+}  // namespace
+
+ShardedBuildTable::ShardedBuildTable(BuildTableKind kind, const std::vector<Shard>& shards) {
+  if (kind == BuildTableKind::multi_value)
+    impl_ = std::make_unique<DistributedImpl<MultiValue>>(shards, [&shards](unsigned s) {
+      return make_table<MultiValue>(shards[s].slots, tables::TableOptions{});
+    });
+  else
+    impl_ = std::make_unique<DistributedImpl<BucketList>>(shards, [&shards](unsigned s) {
+      return make_table<BucketList>(shards[s].slots, shards[s].pool_words,
+                                    tables::BucketListOptions{});
+    });
+}
+
+ShardedBuildTable::~ShardedBuildTable() = default;
+
+void ShardedBuildTable::insert_from_shards(const std::vector<ShardPairs>& batches) {
+  impl_->insert_from_shards(batches);
+}
+tables::Status ShardedBuildTable::pop_status(unsigned shard) { return impl_->pop_status(shard); }
+std::uint64_t ShardedBuildTable::size(unsigned shard) const { return impl_->size(shard); }
+std::uint64_t ShardedBuildTable::retrieve_all(unsigned shard, feature_t* features,
+                                              std::uint64_t* locations,
+                                              cudaStream_t stream) const {
+  return impl_->retrieve_all(shard, features, locations, stream);
+}
+const char* ShardedBuildTable::exchange_name() const { return impl_->exchange_name(); }
+
+}  // namespace metawarp::kernels
