@@ -354,7 +354,8 @@ TEST_CASE("GPU query drops a feature's repeats within the span as the CPU does")
   std::size_t dropping = 0;
   for (const Read& r : reads) {
     std::vector<sketch::feature_t> features;
-    classifier.sketch_read(r.mate1, r.mate2, features);
+    std::vector<std::uint32_t> positions;
+    classifier.sketch_read(r.mate1, r.mate2, features, positions);
     std::size_t locations = 0;
     for (const sketch::feature_t f : features) locations += db.index.find(f).size();
     dropping += classifier.classify(r.mate1, r.mate2, scratch).hits < locations;

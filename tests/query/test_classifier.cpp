@@ -183,7 +183,8 @@ TEST_CASE("classifier: a feature in two windows of a target within the span coun
   const Classifier classifier(db, {});
   ClassifierScratch scratch;
   std::vector<sketch::feature_t> features;
-  const pipeline::ReadShape shape = classifier.sketch_read(unit, {}, features);
+  std::vector<std::uint32_t> positions;
+  const pipeline::ReadShape shape = classifier.sketch_read(unit, {}, features, positions);
   REQUIRE(features.size() >= 2);
   REQUIRE(shape.span >= 2);  // both copies fit in one range
   for (const sketch::feature_t f : features) REQUIRE(db.index.find(f).size() == 2);

@@ -91,6 +91,7 @@ class GpuLane {
   cuda::pinned_buffer<std::uint8_t> host_window_features_;  // taxa_from_device() only
   std::vector<std::uint32_t> read_windows_;
   ReadStage evidence_stage_;  // a read's lists for its evidence, on the host
+  ClassifierScratch scratch_;  // the host's matched bases of a read
   std::vector<classify::taxon_node_t> read_taxa_;  // a read's feature taxa
 
   cuda::device_buffer<char> bases_;
@@ -432,11 +433,21 @@ void GpuLane::finish(std::span<const ReadView> reads, std::span<ReadResult> resu
   const bool evidence = classifier.options().needs_evidence();
   const bool device_taxa = taxa_from_device();
   for (std::size_t r = 0; r < reads.size(); ++r) {
-    const ReadDecision decision{
+    ReadDecision decision{
         read_windows_[r], host_hit_counts_[r],
         std::span<const classify::Candidate>(host_top_.data() + r * max_candidates,
                                              host_top_counts_[r]),
-        !reads[r].mate2.empty()};
+        !reads[r].mate2.empty(), reads[r].mate1.size() + reads[r].mate2.size()};
+    // The best candidate's matched bases (the matched-bases rule): for now
+    // the host looks the read up again and applies the CPU's
+    // Classifier::matched_bases (the device does not yet keep the features'
+    // read positions), so the calls are the CPU's.
+    const bool looked_up = classifier.match_rule() && !decision.top.empty();
+    if (looked_up) {
+      classifier.look_up(reads[r].mate1, reads[r].mate2, evidence_stage_);
+      decision.matched_bases = classifier.matched_bases(
+          evidence_stage_.lists, evidence_stage_.positions, decision.top[0], scratch_);
+    }
     // The evidence column and --confidence need each feature's taxon: from
     // the device, which computed it over the list it found; with
     // --report-minimizer-data each feature is looked up again by the CPU
@@ -446,7 +457,7 @@ void GpuLane::finish(std::span<const ReadView> reads, std::span<ReadResult> resu
       features.mate1_features = read_taxa(r, read_taxa_);
       features.taxa = read_taxa_;
     } else if (evidence) {
-      classifier.look_up(reads[r].mate1, reads[r].mate2, evidence_stage_);
+      if (!looked_up) classifier.look_up(reads[r].mate1, reads[r].mate2, evidence_stage_);
       features = {evidence_stage_.features, evidence_stage_.lists, {},
                   evidence_stage_.shape.mate1_features};
     }
