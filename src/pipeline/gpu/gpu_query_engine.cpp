@@ -90,8 +90,8 @@ class GpuLane {
   cuda::pinned_buffer<classify::taxon_node_t> host_taxa_;  // taxa_from_device() only
   cuda::pinned_buffer<std::uint8_t> host_window_features_;  // taxa_from_device() only
   std::vector<std::uint32_t> read_windows_;
+  cuda::pinned_buffer<std::uint32_t> host_matched_;  // Classifier::match_rule() only
   ReadStage evidence_stage_;  // a read's lists for its evidence, on the host
-  ClassifierScratch scratch_;  // the host's matched bases of a read
   std::vector<classify::taxon_node_t> read_taxa_;  // a read's feature taxa
 
   cuda::device_buffer<char> bases_;
@@ -110,6 +110,11 @@ class GpuLane {
   cuda::device_buffer<classify::Candidate> top_;
   cuda::device_buffer<std::uint32_t> top_counts_;
   cuda::device_buffer<std::uint32_t> hit_counts_;
+  // The matched-bases rule (Classifier::match_rule()): each window feature's
+  // read position, the kernel's sorted positions, each read's matched bases.
+  cuda::device_buffer<std::uint32_t> positions_;
+  cuda::device_buffer<std::uint32_t> matched_positions_;
+  cuda::device_buffer<std::uint32_t> matched_;
 };
 
 // The taxonomy arrays classify::feature_taxon_of needs, on one GPU.
@@ -349,6 +354,13 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   grow_to(host_top_, std::uint64_t(n) * max_candidates);
   grow_to(host_top_counts_, n);
   grow_to(host_hit_counts_, n);
+  const bool match = engine_->classifier().match_rule();
+  if (match) {
+    grow_to(positions_, windows * p.sketch_size);
+    grow_to(matched_positions_, windows * p.sketch_size);
+    grow_to(matched_, n);
+    grow_to(host_matched_, n);
+  }
   const bool taxa = taxa_from_device();
   if (taxa) {
     grow_to(window_features_, windows);
@@ -362,7 +374,8 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
                                       n,                      windows,
                                       ranges_.data(),         window_hits_.data(),
                                       window_offsets_.data(), read_offsets_.data(),
-                                      taxa ? window_features_.data() : nullptr};
+                                      taxa ? window_features_.data() : nullptr,
+                                      match ? positions_.data() : nullptr};
   start_.record(stream);
   bases_.copy_from_host(host_bases_.data(), bases, stream);
   sequences_.copy_from_host(host_sequences_.data(), sequences, stream);
@@ -386,6 +399,9 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
                               scratch_, stream);
   sorted_.record(stream);
   kernels::score_candidates(chunk, hits_.data(), cp, top_.data(), top_counts_.data(), hit_counts_.data(), stream);
+  if (match)
+    kernels::matched_bases(chunk, p.sketch_size, p.k, index, cp, top_.data(), top_counts_.data(),
+                           matched_positions_.data(), matched_.data(), stream);
   if (taxa) {
     const DeviceTaxa& t = engine_->taxa(device_index_);
     kernels::feature_taxa(chunk, p.sketch_size, index, t.target_node.data(), t.tree(),
@@ -395,6 +411,7 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   top_.copy_to_host(host_top_.data(), std::uint64_t(n) * max_candidates, stream);
   top_counts_.copy_to_host(host_top_counts_.data(), n, stream);
   hit_counts_.copy_to_host(host_hit_counts_.data(), n, stream);
+  if (match) matched_.copy_to_host(host_matched_.data(), n, stream);
   if (taxa) {
     feature_taxa_.copy_to_host(host_taxa_.data(), windows * p.sketch_size, stream);
     window_features_.copy_to_host(host_window_features_.data(), windows, stream);
@@ -433,21 +450,13 @@ void GpuLane::finish(std::span<const ReadView> reads, std::span<ReadResult> resu
   const bool evidence = classifier.options().needs_evidence();
   const bool device_taxa = taxa_from_device();
   for (std::size_t r = 0; r < reads.size(); ++r) {
-    ReadDecision decision{
+    // The best candidate's matched bases: the device's (kernels::matched_bases).
+    const ReadDecision decision{
         read_windows_[r], host_hit_counts_[r],
         std::span<const classify::Candidate>(host_top_.data() + r * max_candidates,
                                              host_top_counts_[r]),
-        !reads[r].mate2.empty(), reads[r].mate1.size() + reads[r].mate2.size()};
-    // The best candidate's matched bases (the matched-bases rule): for now
-    // the host looks the read up again and applies the CPU's
-    // Classifier::matched_bases (the device does not yet keep the features'
-    // read positions), so the calls are the CPU's.
-    const bool looked_up = classifier.match_rule() && !decision.top.empty();
-    if (looked_up) {
-      classifier.look_up(reads[r].mate1, reads[r].mate2, evidence_stage_);
-      decision.matched_bases = classifier.matched_bases(
-          evidence_stage_.lists, evidence_stage_.positions, decision.top[0], scratch_);
-    }
+        !reads[r].mate2.empty(), reads[r].mate1.size() + reads[r].mate2.size(),
+        classifier.match_rule() ? host_matched_[r] : 0};
     // The evidence column and --confidence need each feature's taxon: from
     // the device, which computed it over the list it found; with
     // --report-minimizer-data each feature is looked up again by the CPU
@@ -457,7 +466,7 @@ void GpuLane::finish(std::span<const ReadView> reads, std::span<ReadResult> resu
       features.mate1_features = read_taxa(r, read_taxa_);
       features.taxa = read_taxa_;
     } else if (evidence) {
-      if (!looked_up) classifier.look_up(reads[r].mate1, reads[r].mate2, evidence_stage_);
+      classifier.look_up(reads[r].mate1, reads[r].mate2, evidence_stage_);
       features = {evidence_stage_.features, evidence_stage_.lists, {},
                   evidence_stage_.shape.mate1_features};
     }
