@@ -22,9 +22,9 @@ namespace metawarp::classify {
 // The expected chance calls per read that the automatic minimum allows, as
 // one in this many reads: 1e-6. One chance call in a million reads is far
 // below the rate of a real sample's misclassified reads (docs/accuracy.md:
-// m is then 28 on the 260 Mbp refs138 with pairs of 2 x 150 bases, and no
-// shuffled read or mate is classified), while a read of a genome in the
-// database matches over most of its length.
+// m is then 28 for a read of 150 bases and 29 for a pair of 2 x 150 on the
+// 260 Mbp refs138, and no shuffled read or mate is classified), while a read
+// of a genome in the database matches over most of its length.
 inline constexpr std::uint32_t chance_calls_one_in = 1000000;
 
 // The bases covered by the intervals [positions[i], positions[i] + k),
