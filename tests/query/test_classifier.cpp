@@ -167,13 +167,9 @@ TEST_CASE("classifier: target lineages") {
   CHECK(lineages[2].ids[0] == 100);
 }
 
-// A read's feature counts at most once per candidate (as Kraken2 counts a
-// read's k-mers): a target that holds the read's bases twice, one window
-// apart (a repeat, or a chance k-mer met twice), gets each feature once, not
-// twice. The database is the default's sampling (minimizers), where a read's
-// sampled k-mers are sampled at both copies.
-TEST_CASE("classifier: a feature in two windows of a target within the span counts once") {
-  std::mt19937 rng(26);
+// A database of the default sampling (minimizers) and one species, 100,
+// with no targets yet (test::sketch_targets adds them).
+db::Database minimizer_species_database() {
   db::Database db;
   db.params = pipeline::BuildOptions{}.params;
   REQUIRE(db.params.sketch.sampling == sketch::Sampling::minimizer);
@@ -181,6 +177,17 @@ TEST_CASE("classifier: a feature in two windows of a target within the span coun
       {1, 1, Rank::none, "root"},
       {100, 1, Rank::species, "G a"},
   });
+  return db;
+}
+
+// A read's feature counts at most once per candidate (as Kraken2 counts a
+// read's k-mers): a target that holds the read's bases twice, one window
+// apart (a repeat, or a chance k-mer met twice), gets each feature once, not
+// twice. The database is the default's sampling (minimizers), where a read's
+// sampled k-mers are sampled at both copies.
+TEST_CASE("classifier: a feature in two windows of a target within the span counts once") {
+  std::mt19937 rng(26);
+  db::Database db = minimizer_species_database();
   const std::uint64_t stride = db.params.sketch.stride();
   const std::string unit = test::random_dna(60, rng);
   // The unit at 10 (window 0) and at 10 + stride (window 1), random between.
@@ -222,13 +229,7 @@ TEST_CASE("classifier: a feature in two windows of a target within the span coun
 
 TEST_CASE("classifier: each feature's read position, mate 2's after mate 1's bases") {
   std::mt19937 rng(26);
-  db::Database db;
-  db.params = pipeline::BuildOptions{}.params;
-  REQUIRE(db.params.sketch.sampling == sketch::Sampling::minimizer);
-  db.taxonomy = taxonomy::Taxonomy::from_nodes({
-      {1, 1, Rank::none, "root"},
-      {100, 1, Rank::species, "G a"},
-  });
+  db::Database db = minimizer_species_database();
   const std::string genome = test::random_dna(3000, rng);
   test::sketch_targets(db, {genome}, {100});
   const Classifier classifier(db, {});
