@@ -76,6 +76,17 @@ void feature_taxa(const QueryChunkView& chunk, std::uint32_t sketch_size,
   cuda::check_launch("feature_taxa_kernel");
 }
 
+void matched_bases(const QueryChunkView& chunk, std::uint32_t sketch_size, std::uint32_t k,
+                   const DeviceIndexView& index, const CandidateParams& params,
+                   const classify::Candidate* top, const std::uint32_t* top_counts,
+                   std::uint32_t* sorted_positions, std::uint32_t* matched, cudaStream_t stream) {
+  if (chunk.reads == 0) return;
+  const unsigned block = 128;
+  matched_bases_kernel<<<cuda::blocks_for(chunk.reads, block), block, 0, stream>>>(
+      chunk, sketch_size, k, index, params, top, top_counts, sorted_positions, matched);
+  cuda::check_launch("matched_bases_kernel");
+}
+
 void score_candidates(const QueryChunkView& chunk, const sketch::Location* hits,
                       const CandidateParams& params, classify::Candidate* top,
                       std::uint32_t* top_counts, std::uint32_t* hit_counts, cudaStream_t stream) {

@@ -41,6 +41,10 @@ struct QueryChunkView {
   // many of its ranges are its features, in the sketch's order), for
   // feature_taxa and the host's evidence of a read.
   std::uint8_t* window_features = nullptr;
+  // Null, or windows * sketch size entries: each window feature's read
+  // position (classify::feature_positions; mate 2's after mate 1's bases),
+  // for the matched-bases rule (content-defined sampling).
+  std::uint32_t* positions = nullptr;
 };
 static_assert(sketch::max_sketch_size <= 255, "a window's feature count is kept in a byte");
 
@@ -87,6 +91,16 @@ void feature_taxa(const QueryChunkView& chunk, std::uint32_t sketch_size,
                   const DeviceIndexView& index, const classify::taxon_node_t* target_node,
                   const classify::TaxonTree& tree, classify::taxon_node_t* taxa,
                   cudaStream_t stream);
+
+// Per read (chunk.positions must be set): matched[r] the read bases its
+// features whose list meets the best candidate's window range cover
+// (classify::union_length of their positions, as Classifier::matched_bases
+// computes it on the host; 0 without candidates). `sorted_positions`:
+// scratch of windows * sketch size entries. After score_candidates.
+void matched_bases(const QueryChunkView& chunk, std::uint32_t sketch_size, std::uint32_t k,
+                   const DeviceIndexView& index, const CandidateParams& params,
+                   const classify::Candidate* top, const std::uint32_t* top_counts,
+                   std::uint32_t* sorted_positions, std::uint32_t* matched, cudaStream_t stream);
 
 // Per read: top[r * max_candidates ...] its best candidates, top_counts[r]
 // how many, hit_counts[r] its hits (those gather_sorted_hits kept).

@@ -13,13 +13,17 @@
 //     the longer ones by CUB's segmented sort (given only those: large_read_ends);
 //  6. unpack_locations: ids back to sketch::Location (target, window);
 //  7. top_candidates: one thread per read runs the shared
-//     classify::top_candidates over its sorted hits.
+//     classify::top_candidates over its sorted hits;
+//  8. matched_bases (content-defined sampling): one thread per read finds
+//     its features whose list meets the best candidate's window range and
+//     takes the union of their k-mers (classify/matched_bases.hpp).
 #include <cstdint>
 
 #include "kernels/device_index.cuh"
 #include "kernels/query_chunk.hpp"
 #include "kernels/window_owner.cuh"
 #include "metawarp/classify/candidates.hpp"
+#include "metawarp/classify/matched_bases.hpp"
 #include "metawarp/classify/taxon_tree.hpp"
 #include "metawarp/sketch/sketch.hpp"
 
@@ -43,10 +47,19 @@ __global__ void lookup_count_kernel(QueryChunkView chunk, sketch::SketchParams p
     sketch::feature_t features[sketch::max_sketch_size];
     std::uint32_t n = 0;
     if (w < chunk.windows) {
-      const QuerySequence seq =
-          chunk.sequences[owner_of_window(chunk.sequences, 2 * chunk.reads, w)];
+      const std::uint64_t owner = owner_of_window(chunk.sequences, 2 * chunk.reads, w);
+      const QuerySequence seq = chunk.sequences[owner];
       n = sketch::sketch_window(chunk.bases + seq.base_offset, seq.length,
                                 w - seq.window_prefix, params, features);
+      if (chunk.positions != nullptr) {
+        std::uint32_t* at = chunk.positions + w * s;
+        classify::feature_positions(chunk.bases + seq.base_offset, seq.length,
+                                    w - seq.window_prefix, params, features, n, at);
+        // Mate 2 (an odd sequence) after mate 1's bases.
+        const std::uint32_t offset =
+            owner % 2 == 1 ? std::uint32_t(chunk.sequences[owner - 1].length) : 0;
+        for (std::uint32_t j = 0; j < n; ++j) at[j] += offset;
+      }
     }
     std::uint64_t total = 0;
     for (unsigned member = 0; member < lookup_group_size; ++member) {
@@ -239,6 +252,47 @@ __global__ void top_candidates_kernel(QueryChunkView chunk, const sketch::Locati
                                            top + std::uint64_t(r) * p.max_candidates,
                                            p.max_candidates);
   hit_counts[r] = n;
+}
+
+// One thread per read: the positions of its features whose list (sorted
+// global window ids) holds an id of the best candidate's range, kept sorted
+// by insertion in the read's part of `sorted` (its windows' slots), then
+// their union (classify::union_length), as Classifier::matched_bases.
+__global__ void matched_bases_kernel(QueryChunkView chunk, std::uint32_t sketch_size,
+                                     std::uint32_t k, DeviceIndexView index, CandidateParams p,
+                                     const classify::Candidate* top,
+                                     const std::uint32_t* top_counts, std::uint32_t* sorted,
+                                     std::uint32_t* matched) {
+  const std::uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= chunk.reads) return;
+  if (top_counts[r] == 0) {
+    matched[r] = 0;
+    return;
+  }
+  const classify::Candidate best = top[std::uint64_t(r) * p.max_candidates];
+  const std::uint32_t base = index.window_base[best.target];
+  const std::uint32_t lo = base + best.first_window, hi = base + best.last_window;
+  const std::uint64_t first = chunk.sequences[2 * std::uint64_t(r)].window_prefix * sketch_size;
+  const std::uint64_t end = chunk.sequences[2 * std::uint64_t(r) + 2].window_prefix * sketch_size;
+  std::uint32_t* out = sorted + first;
+  std::uint32_t n = 0;
+  for (std::uint64_t slot = first; slot < end; ++slot) {
+    const ListRange range = chunk.ranges[slot];
+    if (range.count == 0) continue;
+    const std::uint32_t* list = index.shards[range.shard].locations + range.begin;
+    std::uint32_t a = 0, b = range.count;  // the first id >= lo
+    while (a < b) {
+      const std::uint32_t mid = (a + b) / 2;
+      if (list[mid] < lo) a = mid + 1; else b = mid;
+    }
+    if (a == range.count || list[a] > hi) continue;
+    const std::uint32_t position = chunk.positions[slot];
+    std::uint32_t i = n++;
+    for (; i > 0 && out[i - 1] > position; --i) out[i] = out[i - 1];
+    out[i] = position;
+  }
+  const std::uint64_t covered = classify::union_length(out, n, k);
+  matched[r] = covered > 0xffffffffull ? 0xffffffffu : std::uint32_t(covered);
 }
 
 }  // namespace metawarp::kernels

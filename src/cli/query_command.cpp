@@ -588,7 +588,11 @@ void add_query_command(CLI::App& app, const CommandContext& context) {
              1u, classify::max_candidates_limit);
   add_number(*sub, "--hit-min", cls.hit_min,
              "Hits the best candidate needs (0: by the database: s/3 for single reads and s/2 "
-             "for pairs with window sampling, 2 and 4 with content-defined sampling)");
+             "for pairs with window sampling, 2 with content-defined sampling)");
+  add_number(*sub, "--match-min", cls.match_min,
+             "Read bases the best candidate's k-mers must cover, content-defined sampling only "
+             "(0: the fewest a chance match reaches once in a million reads, by the read's and "
+             "the database's lengths)");
   add_number(*sub, "--hit-diff", cls.hit_diff,
              "LCA over candidates with at least best - hit-diff hits (default: 3 with window "
              "sampling, 0 with content-defined sampling)")

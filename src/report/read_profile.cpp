@@ -18,7 +18,7 @@ namespace {
 
 // The first line: the magic and the format version (2: the reads' error rate).
 constexpr const char* magic = "#metawarp read-placement profile ";
-constexpr unsigned format_version = 2;
+constexpr unsigned format_version = 3;
 constexpr const char* file_marker = ".profile-L";
 
 std::string hex(std::uint64_t value) {
@@ -59,7 +59,7 @@ std::string profile_text(const ReadProfile& p) {
       << p.reads.fragment_length << ' ' << p.reads.stride << ' ' << p.reads.error_ppm << '\n'
       << "classifier " << c.max_candidates << ' ' << c.hit_min << ' ' << c.hit_diff << ' '
       << c.lowest << ' ' << c.highest << ' ' << c.insert_size << ' ' << c.confidence_millionths
-      << ' ' << c.minimum_hit_groups << '\n';
+      << ' ' << c.minimum_hit_groups << ' ' << c.match_min << '\n';
   for (const ProfileSource& s : p.sources) {
     out << "source " << s.taxid << ' ' << s.reads << ' ' << s.assigned.size() << '\n';
     for (const auto& [taxid, reads] : s.assigned) out << taxid << ' ' << reads << '\n';
@@ -103,7 +103,7 @@ ReadProfile parse_profile(const std::string& text, const std::string& path) {
     fail(path, "bad 'reads' line");
   p.reads.paired = layout == "paired";
   in >> word >> c.max_candidates >> c.hit_min >> c.hit_diff >> c.lowest >> c.highest >>
-      c.insert_size >> c.confidence_millionths >> c.minimum_hit_groups;
+      c.insert_size >> c.confidence_millionths >> c.minimum_hit_groups >> c.match_min;
   if (!in || word != "classifier") fail(path, "bad 'classifier' line");
   while (in >> word) {
     ProfileSource s;

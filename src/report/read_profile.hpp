@@ -9,12 +9,15 @@
 // Stored beside the database as text (`<database>.profile-L<L>` for single
 // reads, `<database>.profile-L<L>-paired` for pairs), last line a checksum of
 // everything before it:
-//   #metawarp read-placement profile 2
+//   #metawarp read-placement profile 3
 //   database <format version> <file size> <features> <offsets> <locations> <targets>
 //            (the three index sections' checksums in hex: the database's identity)
 //   reads <L> <single|paired> <fragment length> <stride> <substitutions per million bases>
 //   classifier <max_candidates> <hit_min> <hit_diff> <lowest> <highest>
-//              <insert_size> <confidence_millionths> <minimum_hit_groups>
+//              <insert_size> <confidence_millionths> <minimum_hit_groups> <match_min>
+//   (format 3: the matched-bases rule and pairs' automatic hit-min 2 with
+//   content-defined sampling, issue 26; a format 2 profile's calls were made
+//   without them, so it is refused and made again)
 //   source <taxid> <reads cut> <assignments>   then that many lines:
 //   <assigned taxid (0: unclassified)> <reads>
 //   checksum <hex of db::checksum64 of the bytes before this line>
@@ -63,6 +66,7 @@ struct ProfileClassifier {
   std::uint32_t max_candidates = 0, hit_min = 0, hit_diff = 0, lowest = 0, highest = 0;
   std::uint64_t insert_size = 0;
   std::uint32_t confidence_millionths = 0, minimum_hit_groups = 0;
+  std::uint32_t match_min = 0;
   bool operator==(const ProfileClassifier&) const = default;
 };
 

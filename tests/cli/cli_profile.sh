@@ -71,7 +71,7 @@ pass "a damaged profile, and one of an older build of the database, are refused"
 
 # A profile of format 1 (before the error rate): refused, saying to rebuild it.
 sed -i '1s/.*/#metawarp read-placement profile 1/' db.mwdb.profile-L150-paired
-expect_error "format 1, this metawarp reads format 2" "$metawarp" query db.mwdb "$r1" "$r2" -q \
+expect_error "format 1, this metawarp reads format 3" "$metawarp" query db.mwdb "$r1" "$r2" -q \
   -o '' --abundance x.tsv
 rm db.mwdb.profile-L150-paired
 pass "a profile of an older format is refused with what to do"

@@ -48,7 +48,8 @@ std::vector<pipeline::SketchedBatch> sketched_batches(const db::Database& db) {
       if (read % 11 == 3) mate2.clear();
       if (read % 13 == 5) mate1.clear();
       if (read % 17 == 7) mate1.resize(std::min<std::size_t>(mate1.size(), 10));
-      batch.shapes.push_back(classifier.sketch_read(mate1, mate2, batch.features));
+      batch.shapes.push_back(
+          classifier.sketch_read(mate1, mate2, batch.features, batch.positions));
       batch.offsets.push_back(batch.features.size());
     }
   }

@@ -139,6 +139,9 @@ void require_same(const pipeline::ReadResult& cpu, const pipeline::ReadResult& g
     REQUIRE(gpu.top[i].last_window == cpu.top[i].last_window);
     REQUIRE(gpu.top[i].hits == cpu.top[i].hits);
   }
+  // The matched-bases rule's numbers (the device's union of positions).
+  REQUIRE(gpu.match.matched == cpu.match.matched);
+  REQUIRE(gpu.match.needed == cpu.match.needed);
   REQUIRE(gpu.assignment.taxid == cpu.assignment.taxid);
   REQUIRE(gpu.assignment.best_hits == cpu.assignment.best_hits);
   REQUIRE(gpu.assignment.candidates_used == cpu.assignment.candidates_used);
@@ -312,6 +315,56 @@ TEST_CASE("GPU query of a minimizer database (the default) matches the CPU read 
   require_gpu_matches_cpu(db, reads, evidence, small_chunks, {reads.size()});
 }
 
+// The matched-bases rule (classify/matched_bases.hpp): reads holding exact
+// pieces of 16 to 90 bases of a genome in random bases, as single reads and
+// as pairs (a piece in each mate: mate 2's positions after mate 1's bases).
+// With --hit-min 1 the short pieces have their hits, so the rule decides:
+// the GPU's matched bases, and so its calls, are the CPU's.
+TEST_CASE("GPU query computes the matched bases as the CPU does") {
+  std::mt19937 rng(2626);
+  db::Database db;
+  db.params = pipeline::BuildOptions{}.params;
+  REQUIRE(db.params.sketch.sampling != sketch::Sampling::window);
+  db.taxonomy = taxonomy::Taxonomy::from_nodes({
+      {1, 1, taxonomy::Rank::none, "root"},
+      {100, 1, taxonomy::Rank::species, "G a"},
+      {200, 1, taxonomy::Rank::species, "G b"},
+  });
+  const std::vector<std::string> genomes{test::random_dna(20000, rng),
+                                         test::random_dna(20000, rng)};
+  test::sketch_targets(db, genomes, {100, 200});
+  const bool paired = GENERATE(false, true);
+  CAPTURE(paired);
+  auto planted = [&] {
+    const std::string& g = genomes[rng() % genomes.size()];
+    const std::size_t length = 16 + rng() % 75;
+    return test::random_dna(rng() % 80, rng) + g.substr(rng() % (g.size() - length), length) +
+           test::random_dna(rng() % 80, rng);
+  };
+  std::vector<Read> reads;
+  for (int i = 0; i < 600; ++i) reads.push_back({planted(), paired ? planted() : ""});
+  pipeline::ClassifierOptions options;
+  options.hit_min = 1;
+  const pipeline::Classifier classifier(db, options);
+  pipeline::ClassifierScratch scratch;
+  std::size_t voided = 0, kept = 0;
+  for (const Read& r : reads) {
+    const pipeline::ReadResult result = classifier.classify(r.mate1, r.mate2, scratch);
+    REQUIRE(result.match.needed > 0);
+    if (result.candidate_count == 0) continue;
+    voided += result.match.matched < result.match.needed;
+    kept += result.assignment.taxid != 0;
+  }
+  CHECK(voided > 10);  // the rule acts here (83 single reads, 25 pairs)...
+  CHECK(kept > 100);   // ...and lets the long pieces through
+  for (unsigned shards : {1u, 3u}) {
+    CAPTURE(shards);
+    pipeline::GpuQueryOptions gpu;
+    gpu.layout.shards_per_gpu = shards;
+    require_gpu_matches_cpu(db, reads, options, gpu, {reads.size(), 33});
+  }
+}
+
 // A read's feature counts at most once per candidate
 // (classify::repeats_within_span): targets made of repeats (a unit again
 // after gaps of 0 to 3 windows) give many features locations a few windows
@@ -354,7 +407,8 @@ TEST_CASE("GPU query drops a feature's repeats within the span as the CPU does")
   std::size_t dropping = 0;
   for (const Read& r : reads) {
     std::vector<sketch::feature_t> features;
-    classifier.sketch_read(r.mate1, r.mate2, features);
+    std::vector<std::uint32_t> positions;
+    classifier.sketch_read(r.mate1, r.mate2, features, positions);
     std::size_t locations = 0;
     for (const sketch::feature_t f : features) locations += db.index.find(f).size();
     dropping += classifier.classify(r.mate1, r.mate2, scratch).hits < locations;

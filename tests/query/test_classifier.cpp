@@ -61,6 +61,13 @@ TEST_CASE("classifier: reads land on their target's taxon") {
   ClassifierScratch scratch;
   CHECK(classifier.hit_min(false) == 16 / 3);
   CHECK(classifier.hit_min(true) == 16 / 2);
+  // Content-defined sampling: 2 hits for single reads and pairs alike (the
+  // matched-bases rule keeps out the chance pairs; issue 26).
+  for (const auto sampling : {sketch::Sampling::minimizer, sketch::Sampling::scaled}) {
+    const sketch::SketchParams p = sketch::default_sketch_params(sampling, 16);
+    CHECK(pipeline::auto_hit_min(p, false) == 2);
+    CHECK(pipeline::auto_hit_min(p, true) == 2);
+  }
 
   // Unique to target 1.
   auto r = classifier.classify(f.genomes[1].substr(1000, 150), {}, scratch);
@@ -160,13 +167,9 @@ TEST_CASE("classifier: target lineages") {
   CHECK(lineages[2].ids[0] == 100);
 }
 
-// A read's feature counts at most once per candidate (as Kraken2 counts a
-// read's k-mers): a target that holds the read's bases twice, one window
-// apart (a repeat, or a chance k-mer met twice), gets each feature once, not
-// twice. The database is the default's sampling (minimizers), where a read's
-// sampled k-mers are sampled at both copies.
-TEST_CASE("classifier: a feature in two windows of a target within the span counts once") {
-  std::mt19937 rng(26);
+// A database of the default sampling (minimizers) and one species, 100,
+// with no targets yet (test::sketch_targets adds them).
+db::Database minimizer_species_database() {
   db::Database db;
   db.params = pipeline::BuildOptions{}.params;
   REQUIRE(db.params.sketch.sampling == sketch::Sampling::minimizer);
@@ -174,6 +177,17 @@ TEST_CASE("classifier: a feature in two windows of a target within the span coun
       {1, 1, Rank::none, "root"},
       {100, 1, Rank::species, "G a"},
   });
+  return db;
+}
+
+// A read's feature counts at most once per candidate (as Kraken2 counts a
+// read's k-mers): a target that holds the read's bases twice, one window
+// apart (a repeat, or a chance k-mer met twice), gets each feature once, not
+// twice. The database is the default's sampling (minimizers), where a read's
+// sampled k-mers are sampled at both copies.
+TEST_CASE("classifier: a feature in two windows of a target within the span counts once") {
+  std::mt19937 rng(26);
+  db::Database db = minimizer_species_database();
   const std::uint64_t stride = db.params.sketch.stride();
   const std::string unit = test::random_dna(60, rng);
   // The unit at 10 (window 0) and at 10 + stride (window 1), random between.
@@ -183,7 +197,8 @@ TEST_CASE("classifier: a feature in two windows of a target within the span coun
   const Classifier classifier(db, {});
   ClassifierScratch scratch;
   std::vector<sketch::feature_t> features;
-  const pipeline::ReadShape shape = classifier.sketch_read(unit, {}, features);
+  std::vector<std::uint32_t> positions;
+  const pipeline::ReadShape shape = classifier.sketch_read(unit, {}, features, positions);
   REQUIRE(features.size() >= 2);
   REQUIRE(shape.span >= 2);  // both copies fit in one range
   for (const sketch::feature_t f : features) REQUIRE(db.index.find(f).size() == 2);
@@ -210,4 +225,41 @@ TEST_CASE("classifier: a feature in two windows of a target within the span coun
   // The same location from two features (two of the read's k-mers): two hits.
   const std::span<const sketch::Location> two[] = {std::span(near, 1), std::span(near, 1)};
   CHECK(classifier.decide(two, shape, scratch, top).top[0].hits == 2);
+}
+
+TEST_CASE("classifier: each feature's read position, mate 2's after mate 1's bases") {
+  std::mt19937 rng(26);
+  db::Database db = minimizer_species_database();
+  const std::string genome = test::random_dna(3000, rng);
+  test::sketch_targets(db, {genome}, {100});
+  const Classifier classifier(db, {});
+  // A fragment of 370 bases: both mates within one candidate range.
+  const std::string mate1 = genome.substr(100, 150), mate2 = genome.substr(350, 120);
+  std::vector<sketch::feature_t> features;
+  std::vector<std::uint32_t> positions;
+  const pipeline::ReadShape shape = classifier.sketch_read(mate1, mate2, features, positions);
+  REQUIRE(positions.size() == features.size());
+  REQUIRE(shape.mate1_features > 0);
+  REQUIRE(shape.mate1_features < features.size());
+  CHECK(shape.bases == 270);
+  const std::uint32_t k = db.params.sketch.k;
+  for (std::size_t i = 0; i < features.size(); ++i) {
+    CAPTURE(i);
+    const bool second = i >= shape.mate1_features;
+    const std::string& mate = second ? mate2 : mate1;
+    const std::uint32_t at = positions[i] - (second ? 150 : 0);
+    REQUIRE(positions[i] >= (second ? 150u : 0u));
+    REQUIRE(at + k <= mate.size());
+    sketch::CanonicalRoller roller(k);
+    sketch::kmer_t canonical = 0;
+    for (std::uint32_t b = at; b < at + k; ++b) roller.push(sketch::encode_base(mate[b]), canonical);
+    CHECK(sketch::sampled_feature(canonical) == features[i]);
+  }
+  // Both mates match the genome over most of their bases: the call stands.
+  ClassifierScratch scratch;
+  const auto r = classifier.classify(mate1, mate2, scratch);
+  CHECK(r.match.matched > 200);
+  CHECK(r.match.matched <= 270);
+  CHECK(r.match.needed > 0);
+  CHECK(r.assignment.taxid == 100);
 }

@@ -168,7 +168,9 @@ TEST_CASE("evidence: hits gathered part by part give the evidence of the whole")
   for (const Read& read : random_reads(f, 100, rng)) {
     const pipeline::ReadResult whole = classifier.classify(read.mate1, read.mate2, scratch);
     std::vector<sketch::feature_t> features;
-    const pipeline::ReadShape shape = classifier.sketch_read(read.mate1, read.mate2, features);
+    std::vector<std::uint32_t> positions;
+    const pipeline::ReadShape shape =
+        classifier.sketch_read(read.mate1, read.mate2, features, positions);
     // Three parts by feature value, as the partitioned query cuts them, each
     // appending its features' lists (pipeline::BatchHits): the lists lie in
     // part order, not in the read's feature order.
@@ -187,7 +189,7 @@ TEST_CASE("evidence: hits gathered part by part give the evidence of the whole")
     }
     std::vector<std::span<const sketch::Location>> lists;
     for (const auto& [start, size] : where) lists.push_back(std::span(hits).subspan(start, size));
-    const pipeline::ReadResult split = classifier.decide_features(lists, features, shape, scratch);
+    const pipeline::ReadResult split = classifier.decide_features(lists, features, positions, shape, scratch);
     CHECK(split.assignment.taxid == whole.assignment.taxid);
     REQUIRE(split.evidence.size() == whole.evidence.size());
     for (std::size_t j = 0; j < whole.evidence.size(); ++j) {

@@ -3,7 +3,8 @@
 // and GPU query paths (fixed arrays, no allocation).
 //
 // Rules, in order:
-//  1. unclassified if there is no candidate or the best has < hit_min hits;
+//  1. unclassified if there is no candidate or the best has < hit_min hits,
+//     or if the best's matched bases are fewer than needed (matched_bases.hpp);
 //  2. the candidates taking part are the best and every other candidate with
 //     hits >= best.hits - hit_diff;
 //  3. their lowest common ancestor on ranked lineages (TargetLineage), the
@@ -39,6 +40,14 @@ struct AssignParams {
   std::uint32_t hit_diff = 0;
   std::uint32_t lowest = level_sequence;  // lift assignments below this level
   std::uint32_t highest = level_root;     // drop assignments above this level
+};
+
+// The matched-bases rule's numbers for a read (matched_bases.hpp): the
+// bases the best candidate's k-mers cover and the least a call needs
+// (0: the rule is off, as for minhash-window databases).
+struct MatchedBases {
+  std::uint32_t matched = 0;
+  std::uint32_t needed = 0;
 };
 
 struct Assignment {
@@ -91,11 +100,13 @@ METAWARP_HD_INLINE taxid_t limit_level(const TargetLineage& lineage, std::uint32
 
 // top[0..n) sorted best first (as top_candidates writes them).
 METAWARP_HD_INLINE Assignment assign(const Candidate* top, std::uint32_t n,
-                                     const TargetLineage* lineages, const AssignParams& p) {
+                                     const TargetLineage* lineages, const AssignParams& p,
+                                     MatchedBases match = {}) {
   Assignment result;
   if (n == 0) return result;
   result.best_hits = top[0].hits;
   if (top[0].hits < p.hit_min || top[0].hits == 0) return result;
+  if (match.matched < match.needed) return result;
   const std::uint32_t floor = top[0].hits > p.hit_diff ? top[0].hits - p.hit_diff : 0;
   const Candidate* end = top + 1;
   while (end < top + n && end->hits >= floor) ++end;

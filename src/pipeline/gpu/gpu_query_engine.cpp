@@ -90,6 +90,7 @@ class GpuLane {
   cuda::pinned_buffer<classify::taxon_node_t> host_taxa_;  // taxa_from_device() only
   cuda::pinned_buffer<std::uint8_t> host_window_features_;  // taxa_from_device() only
   std::vector<std::uint32_t> read_windows_;
+  cuda::pinned_buffer<std::uint32_t> host_matched_;  // Classifier::match_rule() only
   ReadStage evidence_stage_;  // a read's lists for its evidence, on the host
   std::vector<classify::taxon_node_t> read_taxa_;  // a read's feature taxa
 
@@ -109,6 +110,11 @@ class GpuLane {
   cuda::device_buffer<classify::Candidate> top_;
   cuda::device_buffer<std::uint32_t> top_counts_;
   cuda::device_buffer<std::uint32_t> hit_counts_;
+  // The matched-bases rule (Classifier::match_rule()): each window feature's
+  // read position, the kernel's sorted positions, each read's matched bases.
+  cuda::device_buffer<std::uint32_t> positions_;
+  cuda::device_buffer<std::uint32_t> matched_positions_;
+  cuda::device_buffer<std::uint32_t> matched_;
 };
 
 // The taxonomy arrays classify::feature_taxon_of needs, on one GPU.
@@ -348,6 +354,13 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   grow_to(host_top_, std::uint64_t(n) * max_candidates);
   grow_to(host_top_counts_, n);
   grow_to(host_hit_counts_, n);
+  const bool match = engine_->classifier().match_rule();
+  if (match) {
+    grow_to(positions_, windows * p.sketch_size);
+    grow_to(matched_positions_, windows * p.sketch_size);
+    grow_to(matched_, n);
+    grow_to(host_matched_, n);
+  }
   const bool taxa = taxa_from_device();
   if (taxa) {
     grow_to(window_features_, windows);
@@ -361,7 +374,8 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
                                       n,                      windows,
                                       ranges_.data(),         window_hits_.data(),
                                       window_offsets_.data(), read_offsets_.data(),
-                                      taxa ? window_features_.data() : nullptr};
+                                      taxa ? window_features_.data() : nullptr,
+                                      match ? positions_.data() : nullptr};
   start_.record(stream);
   bases_.copy_from_host(host_bases_.data(), bases, stream);
   sequences_.copy_from_host(host_sequences_.data(), sequences, stream);
@@ -385,6 +399,9 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
                               scratch_, stream);
   sorted_.record(stream);
   kernels::score_candidates(chunk, hits_.data(), cp, top_.data(), top_counts_.data(), hit_counts_.data(), stream);
+  if (match)
+    kernels::matched_bases(chunk, p.sketch_size, p.k, index, cp, top_.data(), top_counts_.data(),
+                           matched_positions_.data(), matched_.data(), stream);
   if (taxa) {
     const DeviceTaxa& t = engine_->taxa(device_index_);
     kernels::feature_taxa(chunk, p.sketch_size, index, t.target_node.data(), t.tree(),
@@ -394,6 +411,7 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   top_.copy_to_host(host_top_.data(), std::uint64_t(n) * max_candidates, stream);
   top_counts_.copy_to_host(host_top_counts_.data(), n, stream);
   hit_counts_.copy_to_host(host_hit_counts_.data(), n, stream);
+  if (match) matched_.copy_to_host(host_matched_.data(), n, stream);
   if (taxa) {
     feature_taxa_.copy_to_host(host_taxa_.data(), windows * p.sketch_size, stream);
     window_features_.copy_to_host(host_window_features_.data(), windows, stream);
@@ -432,11 +450,13 @@ void GpuLane::finish(std::span<const ReadView> reads, std::span<ReadResult> resu
   const bool evidence = classifier.options().needs_evidence();
   const bool device_taxa = taxa_from_device();
   for (std::size_t r = 0; r < reads.size(); ++r) {
+    // The best candidate's matched bases: the device's (kernels::matched_bases).
     const ReadDecision decision{
         read_windows_[r], host_hit_counts_[r],
         std::span<const classify::Candidate>(host_top_.data() + r * max_candidates,
                                              host_top_counts_[r]),
-        !reads[r].mate2.empty()};
+        !reads[r].mate2.empty(), reads[r].mate1.size() + reads[r].mate2.size(),
+        classifier.match_rule() ? host_matched_[r] : 0};
     // The evidence column and --confidence need each feature's taxon: from
     // the device, which computed it over the list it found; with
     // --report-minimizer-data each feature is looked up again by the CPU

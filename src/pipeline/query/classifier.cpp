@@ -100,10 +100,12 @@ Classifier::Classifier(const db::Database& db, const ClassifierOptions& options)
   single_params_.highest = std::uint32_t(options.highest);
   pair_params_ = single_params_;
   pair_params_.hit_min = options.hit_min != 0 ? options.hit_min : auto_hit_min(p, true);
+  match_rule_ = p.sampling != sketch::Sampling::window;
+  for (const db::Target& t : db.targets) reference_bases_ += t.length;
 }
 
 std::uint32_t auto_hit_min(const sketch::SketchParams& p, bool paired) {
-  if (p.sampling != sketch::Sampling::window) return paired ? 4 : 2;
+  if (p.sampling != sketch::Sampling::window) return 2;
   return std::max<std::uint32_t>(1, paired ? p.sketch_size / 2 : p.sketch_size / 3);
 }
 
@@ -111,15 +113,26 @@ std::uint32_t auto_hit_diff_of(const sketch::SketchParams& p) {
   return p.sampling == sketch::Sampling::window ? 3 : 0;
 }
 
-std::uint32_t Classifier::sketch(std::string_view seq,
-                                 std::vector<sketch::feature_t>& features) const {
+std::uint32_t Classifier::sketch(std::string_view seq, std::uint32_t offset,
+                                 std::vector<sketch::feature_t>& features,
+                                 std::vector<std::uint32_t>& positions) const {
   const sketch::SketchParams& p = db_.params.sketch;
   const std::uint64_t count = sketch::window_count(seq.size(), p);
   std::size_t size = features.size();
   features.resize(size + count * p.sketch_size);
-  for (std::uint64_t w = 0; w < count; ++w)
-    size += sketch::host_sketch_window(seq.data(), seq.size(), w, p, features.data() + size);
+  positions.resize(size + count * p.sketch_size, 0);
+  for (std::uint64_t w = 0; w < count; ++w) {
+    sketch::feature_t* out = features.data() + size;
+    const std::uint32_t n = sketch::host_sketch_window(seq.data(), seq.size(), w, p, out);
+    if (match_rule_) {
+      std::uint32_t* at = positions.data() + size;
+      classify::feature_positions(seq.data(), seq.size(), w, p, out, n, at);
+      for (std::uint32_t j = 0; j < n; ++j) at[j] += offset;
+    }
+    size += n;
+  }
   features.resize(size);
+  positions.resize(size);
   return std::uint32_t(count);
 }
 
@@ -213,12 +226,14 @@ void Classifier::gather_sorted_hits(std::span<const std::span<const sketch::Loca
 }
 
 ReadShape Classifier::sketch_read(std::string_view mate1, std::string_view mate2,
-                                  std::vector<sketch::feature_t>& features) const {
+                                  std::vector<sketch::feature_t>& features,
+                                  std::vector<std::uint32_t>& positions) const {
   ReadShape shape;
   const std::size_t before = features.size();
-  shape.windows = sketch(mate1, features);
+  shape.windows = sketch(mate1, 0, features, positions);
   shape.mate1_features = std::uint32_t(features.size() - before);
-  shape.windows += sketch(mate2, features);
+  shape.windows += sketch(mate2, std::uint32_t(mate1.size()), features, positions);
+  shape.bases = mate1.size() + mate2.size();
   shape.span = classify::read_window_span(mate1.size(), mate2.size(), options_.insert_size,
                                           db_.params.sketch.stride());
   shape.paired = !mate2.empty();
@@ -228,7 +243,8 @@ ReadShape Classifier::sketch_read(std::string_view mate1, std::string_view mate2
 void Classifier::begin_read(std::string_view mate1, std::string_view mate2,
                             ReadStage& stage) const {
   stage.features.clear();
-  stage.shape = sketch_read(mate1, mate2, stage.features);
+  stage.positions.clear();
+  stage.shape = sketch_read(mate1, mate2, stage.features, stage.positions);
   for (const sketch::feature_t f : stage.features) db_.index.prefetch(f);
 }
 
@@ -245,7 +261,7 @@ void Classifier::resolve_read(ReadStage& stage) const {
 }
 
 ReadResult Classifier::finish_read(const ReadStage& stage, ClassifierScratch& scratch) const {
-  return decide_features(stage.lists, stage.features, stage.shape, scratch);
+  return decide_features(stage.lists, stage.features, stage.positions, stage.shape, scratch);
 }
 
 void Classifier::look_up(std::string_view mate1, std::string_view mate2, ReadStage& stage) const {
@@ -299,7 +315,33 @@ ReadDecision Classifier::decide(std::span<const std::span<const sketch::Location
   const std::uint32_t n = std::uint32_t(std::min<std::size_t>(scratch.hits.size(), 0xffffffffu));
   const std::uint32_t count = classify::top_candidates(scratch.hits.data(), n, shape.span, top,
                                                       options_.max_candidates);
-  return {shape.windows, n, std::span<const classify::Candidate>(top, count), shape.paired};
+  return {shape.windows, n, std::span<const classify::Candidate>(top, count), shape.paired,
+          shape.bases};
+}
+
+std::uint32_t Classifier::matched_bases(std::span<const std::span<const sketch::Location>> lists,
+                                        std::span<const std::uint32_t> positions,
+                                        const classify::Candidate& best,
+                                        ClassifierScratch& scratch) const {
+  if (!match_rule_) return 0;
+  std::vector<std::uint32_t>& matched = scratch.matched_positions;
+  matched.clear();
+  for (std::size_t i = 0; i < lists.size(); ++i)
+    if (classify::list_meets(lists[i].data(), std::uint32_t(lists[i].size()), best.target,
+                             best.first_window, best.last_window))
+      matched.push_back(positions[i]);
+  small_sort(matched.data(), matched.data() + matched.size());
+  const std::uint64_t covered = classify::union_length(
+      matched.data(), std::uint32_t(matched.size()), db_.params.sketch.k);
+  return std::uint32_t(std::min<std::uint64_t>(covered, 0xffffffffu));
+}
+
+std::uint32_t Classifier::needed_bases(std::uint64_t bases) const {
+  if (!match_rule_) return 0;
+  if (options_.match_min != 0) return options_.match_min;
+  // A read of 4 Gbases or more is taken as 4 Gbases (its m, barely smaller).
+  return classify::min_matched_bases(std::uint32_t(std::min<std::uint64_t>(bases, 0xffffffffu)),
+                                     reference_bases_, classify::chance_calls_one_in);
 }
 
 void Classifier::finish(const ReadDecision& decision, const FeatureEvidence& features,
@@ -315,8 +357,9 @@ void Classifier::finish(const ReadDecision& decision, const FeatureEvidence& fea
   result.evidence.clear();
   result.mate1_runs = 0;
   result.found.clear();
+  result.match = {decision.matched_bases, needed_bases(decision.bases)};
   result.assignment = classify::assign(result.top, result.candidate_count, lineages_.data(),
-                                       params(decision.paired));
+                                       params(decision.paired), result.match);
   if (!options_.needs_evidence()) return;
   if (!features.taxa.empty()) {
     if (options_.found_features)
@@ -339,10 +382,12 @@ void Classifier::finish(const ReadDecision& decision, const FeatureEvidence& fea
 
 ReadResult Classifier::decide_features(
     std::span<const std::span<const sketch::Location>> feature_lists,
-    std::span<const sketch::feature_t> features, const ReadShape& shape,
-    ClassifierScratch& scratch) const {
+    std::span<const sketch::feature_t> features, std::span<const std::uint32_t> positions,
+    const ReadShape& shape, ClassifierScratch& scratch) const {
   ReadResult result;
-  const ReadDecision decision = decide(feature_lists, shape, scratch, result.top);
+  ReadDecision decision = decide(feature_lists, shape, scratch, result.top);
+  if (!decision.top.empty())
+    decision.matched_bases = matched_bases(feature_lists, positions, decision.top[0], scratch);
   finish(decision, FeatureEvidence{features, feature_lists, {}, shape.mate1_features}, result);
   return result;
 }

@@ -14,6 +14,7 @@
 #include "metawarp/classify/assign.hpp"
 #include "metawarp/classify/candidates.hpp"
 #include "metawarp/classify/confidence.hpp"
+#include "metawarp/classify/matched_bases.hpp"
 #include "metawarp/classify/taxon_tree.hpp"
 #include "taxonomy/rank.hpp"
 
@@ -27,9 +28,11 @@ namespace metawarp::pipeline {
 // a read of a genome finds nearly all its features there, a related genome
 // exactly those it shares, so any difference in hits is a difference in
 // shared sequence (hit-diff 0: the LCA of the candidates tied with the best);
-// chance hits are rare (32-bit features, k 20): 2 hits for a single read
-// (Kraken2's two hit groups), 4 for a pair (twice the features); on refs138
-// none of 10,000 shuffled pairs and 2 of 10,000 shuffled mates classified.
+// chance hits are rare (32-bit features, k 20): 2 hits for a single read or
+// a pair (Kraken2's two hit groups); the matched-bases rule (match_min)
+// keeps the chance calls a pair's twice as many features would bring (with
+// it none of 10,000 shuffled pairs or mates classified on refs138, and pairs
+// at 2 rather than 4 hits gain sensitivity: docs/accuracy.md).
 inline constexpr std::uint32_t auto_hit_diff = 0xffffffffu;
 std::uint32_t auto_hit_min(const sketch::SketchParams& p, bool paired);
 std::uint32_t auto_hit_diff_of(const sketch::SketchParams& p);
@@ -41,9 +44,13 @@ std::uint32_t auto_hit_diff_of(const sketch::SketchParams& p);
 // fragment, gives species P 0.998 / S 0.889 (window databases).
 struct ClassifierOptions {
   std::uint32_t max_candidates = 8;  // 1..classify::max_candidates_limit
-  // 0: automatic (auto_hit_min): a pair looks up twice the features of a
-  // single read, so chance hits (shuffled reads) reach higher counts.
+  // 0: automatic (auto_hit_min).
   std::uint32_t hit_min = 0;
+  // --match-min BASES: the least read bases the best candidate's k-mers must
+  // cover for a call (classify/matched_bases.hpp); 0: automatic, from the
+  // read's length, the database's bases and classify::chance_calls_one_in.
+  // Content-defined sampling only: minhash-window databases ignore it.
+  std::uint32_t match_min = 0;
   // LCA over candidates with hits >= best - hit_diff; auto_hit_diff: by the
   // database's sampling (auto_hit_diff_of above).
   std::uint32_t hit_diff = auto_hit_diff;
@@ -78,6 +85,8 @@ struct ReadResult {
   std::uint32_t candidate_count = 0;
   std::uint32_t windows = 0;  // read windows sketched (both mates)
   std::uint32_t hits = 0;     // locations gathered
+  // The matched-bases rule's numbers (both 0 for minhash-window databases).
+  classify::MatchedBases match;
   // With ClassifierOptions::needs_evidence(): the read's features in their
   // order (mate 1's windows, then mate 2's; a window's features in sketch
   // order) as runs of equal feature taxon (taxids; 0: not in the database),
@@ -92,6 +101,7 @@ struct ReadResult {
 // What the decision needs of a read besides its hits.
 struct ReadShape {
   std::uint32_t windows = 0;  // read windows sketched (both mates)
+  std::uint64_t bases = 0;    // both mates' bases
   std::uint32_t span = 0;     // classify::window_span of the fragment
   bool paired = false;
   std::uint32_t mate1_features = 0;  // the read's first features that are mate 1's
@@ -104,6 +114,8 @@ struct ReadDecision {
   std::uint32_t hits = 0;
   std::span<const classify::Candidate> top;
   bool paired = false;
+  std::uint64_t bases = 0;           // both mates'
+  std::uint32_t matched_bases = 0;   // top[0]'s (Classifier::matched_bases)
 };
 
 // What the evidence (Classifier::finish) needs of a read's features, from
@@ -121,6 +133,7 @@ struct FeatureEvidence {
 // One read in flight through Classifier's lookup stages.
 struct ReadStage {
   std::vector<sketch::feature_t> features;               // both mates' window sketches
+  std::vector<std::uint32_t> positions;                  // each feature's read position
   std::vector<std::uint64_t> handles;                    // FeatureIndex::probe per feature
   std::vector<std::span<const sketch::Location>> lists;  // location list per feature
   ReadShape shape;
@@ -138,6 +151,7 @@ struct ClassifierScratch {
   // and the targets hit by the current read.
   std::vector<std::uint32_t> target_slots;
   std::vector<sketch::target_id_t> targets_hit;
+  std::vector<std::uint32_t> matched_positions;  // Classifier::matched_bases
 };
 
 // Per-target ranked lineages in the form classify::assign expects.
@@ -204,9 +218,12 @@ class Classifier {
   // features, features, shape).
   //
   // sketch_read appends the read's features (both mates' window sketches, in
-  // order) to `features` and returns its shape.
+  // order) to `features`, and each one's read position (its k-mer's start;
+  // mate 2's counted after mate 1's bases; classify::feature_positions, with
+  // content-defined sampling, else 0) to `positions`, and returns its shape.
   ReadShape sketch_read(std::string_view mate1, std::string_view mate2,
-                        std::vector<sketch::feature_t>& features) const;
+                        std::vector<sketch::feature_t>& features,
+                        std::vector<std::uint32_t>& positions) const;
   // The read's features looked up in the database (classify()'s first
   // stages): stage.features, stage.lists and stage.shape set.
   void look_up(std::string_view mate1, std::string_view mate2, ReadStage& stage) const;
@@ -221,12 +238,25 @@ class Classifier {
   // it ran, and, when the options need the evidence, from `evidence`.
   void finish(const ReadDecision& decision, const FeatureEvidence& evidence,
               ReadResult& result) const;
-  // decide() and finish() for hits given feature by feature:
+  // The bases of the read that the k-mers of its features meeting `best`'s
+  // window range cover (classify::union_length of their positions, as
+  // sketch_read gave them); 0 when the rule is off (minhash windows).
+  // lists[i] is feature i's whole list.
+  std::uint32_t matched_bases(std::span<const std::span<const sketch::Location>> lists,
+                              std::span<const std::uint32_t> positions,
+                              const classify::Candidate& best, ClassifierScratch& scratch) const;
+  // The least matched bases a call of a read of `bases` bases needs: --match-min,
+  // or classify::min_matched_bases of the database; 0 for minhash windows.
+  std::uint32_t needed_bases(std::uint64_t bases) const;
+  // Whether the matched-bases rule applies (content-defined sampling).
+  bool match_rule() const { return match_rule_; }
+  // decide(), matched_bases() and finish() for hits given feature by feature:
   // feature_lists[i] is the whole list of the read's feature i (empty when
   // the database lacks it), which the evidence (--kraken-output,
-  // --confidence) needs.
+  // --confidence) needs; positions[i] its read position (sketch_read).
   ReadResult decide_features(std::span<const std::span<const sketch::Location>> feature_lists,
                              std::span<const sketch::feature_t> features,
+                             std::span<const std::uint32_t> positions,
                              const ReadShape& shape, ClassifierScratch& scratch) const;
 
   std::uint32_t hit_min(bool paired) const { return params(paired).hit_min; }
@@ -249,7 +279,11 @@ class Classifier {
   void resolve_read(ReadStage& stage) const;
   ReadResult finish_read(const ReadStage& stage, ClassifierScratch& scratch) const;
   // Appends the window sketches of seq to features; returns the windows.
-  std::uint32_t sketch(std::string_view seq, std::vector<sketch::feature_t>& features) const;
+  // Appends the window sketches of seq to features and their positions
+  // (plus `offset`) to positions; returns the windows.
+  std::uint32_t sketch(std::string_view seq, std::uint32_t offset,
+                       std::vector<sketch::feature_t>& features,
+                       std::vector<std::uint32_t>& positions) const;
   // Fills scratch.hits with the locations of lists, sorted by (target, window),
   // less those classify::repeats_within_span drops.
   void gather_sorted_hits(std::span<const std::span<const sketch::Location>> lists,
@@ -262,6 +296,11 @@ class Classifier {
   std::vector<classify::TargetLineage> lineages_;
   TaxonArrays taxa_;
   std::vector<classify::TargetLineage> node_lineages_;  // lineages_ as taxon nodes
+  // The matched-bases rule is on (content-defined sampling) and G, the
+  // database's reference bases (its targets' lengths summed: every load,
+  // whole or in parts, on any rank or device, has the targets).
+  bool match_rule_ = false;
+  std::uint64_t reference_bases_ = 0;
 };
 
 }  // namespace metawarp::pipeline

@@ -65,10 +65,12 @@ class CpuHitCollector final : public PartHitCollector {
 void sketch_reads(const Classifier& classifier, std::span<const ReadView> reads,
                   SketchedBatch& out) {
   out.features.clear();
+  out.positions.clear();
   out.offsets.assign(1, 0);
   out.shapes.clear();
   for (const ReadView& read : reads) {
-    out.shapes.push_back(classifier.sketch_read(read.mate1, read.mate2, out.features));
+    out.shapes.push_back(
+        classifier.sketch_read(read.mate1, read.mate2, out.features, out.positions));
     out.offsets.push_back(out.features.size());
   }
 }
@@ -81,7 +83,8 @@ void decide_reads(const Classifier& classifier, const SketchedBatch& batch, cons
     lists.clear();
     for (std::uint64_t f = from; f < to; ++f) lists.push_back(hits.list(f));
     results[r] = classifier.decide_features(
-        lists, std::span(batch.features).subspan(from, to - from), batch.shapes[r], scratch);
+        lists, std::span(batch.features).subspan(from, to - from),
+        std::span(batch.positions).subspan(from, to - from), batch.shapes[r], scratch);
   }
 }
 

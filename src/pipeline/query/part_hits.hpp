@@ -17,9 +17,11 @@
 namespace metawarp::pipeline {
 
 // The reads of a batch, sketched: read i's features are
-// features[offsets[i], offsets[i + 1]), its shape shapes[i].
+// features[offsets[i], offsets[i + 1]) at read positions positions[...] (the
+// same range; Classifier::sketch_read), its shape shapes[i].
 struct SketchedBatch {
   std::vector<sketch::feature_t> features;
+  std::vector<std::uint32_t> positions;
   std::vector<std::uint64_t> offsets{0};  // reads + 1
   std::vector<ReadShape> shapes;
   std::size_t reads() const { return shapes.size(); }

@@ -38,7 +38,7 @@ double bytes_per_text_byte(const db::PartialDatabase& db, bool paired) {
                           double(meta.params.sketch.stride()) * mates;
   const double per_read = sizeof(ReadView) + sizeof(ReadResult) + sizeof(ReadShape) + 256;
   return 2.0 * mates +
-         features * (sizeof(sketch::feature_t) + 12.0 +
+         features * (sizeof(sketch::feature_t) + sizeof(std::uint32_t) + 12.0 +
                      std::max(1.0, mean_list) * sizeof(sketch::Location)) +
          per_read / 100.0;
 }
@@ -144,7 +144,8 @@ class PartitionedGroups final : public GroupClassifier {
       const SketchedBatch& sketched = state.sketches[b];
       classify += bytes(parsed.records.mates1, held) + bytes(parsed.records.mates2, held) +
                   bytes(parsed.reads, held) + bytes(parsed.results, held) +
-                  bytes(sketched.features, held) + bytes(sketched.offsets, held) +
+                  bytes(sketched.features, held) + bytes(sketched.positions, held) +
+                  bytes(sketched.offsets, held) +
                   bytes(sketched.shapes, held) + hit_bytes(state.hits[b], held);
       for (std::size_t r = 0; r < parsed.reads.size(); ++r)
         classify += bytes(parsed.results[r].evidence, held);

@@ -187,7 +187,7 @@ void check_reads(const report::ProfileReads& r) {
 report::ProfileClassifier profile_classifier(const ClassifierOptions& o) {
   return {o.max_candidates,   o.hit_min,     o.hit_diff,
           std::uint32_t(o.lowest), std::uint32_t(o.highest), o.insert_size,
-          o.confidence_millionths, o.minimum_hit_groups};
+          o.confidence_millionths, o.minimum_hit_groups, o.match_min};
 }
 
 report::ReadProfile build_read_profile(const db::Database& db,
