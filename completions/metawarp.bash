@@ -40,12 +40,12 @@ _metawarp() {
     --partition-size -h --help"
   local query_options="--samples --sample --output-dir --interleaved -o --output
     --kraken-output --report --abundance --abundance-rank --abundance-em --bracken-output --top-hits
-    --confidence --report-minimizer-data --max-candidates --hit-min --hit-diff --lowest
+    --confidence --report-minimizer-data --max-candidates --hit-min --match-min --hit-diff --lowest
     --highest --insert-size --batch-size -t --threads --device --gpu --gpus --shards-per-gpu
     --gpu-lanes --partitions --max-memory --hit-memory --paired --gzip-compressed
     --bzip2-compressed --quick --memory-mapping --minimum-hit-groups --minimum-base-quality
     --use-names --report-zero-counts --use-mpa-style --classified-out --unclassified-out
-    --summary-json --server -q --quiet -v --verbose -h --help"
+    --mpi --summary-json --server -q --quiet -v --verbose -h --help"
   local kraken2_options="--db --threads --output --report --report-minimizer-data --confidence
     --only-classified-output --paired --gzip-compressed --bzip2-compressed --quick
     --memory-mapping --minimum-hit-groups --minimum-base-quality --use-names
@@ -92,7 +92,7 @@ _metawarp() {
     -k | --kmer-length | -w | --window-length | -s | --sketch-size | --max-locations-per-feature | \
       -t | --threads | --batch-size | --max-gpu-memory | --gpu-memory-limit | --table-capacity | \
       --gpu | --gpus | --shards-per-gpu | --shards | --partitions | --partition-size | \
-      --gpu-memory | --confidence | --max-candidates | --hit-min | --hit-diff | --insert-size | \
+      --gpu-memory | --confidence | --max-candidates | --hit-min | --match-min | --hit-diff | --insert-size | \
       --gpu-lanes | --read-length | --fragment-length | --stride | --max-memory | --hit-memory | --minimum-hit-groups | --minimum-base-quality | \
       --load-factor | --block-size | --subblock-size | --minimum-bits-for-taxid | --kmer-len | \
       --minimizer-len | --minimizer-spaces | --max-db-size)
