@@ -10,6 +10,11 @@
 # host without the CUDA toolkit and run on the CPU there.
 # The library's own rules are cmake/install.cmake.
 install(TARGETS metawarp RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# metawarp-mpi (built where MPI is found) beside it: `metawarp query --mpi`
+# runs it from the binary's own folder.
+if(TARGET metawarp-mpi)
+  install(TARGETS metawarp-mpi RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 file(GLOB METAWARP_MAN_PAGES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/man/*.1)
 install(FILES ${METAWARP_MAN_PAGES} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${PROJECT_SOURCE_DIR}/completions/metawarp.bash
@@ -30,6 +35,9 @@ if(METAWARP_CUDA)
     install(FILES "${METAWARP_CUDART_DIR}/${METAWARP_CUDART_SONAME}"
             DESTINATION ${METAWARP_PRIVATE_LIBDIR})
     set_target_properties(metawarp PROPERTIES INSTALL_RPATH "$ORIGIN/../${METAWARP_PRIVATE_LIBDIR}")
+    if(TARGET metawarp-mpi)
+      set_target_properties(metawarp-mpi PROPERTIES INSTALL_RPATH "$ORIGIN/../${METAWARP_PRIVATE_LIBDIR}")
+    endif()
   else()
     message(WARNING "metawarp: ${METAWARP_CUDART_SONAME} not found next to ${METAWARP_CUDART}: "
                     "the installed binary needs the CUDA toolkit's runtime on the library path")

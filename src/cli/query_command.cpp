@@ -637,6 +637,11 @@ void add_query_command(CLI::App& app, const CommandContext& context) {
                 "Also the time per stage (thread-seconds) and the GPU statistics")
       ->excludes(quiet);
   sub->callback([cmd, sub, context] {
+    // --mpi first: metawarp hands the command line to metawarp-mpi before
+    // anything is read or written (pipeline::mpi_handoff).
+    if (cmd->mpi && context.request)
+      throw std::invalid_argument("a server does not run --mpi queries (mpirun starts its ranks)");
+    if (cmd->mpi) pipeline::mpi_handoff();
     cmd->start = std::chrono::steady_clock::now();
     cmd->batch_size_given = sub->count("--batch-size") > 0;
     read_device_options(*sub, *cmd);

@@ -12,6 +12,16 @@ if grep -q "built without MPI" <<<"$help"; then
   exit 77
 fi
 
+# metawarp itself loads no MPI library (only metawarp-mpi beside it, to which
+# --mpi hands the command line): OpenMPI's libraries cost every other run
+# address space, and a host without them could not start metawarp.
+if command -v ldd >/dev/null 2>&1; then
+  libraries=$(ldd "$metawarp")
+  grep -q 'libmpi' <<<"$libraries" && fail "$metawarp links an MPI library"
+  [ -x "$(dirname "$metawarp")/metawarp-mpi" ] || fail "no metawarp-mpi beside $metawarp"
+  pass "metawarp links no MPI library; metawarp-mpi is beside it"
+fi
+
 # Root (CI) must say so to OpenMPI; on one host the ranks talk through
 # shared memory, and --oversubscribe lets 3 ranks share fewer cores. A job
 # that hangs fails the test (124) instead of holding it.

@@ -255,6 +255,8 @@ void MpiClassifier::classify(std::span<const ReadView> reads, std::span<ReadResu
 
 bool mpi_compiled_in() { return true; }
 
+void mpi_handoff() {}  // this is metawarp-mpi
+
 MpiPlace mpi_place() { return session().place(); }
 
 std::unique_ptr<MpiQueryEngine> make_mpi_engine(const std::string& path,

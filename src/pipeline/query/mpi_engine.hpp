@@ -22,8 +22,15 @@
 
 namespace metawarp::pipeline {
 
-// Whether this metawarp was built with MPI (--help says so).
+// Whether this metawarp was built with MPI (--help says so): metawarp-mpi,
+// or metawarp with metawarp-mpi beside it.
 bool mpi_compiled_in();
+
+// The MPI engine is linked into metawarp-mpi only (src/CMakeLists.txt says
+// why): metawarp re-executes its command line as metawarp-mpi, in the same
+// process (mpirun's rank, environment and descriptors kept), or throws
+// std::runtime_error where there is none; in metawarp-mpi it does nothing.
+void mpi_handoff();
 
 // This process's place in the MPI job.
 struct MpiPlace {
