@@ -39,7 +39,8 @@ template <class Table>
 struct DistributedImpl final : ShardedBuildTable::Impl {
   template <class MakeShard>
   DistributedImpl(const std::vector<ShardedBuildTable::Shard>& shards, MakeShard make_shard)
-      : table(devices_of(shards), owner_of(shards), make_shard) {}
+      : table(devices_of(shards), owner_of(shards), make_shard,
+              dist::DistributedOptions{dist::Mode::distributed, dist::ExchangeKind::local_copy}) {}
 
   void insert_from_shards(const std::vector<ShardPairs>& batches) override {
     std::vector<dist::ShardBatch<feature_t, std::uint64_t>> in;

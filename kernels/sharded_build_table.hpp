@@ -4,8 +4,13 @@
 // first_feature[s + 1]) (the last: everything above), all of them one
 // distributed table of the library (metawarp/tables/distributed/): a round
 // of pair batches, one per shard's device, is split by owner (multisplit
-// with a RangeOwner), exchanged (NCCL between GPUs, device copies between
-// the shards of one GPU: make_exchange) and inserted by the owners.
+// with a RangeOwner), exchanged by the library's copy exchange
+// (cudaMemcpyPeerAsync: peer copies between GPUs, device copies between the
+// shards of one GPU) and inserted by the owners. Not NCCL: the application
+// would then need libnccl (218 MB, not part of the CUDA runtime it ships) on
+// every host to start at all, and on 2 x H100 the peer copies built the 10
+// Gbp set as fast (read+sketch 2.14 s with 2 GPUs x 2 shards against 2.18 s
+// through NCCL with one shard per GPU, docs/benchmarks.md).
 // Host-side interface (no device code), so src/ compiles without nvcc.
 #include <cuda_runtime_api.h>
 
@@ -35,8 +40,8 @@ class ShardedBuildTable {
     std::uint64_t pool_words = 0;     // bucket list only
   };
 
-  // Throws std::invalid_argument (no NCCL for several GPUs, bad ranges) or
-  // std::runtime_error (NCCL setup, CUDA) saying what failed.
+  // Throws std::invalid_argument (bad ranges) or
+  // std::runtime_error (CUDA) saying what failed.
   ShardedBuildTable(BuildTableKind kind, const std::vector<Shard>& shards);
   ~ShardedBuildTable();
   ShardedBuildTable(const ShardedBuildTable&) = delete;
@@ -54,7 +59,7 @@ class ShardedBuildTable {
   // which is current during the call) on `stream`; returns how many.
   std::uint64_t retrieve_all(unsigned shard, sketch::feature_t* features,
                              std::uint64_t* locations, cudaStream_t stream) const;
-  // "nccl" or "local-copy".
+  // "local-copy".
   const char* exchange_name() const;
 
   struct Impl;  // the distributed table of either kind (sharded_build_table.cu)
