@@ -18,6 +18,7 @@
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/cores.hpp"
 #include "db/metadata.hpp"
+#include "db/reference_bases.hpp"
 #include "pipeline/query/gpu_query.hpp"
 #include "pipeline/query/part_walking_engine.hpp"
 #include "pipeline/query/query.hpp"
@@ -80,10 +81,8 @@ void run_profile_db(ProfileDbCommand& cmd) {
   // --device auto weighs the reads the profile classifies (read_length bases
   // every `stride` of each target, two mates for pairs) as a query's input.
   const db::DatabaseMetadata metadata = db::load_metadata(cmd.database);
-  std::uint64_t reference_bases = 0;
-  for (const db::Target& target : metadata.db.targets)
-    reference_bases += target.length;
-  const Workload work{reference_bases / reads.stride * reads.read_length * (reads.paired ? 2 : 1),
+  const std::uint64_t bases = db::reference_bases(metadata.db.targets);
+  const Workload work{bases / reads.stride * reads.read_length * (reads.paired ? 2 : 1),
                       cmd.options.threads, {}};
   const bool in_parts = cmd.partitions.enabled();
   if (in_parts && cmd.device == "gpu")

@@ -19,6 +19,7 @@
 
 #include "db/index_concat.hpp"
 #include "db/part_writer.hpp"
+#include "db/reference_bases.hpp"
 #include "metawarp/host/clock.hpp"
 #include "metawarp/index/feature_split.hpp"
 #include "output/output_check.hpp"
@@ -217,8 +218,7 @@ db::Database build_parts(const BuildOptions& options, const BuildInputs& inputs,
   summary.repeated_files = inputs.repeated_files;
   summary.unknown_ranks = inputs.taxonomy.unknown_rank_names();
   summary.targets = database.targets.size();
-  summary.bases = 0;
-  for (const auto& t : database.targets) summary.bases += t.length;
+  summary.bases = db::reference_bases(database.targets);
   return database;
 }
 

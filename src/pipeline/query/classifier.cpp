@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "db/reference_bases.hpp"
 #include "metawarp/sketch/host.hpp"
 #include "metawarp/sketch/sketch.hpp"
 
@@ -101,7 +102,7 @@ Classifier::Classifier(const db::Database& db, const ClassifierOptions& options)
   pair_params_ = single_params_;
   pair_params_.hit_min = options.hit_min != 0 ? options.hit_min : auto_hit_min(p, true);
   match_rule_ = p.sampling != sketch::Sampling::window;
-  for (const db::Target& t : db.targets) reference_bases_ += t.length;
+  reference_bases_ = db::reference_bases(db.targets);
 }
 
 std::uint32_t auto_hit_min(const sketch::SketchParams& p, bool paired) {
