@@ -1,7 +1,8 @@
 #pragma once
 // Storage layouts of an open-addressing table. Each layout is a cheap,
-// non-owning view (copied into kernels) plus an owning Storage. The view
-// offers the few slot operations the probing core needs:
+// non-owning view (copied into kernels) plus an owning Storage (an
+// ArrayStorage of its arrays). The view offers the few slot operations the
+// probing core needs:
 //   load_key(i)                         key of slot i (volatile: sees concurrent writers)
 //   try_claim(i, expected, key, value, store_value)
 //                                       atomically replace the free key `expected`
@@ -24,6 +25,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <tuple>
 #include <type_traits>
 
 #include "metawarp/cuda/device_buffer.hpp"
@@ -50,6 +52,23 @@ __device__ __forceinline__ T volatile_load(const T* address) {
 }
 }  // namespace detail
 
+// The owning side of a layout whose view is one device array per T, each of
+// `capacity` elements, in that order (SoaLayout: keys, values): View{arrays...}.
+template <class View, class... T>
+class ArrayStorage {
+ public:
+  explicit ArrayStorage(std::uint64_t capacity) : arrays_(cuda::device_buffer<T>(capacity)...) {}
+  View view() const {
+    return std::apply([](const auto&... a) { return View{a.data()...}; }, arrays_);
+  }
+  std::uint64_t bytes() const {
+    return std::apply([](const auto&... a) { return (a.size_bytes() + ...); }, arrays_);
+  }
+
+ private:
+  std::tuple<cuda::device_buffer<T>...> arrays_;
+};
+
 template <class K, class V>
 struct PackedLayout {
   static_assert(sizeof(K) + sizeof(V) <= 8, "PackedLayout needs key+value <= 64 bits");
@@ -70,6 +89,7 @@ struct PackedLayout {
   __device__ __forceinline__ static K key_of(word_type w) { return K(w >> value_bits); }
 
   word_type* words = nullptr;
+  using Storage = ArrayStorage<PackedLayout, word_type>;
 
   __device__ __forceinline__ K load_key(std::uint64_t i) const {
     return key_of(detail::volatile_load(words + i));
@@ -120,16 +140,6 @@ struct PackedLayout {
   __device__ __forceinline__ void init_slot(std::uint64_t i) const {
     words[i] = pack(KeySentinels<K>::empty, V{});
   }
-
-  class Storage {
-   public:
-    explicit Storage(std::uint64_t capacity) : words_(capacity) {}
-    PackedLayout view() const { return PackedLayout{words_.data()}; }
-    std::uint64_t bytes() const { return words_.size_bytes(); }
-
-   private:
-    cuda::device_buffer<word_type> words_;
-  };
 };
 
 template <class K, class V>
@@ -142,6 +152,7 @@ struct AosLayout {
     V value;
   };
   Slot* slots = nullptr;
+  using Storage = ArrayStorage<AosLayout, Slot>;
 
   __device__ __forceinline__ K load_key(std::uint64_t i) const {
     return detail::volatile_load(&slots[i].key);
@@ -163,16 +174,6 @@ struct AosLayout {
     slots[i].key = KeySentinels<K>::empty;
     slots[i].value = V{};
   }
-
-  class Storage {
-   public:
-    explicit Storage(std::uint64_t capacity) : slots_(capacity) {}
-    AosLayout view() const { return AosLayout{slots_.data()}; }
-    std::uint64_t bytes() const { return slots_.size_bytes(); }
-
-   private:
-    cuda::device_buffer<Slot> slots_;
-  };
 };
 
 template <class K, class V>
@@ -182,6 +183,7 @@ struct SoaLayout {
   static constexpr const char* name = "soa";
   K* keys = nullptr;
   V* values = nullptr;
+  using Storage = ArrayStorage<SoaLayout, K, V>;
 
   __device__ __forceinline__ K load_key(std::uint64_t i) const {
     return detail::volatile_load(keys + i);
@@ -203,17 +205,6 @@ struct SoaLayout {
     keys[i] = KeySentinels<K>::empty;
     values[i] = V{};
   }
-
-  class Storage {
-   public:
-    explicit Storage(std::uint64_t capacity) : keys_(capacity), values_(capacity) {}
-    SoaLayout view() const { return SoaLayout{keys_.data(), values_.data()}; }
-    std::uint64_t bytes() const { return keys_.size_bytes() + values_.size_bytes(); }
-
-   private:
-    cuda::device_buffer<K> keys_;
-    cuda::device_buffer<V> values_;
-  };
 };
 
 // Keys only (HashSet): the "value" is the key's presence.
@@ -223,6 +214,7 @@ struct KeyOnlyLayout {
   using value_type = bool;
   static constexpr const char* name = "keys_only";
   K* keys = nullptr;
+  using Storage = ArrayStorage<KeyOnlyLayout, K>;
 
   __device__ __forceinline__ K load_key(std::uint64_t i) const {
     return detail::volatile_load(keys + i);
@@ -238,16 +230,6 @@ struct KeyOnlyLayout {
   __device__ __forceinline__ void init_slot(std::uint64_t i) const {
     keys[i] = KeySentinels<K>::empty;
   }
-
-  class Storage {
-   public:
-    explicit Storage(std::uint64_t capacity) : keys_(capacity) {}
-    KeyOnlyLayout view() const { return KeyOnlyLayout{keys_.data()}; }
-    std::uint64_t bytes() const { return keys_.size_bytes(); }
-
-   private:
-    cuda::device_buffer<K> keys_;
-  };
 };
 
 // Layouts whose slot is one word holding key and value (PackedLayout).
