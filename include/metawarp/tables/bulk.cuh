@@ -19,47 +19,36 @@ namespace metawarp::tables::bulk {
 template <class Ref>
 using group_of = cg::thread_block_tile<Ref::group_size>;
 
-// A Ref may look keys up and insert with groups other than its group_size
-// (Ref::find_group_size, Ref::insert_group_size: the bucketed cuckoo table's
-// tiles) and may ask for a resident grid for its inserts (Ref::insert_grid).
+// How a Ref's bulk operations launch: one group of group_size threads per
+// item, unless the Ref sets its own lookup and insert tiles and insert grid
+// (find_group_size, insert_group_size, insert_grid: the bucketed cuckoo table).
 template <class Ref>
-inline constexpr int lookup_group_size = [] {
-  if constexpr (requires { Ref::find_group_size; }) {
-    return int(Ref::find_group_size);
-  } else {
-    return int(Ref::group_size);
-  }
-}();
+struct BulkLaunch {
+  static constexpr int lookup_group_size = Ref::group_size;
+  static constexpr int insert_group_size = Ref::group_size;
+  static constexpr GridShape insert_grid = GridShape::per_item;
+};
 template <class Ref>
-using lookup_group_of = cg::thread_block_tile<lookup_group_size<Ref>>;
+  requires requires { Ref::find_group_size; }
+struct BulkLaunch<Ref> {
+  static constexpr int lookup_group_size = Ref::find_group_size;
+  static constexpr int insert_group_size = Ref::insert_group_size;
+  static constexpr GridShape insert_grid = Ref::insert_grid;
+};
 template <class Ref>
-inline constexpr int insert_group_size = [] {
-  if constexpr (requires { Ref::insert_group_size; }) {
-    return int(Ref::insert_group_size);
-  } else {
-    return int(Ref::group_size);
-  }
-}();
+using lookup_group_of = cg::thread_block_tile<BulkLaunch<Ref>::lookup_group_size>;
 template <class Ref>
-using insert_group_of = cg::thread_block_tile<insert_group_size<Ref>>;
-template <class Ref>
-inline constexpr GridShape insert_grid = [] {
-  if constexpr (requires { Ref::insert_grid; }) {
-    return GridShape(Ref::insert_grid);
-  } else {
-    return GridShape::per_item;
-  }
-}();
+using insert_group_of = cg::thread_block_tile<BulkLaunch<Ref>::insert_group_size>;
 
 // r.insert(keys[i], values[i]); status_out (optional, n entries) gets each status.
 template <class Ref, class K, class V>
 void insert(const Ref& r, const K* keys, const V* values, std::uint64_t n, cudaStream_t stream,
             Status* status_out, const char* what) {
-  launch_group_per_item<insert_group_size<Ref>>(
+  launch_group_per_item<BulkLaunch<Ref>::insert_group_size>(
       n, stream, [=] __device__(const insert_group_of<Ref>& g, std::uint64_t i) {
     const Status s = r.insert(g, keys[i], values[i]);
     if (status_out != nullptr && g.thread_rank() == 0) status_out[i] = s;
-  }, what, insert_grid<Ref>);
+  }, what, BulkLaunch<Ref>::insert_grid);
 }
 
 // r.insert(keys[i]) for tables of keys only (sets, counters).
@@ -78,7 +67,7 @@ void insert_keys(const Ref& r, const K* keys, std::uint64_t n, cudaStream_t stre
 template <class Ref, class K, class V>
 void find(const Ref& r, const K* keys, std::uint64_t n, V* values_out, V not_found_value,
           cudaStream_t stream, Status* status_out, const char* what) {
-  launch_group_per_item<lookup_group_size<Ref>>(
+  launch_group_per_item<BulkLaunch<Ref>::lookup_group_size>(
       n, stream, [=] __device__(const lookup_group_of<Ref>& g, std::uint64_t i) {
     V value = not_found_value;
     const K key = keys[i];
@@ -97,7 +86,7 @@ void find(const Ref& r, const K* keys, std::uint64_t n, V* values_out, V not_fou
 template <class Ref, class K>
 void contains(const Ref& r, const K* keys, std::uint64_t n, bool* out, cudaStream_t stream,
               const char* what) {
-  launch_group_per_item<lookup_group_size<Ref>>(
+  launch_group_per_item<BulkLaunch<Ref>::lookup_group_size>(
       n, stream, [=] __device__(const lookup_group_of<Ref>& g, std::uint64_t i) {
     const bool found = r.contains(g, keys[i]);
     if (g.thread_rank() == 0) out[i] = found;
