@@ -20,10 +20,8 @@
 #include <type_traits>
 
 #include "metawarp/tables/bucket_list_layout.hpp"
-#include "metawarp/tables/container.cuh"
-#include "metawarp/tables/hashers.hpp"
+#include "metawarp/tables/probing_table.cuh"
 #include "metawarp/tables/scan.cuh"
-#include "metawarp/tables/table_core.cuh"
 
 namespace metawarp::tables {
 
@@ -55,9 +53,8 @@ class BucketListHashTable
   static constexpr int group_size = GroupSize;
   static constexpr const char* name = "BucketListHashTable";
 
-  struct Ref {
-    static constexpr int group_size = GroupSize;
-    typename core_type::ref_type core;
+  // contains and erase (the key; its buckets stay taken): ProbingRef.
+  struct Ref : ProbingRef<typename core_type::ref_type> {
     std::uint64_t* pool = nullptr;
     std::uint64_t pool_words = 0;
     std::uint64_t* stripe_cursors = nullptr;  // words handed out per stripe
@@ -66,17 +63,18 @@ class BucketListHashTable
     BucketGrowth growth;
 
     __device__ Status insert(const group_type& g, K key, V value) const {
-      const InsertResult r = core.insert(g, key, 0, /*unique=*/true, /*store_value=*/false);
+      const InsertResult r = this->core.insert(g, key, 0, /*unique=*/true, /*store_value=*/false);
       if (r.slot == no_slot) {
-        core.record(g, r.status);
+        this->core.record(g, r.status);
         return r.status;
       }
       Status::bits_type bits = 0;
       if (g.thread_rank() == 0) {
-        bits = append(core.layout.value_ptr(r.slot), value, std::uint32_t(r.slot % num_stripes)).bits();
+        bits = append(this->core.layout.value_ptr(r.slot), value,
+                      std::uint32_t(r.slot % num_stripes)).bits();
       }
       const Status s(g.shfl(bits, 0));
-      core.record(g, s);
+      this->core.record(g, s);
       return s;
     }
 
@@ -168,9 +166,9 @@ class BucketListHashTable
     }
 
     __device__ ListHandle handle_of(const group_type& g, K key) const {
-      const std::uint64_t slot = core.find_slot(g, key);
+      const std::uint64_t slot = this->core.find_slot(g, key);
       if (slot == no_slot) return ListHandle{};
-      return ListHandle{detail::volatile_load(core.layout.value_ptr(slot))};
+      return ListHandle{detail::volatile_load(this->core.layout.value_ptr(slot))};
     }
     template <class F>
     __device__ std::uint64_t for_each_value(const group_type& g, K key, F&& f) const {
@@ -178,12 +176,6 @@ class BucketListHashTable
     }
     __device__ std::uint64_t count(const group_type& g, K key) const {
       return handle_of(g, key).count();
-    }
-    __device__ bool contains(const group_type& g, K key) const {
-      return core.find_slot(g, key) != no_slot;
-    }
-    __device__ bool erase(const group_type& g, K key) const {
-      return core.erase(g, key, /*all_copies=*/false) != 0;
     }
   };
 
@@ -204,7 +196,7 @@ class BucketListHashTable
   }
 
   Ref ref() const {
-    return Ref{storage_.ref(), pool_.data(), pool_.size(), stripe_cursors_.data(), num_stripes_,
+    return Ref{{storage_.ref()}, pool_.data(), pool_.size(), stripe_cursors_.data(), num_stripes_,
                max_values_per_key_, growth_};
   }
   // The bucket growth schedule (e.g. growth().words_for(v) to size a pool).

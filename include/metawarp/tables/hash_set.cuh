@@ -4,47 +4,27 @@
 
 #include <cstdint>
 
-#include "metawarp/tables/container.cuh"
-#include "metawarp/tables/hashers.hpp"
-#include "metawarp/tables/table_core.cuh"
+#include "metawarp/tables/probing_table.cuh"
 
 namespace metawarp::tables {
 
-template <class K, class Probing = DoubleHashing, class Hasher = MurmurHasher, int GroupSize = 4>
-class HashSet
-    : public TableContainer<HashSet<K, Probing, Hasher, GroupSize>,
-                            TableCore<KeyOnlyLayout<K>, Probing, Hasher, GroupSize>,
-                            bulk_ops::insert_keys | bulk_ops::contains | bulk_ops::erase> {
-  using core_type = TableCore<KeyOnlyLayout<K>, Probing, Hasher, GroupSize>;
-
- public:
-  using key_type = K;
-  using group_type = cg::thread_block_tile<GroupSize>;
-  static constexpr int group_size = GroupSize;
+// HashSet::Ref, the device handle (contains, erase: ProbingRef); the slots'
+// "value" is the key's presence (KeyOnlyLayout).
+template <class K, class Presence, class CoreRef>
+struct SetRef : ProbingRef<CoreRef, bulk_ops::insert_keys | bulk_ops::contains | bulk_ops::erase> {
+  // Inserting a present key is a no-op reported as duplicate_key (not
+  // accumulated in the table status: for a set it is normal).
+  __device__ Status insert(const typename CoreRef::group_type& g, K key) const {
+    const InsertResult r = this->core.insert(g, key, Presence{true}, /*unique=*/true);
+    if (r.status.has_error()) this->core.record(g, r.status);
+    return r.status;
+  }
   static constexpr const char* name = "HashSet";
+};
 
-  struct Ref {
-    static constexpr int group_size = GroupSize;
-    typename core_type::ref_type core;
-    // Inserting a present key is a no-op reported as duplicate_key (not
-    // accumulated in the table status: for a set it is normal).
-    __device__ Status insert(const group_type& g, K key) const {
-      const InsertResult r = core.insert(g, key, true, /*unique=*/true);
-      if (r.status.has_error()) core.record(g, r.status);
-      return r.status;
-    }
-    __device__ bool contains(const group_type& g, K key) const {
-      return core.find_slot(g, key) != no_slot;
-    }
-    __device__ bool erase(const group_type& g, K key) const {
-      return core.erase(g, key, /*all_copies=*/false) != 0;
-    }
-  };
-
-  HashSet(std::uint64_t min_capacity, TableOptions options, cudaStream_t stream)
-      : HashSet::TableContainer(min_capacity, options, stream) {}
-
-  Ref ref() const { return Ref{this->storage_.ref()}; }
+template <class K, class Probing = DoubleHashing, class Hasher = MurmurHasher, int GroupSize = 4>
+struct HashSet : ProbingTable<SetRef, K, bool, KeyOnlyLayout<K>, Probing, Hasher, GroupSize> {
+  using HashSet::ProbingTable::ProbingTable;
 
   // Bulk operations: TableContainer. A set has no values: its retrieve_all
   // and for_each give keys only (they hide the base's).

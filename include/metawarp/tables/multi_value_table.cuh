@@ -10,63 +10,45 @@
 
 #include <cstdint>
 
-#include "metawarp/tables/container.cuh"
-#include "metawarp/tables/hashers.hpp"
-#include "metawarp/tables/scan.cuh"
-#include "metawarp/tables/table_core.cuh"
+#include "metawarp/tables/probing_table.cuh"
 
 namespace metawarp::tables {
 
+// MultiValueHashTable::Ref, the device handle (contains: ProbingRef).
+template <class K, class V, class CoreRef>
+struct MultiValueRef : ProbingRef<CoreRef, bulk_ops::insert_pairs | bulk_ops::contains |
+                                  bulk_ops::count | bulk_ops::erase | bulk_ops::retrieve> {
+  // Calls f(value, rank) on the lane holding each value of `key`
+  // (rank = 0, 1, ... in probing order); returns the number of values.
+  // With a limit it stops probing once that many values were seen (ranks
+  // >= limit of the last window read are still passed to f).
+  template <class F>
+  __device__ std::uint64_t for_each_value(const typename CoreRef::group_type& g, K key, F&& f,
+                                          std::uint64_t limit = ~std::uint64_t(0)) const {
+    return this->core.for_each_value_of(g, key, limit,
+                                        [&](std::uint64_t, V value, std::uint64_t rank) {
+      f(value, rank);
+    });
+  }
+  // Always a new slot.
+  __device__ Status insert(const typename CoreRef::group_type& g, K key, V value) const {
+    return this->insert_pair(g, key, value, /*unique=*/false);
+  }
+  // Values stored for the key.
+  __device__ std::uint64_t count(const typename CoreRef::group_type& g, K key) const {
+    return this->core.count(g, key);
+  }
+  // Every value of the key.
+  __device__ std::uint64_t erase(const typename CoreRef::group_type& g, K key) const {
+    return this->core.erase(g, key, /*all_copies=*/true);
+  }
+  static constexpr const char* name = "MultiValueHashTable";
+};
+
 template <class K, class V, class Layout = DefaultLayout<K, V>, class Probing = DoubleHashing,
           class Hasher = MurmurHasher, int GroupSize = 8>
-class MultiValueHashTable
-    : public TableContainer<MultiValueHashTable<K, V, Layout, Probing, Hasher, GroupSize>,
-                            TableCore<Layout, Probing, Hasher, GroupSize>,
-                            bulk_ops::insert_pairs | bulk_ops::contains | bulk_ops::count |
-                                bulk_ops::erase | bulk_ops::retrieve> {
-  using core_type = TableCore<Layout, Probing, Hasher, GroupSize>;
-
- public:
-  using key_type = K;
-  using value_type = V;
-  using group_type = cg::thread_block_tile<GroupSize>;
-  static constexpr int group_size = GroupSize;
-  static constexpr const char* name = "MultiValueHashTable";
-
-  struct Ref {
-    static constexpr int group_size = GroupSize;
-    typename core_type::ref_type core;
-
-    __device__ Status insert(const group_type& g, K key, V value) const {
-      const InsertResult r = core.insert(g, key, value, /*unique=*/false);
-      core.record(g, r.status);
-      return r.status;
-    }
-    // Calls f(value, rank) on the lane holding each value of `key`
-    // (rank = 0, 1, ... in probing order); returns the number of values.
-    // With a limit it stops probing once that many values were seen (ranks
-    // >= limit of the last window read are still passed to f).
-    template <class F>
-    __device__ std::uint64_t for_each_value(const group_type& g, K key, F&& f,
-                                            std::uint64_t limit = ~std::uint64_t(0)) const {
-      return core.for_each_value_of(g, key, limit,
-                                    [&](std::uint64_t, V value, std::uint64_t rank) {
-        f(value, rank);
-      });
-    }
-    __device__ std::uint64_t count(const group_type& g, K key) const { return core.count(g, key); }
-    __device__ bool contains(const group_type& g, K key) const {
-      return core.find_slot(g, key) != no_slot;
-    }
-    __device__ std::uint64_t erase(const group_type& g, K key) const {
-      return core.erase(g, key, /*all_copies=*/true);
-    }
-  };
-
-  MultiValueHashTable(std::uint64_t min_capacity, TableOptions options, cudaStream_t stream)
-      : MultiValueHashTable::TableContainer(min_capacity, options, stream) {}
-
-  Ref ref() const { return Ref{this->storage_.ref()}; }
+struct MultiValueHashTable : ProbingTable<MultiValueRef, K, V, Layout, Probing, Hasher, GroupSize> {
+  using MultiValueHashTable::ProbingTable::ProbingTable;
 
   // Bulk operations: TableContainer (count: values stored per key; erase:
   // every value of the key; retrieve_offsets: the dry run) and this one.
@@ -76,9 +58,10 @@ class MultiValueHashTable
   // (the dry run's count already paid for that walk).
   void retrieve(const K* keys, std::uint64_t n, const std::uint64_t* offsets, V* values_out,
                 cudaStream_t stream) const {
-    const Ref r = ref();
+    const auto r = this->ref();
     launch_group_per_item<GroupSize>(n, stream,
-                                     [=] __device__(const group_type& g, std::uint64_t i) {
+                                     [=] __device__(const cg::thread_block_tile<GroupSize>& g,
+                                                    std::uint64_t i) {
       V* out = values_out + offsets[i];
       const std::uint64_t room = offsets[i + 1] - offsets[i];
       r.for_each_value(g, keys[i], [&](V value, std::uint64_t rank) {
