@@ -325,6 +325,39 @@ void check_single_value_table(Make make, TableTraits traits) {
   }
 }
 
+// check_single_value_table as the calling test case's section "shared
+// checks", on tables made from (capacity, options, stream).
+template <class Table, class Options>
+void shared_checks_section(const Options& options, TableTraits traits) {
+  SECTION("shared checks") { check_single_value_table<Table>(made_with<Table>(options), traits); }
+}
+
+// What a table test's own sections work with: a stream and n distinct keys
+// (key_seed) with random values (value_seed), on the host, as a map and on
+// the device; taken apart where the test starts:
+//   auto&& [stream, n, keys, values, reference, d_keys, d_values] = DevicePairsOf<Table>(...);
+template <class K, class V>
+struct DevicePairs {
+  DevicePairs(std::size_t count, std::uint64_t key_seed, std::uint64_t value_seed)
+      : n(count),
+        keys(distinct_keys<K>(count, key_seed)),
+        values(random_values<V>(count, value_seed)),
+        d_keys(to_device(keys)),
+        d_values(to_device(values)) {
+    for (std::size_t i = 0; i < n; ++i) reference[keys[i]] = values[i];
+  }
+
+  BlockingStream stream;
+  std::size_t n;
+  std::vector<K> keys;
+  std::vector<V> values;
+  std::unordered_map<K, V> reference;
+  cuda::device_buffer<K> d_keys;
+  cuda::device_buffer<V> d_values;
+};
+template <class Table>
+using DevicePairsOf = DevicePairs<typename Table::key_type, typename Table::value_type>;
+
 // count / retrieve / contains of every stored key and of misses against
 // std::unordered_multimap (values of a key compared as sorted lists).
 template <class Table, class K, class V>

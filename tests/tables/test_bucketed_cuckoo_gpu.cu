@@ -34,22 +34,11 @@ TEMPLATE_TEST_CASE("bucketed cuckoo table matches std::unordered_map", "[gpu][cu
                    (BucketedCuckooTable<std::uint32_t, std::uint32_t, 32>),
                    (BucketedCuckooTable<std::uint32_t, std::uint16_t, 16>)) {
   using Table = TestType;
-  using K = typename Table::key_type;
   using V = typename Table::value_type;
-
-  SECTION("shared checks") {
-    // An eviction chain may drop another key; racing copies are removed after the insert.
-    check_single_value_table<Table>(
-        made_with<Table>(CuckooOptions{}),
-        {.when_full = WhenFull::loses_pairs, .exact_duplicate_status = false});
-  }
-
-  BlockingStream stream;
-  const std::size_t n = 30000;
-  const auto keys = distinct_keys<K>(n, 31);
-  const auto values = random_values<V>(n, 32);
-  auto d_keys = to_device(keys);
-  auto d_values = to_device(values);
+  // An eviction chain may drop another key; racing copies are removed after the insert.
+  shared_checks_section<Table>(CuckooOptions{}, {.when_full = WhenFull::loses_pairs});
+  auto&& [stream, n, keys, values, reference, d_keys, d_values] =
+      DevicePairsOf<Table>(30000, 31, 32);
 
   SECTION("build at load 0.9 with retries, device-API lookups") {
     Table table(std::uint64_t(n / 0.9), CuckooOptions{}, stream);
@@ -64,9 +53,7 @@ TEMPLATE_TEST_CASE("bucketed cuckoo table matches std::unordered_map", "[gpu][cu
     mwc::check(cudaStreamSynchronize(stream), "cuckoo find kernel");
     const auto out = to_host(d_out, n);
     for (std::size_t i = 0; i < n; ++i) REQUIRE(out[i] == values[i]);
-    std::unordered_map<K, V> expected;
-    for (std::size_t i = 0; i < n; ++i) expected[keys[i]] = values[i];
-    CHECK(stored_pairs(table, stream) == expected);
+    CHECK(stored_pairs(table, stream) == reference);
   }
 
   SECTION("a build that cannot fit reports table_full; growth retries succeed") {

@@ -58,11 +58,8 @@ TEMPLATE_TEST_CASE("iceberg table", "[gpu][iceberg]",
   using K = typename Table::key_type;
   using V = typename Table::value_type;
 
-  SECTION("shared checks") {
-    check_single_value_table<Table>(
-        made_with<Table>(IcebergOptions{}),
-        {.when_full = WhenFull::reports_pair, .exact_duplicate_status = true});
-  }
+  shared_checks_section<Table>(IcebergOptions{},
+                               {.when_full = WhenFull::reports_pair, .exact_duplicate_status = true});
 
   SECTION("racing duplicate inserts beside lookups, loads 0.5 to the claimed limit") {
     BlockingStream stream;

@@ -41,21 +41,9 @@ TEMPLATE_TEST_CASE("device portable map matches std::unordered_map", "[gpu][port
   using Map = TestType;
   using K = typename Map::key_type;
   using V = typename Map::value_type;
-
-  SECTION("shared checks") {
-    check_single_value_table<Map>(
-        made_with<Map>(PortableMapOptions{}),
-        {.when_full = WhenFull::grows, .exact_duplicate_status = false});
-  }
-
-  BlockingStream stream;
-  const std::size_t n = 20000;
-  const auto keys = distinct_keys<K>(n, 51);
-  const auto values = random_values<V>(n, 52);
-  auto d_keys = to_device(keys);
-  auto d_values = to_device(values);
-  std::unordered_map<K, V> reference;
-  for (std::size_t i = 0; i < n; ++i) reference[keys[i]] = values[i];
+  shared_checks_section<Map>(PortableMapOptions{}, {.when_full = WhenFull::grows});
+  auto&& [stream, n, keys, values, reference, d_keys, d_values] =
+      DevicePairsOf<Map>(20000, 51, 52);
 
   SECTION("growth from a tiny table keeps the load factor bounded") {
     Map map(4, PortableMapOptions{}, stream);
