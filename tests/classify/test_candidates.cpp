@@ -8,12 +8,7 @@
 #include "catch.hpp"
 #include "metawarp/classify/candidates.hpp"
 
-using metawarp::classify::best_range;
-using metawarp::classify::Candidate;
-using metawarp::classify::insert_candidate;
-using metawarp::classify::repeats_within_span;
-using metawarp::classify::top_candidates;
-using metawarp::classify::window_span;
+using namespace metawarp::classify;
 using metawarp::sketch::Location;
 
 namespace {

@@ -9,13 +9,8 @@
 #include "report_shape.hpp"
 #include "sample_tree.hpp"
 
-using metawarp::report::kraken_report;
-using metawarp::report::mpa_report;
-using metawarp::report::report_lines;
-using metawarp::report::TaxonCounts;
-using metawarp::taxonomy::Node;
-using metawarp::taxonomy::Rank;
-using metawarp::taxonomy::Taxonomy;
+using namespace metawarp::report;
+using namespace metawarp::taxonomy;
 
 namespace {
 

@@ -3,8 +3,7 @@
 #include "report/kraken_report.hpp"
 #include "sample_tree.hpp"
 
-using metawarp::report::kraken_report;
-using metawarp::report::TaxonCounts;
+using namespace metawarp::report;
 
 TEST_CASE("Kraken2 report of a hand-checked sample") {
   // Clades: E. coli 35+5 = 40, Escherichia 45, Enterobacteriaceae 75,

@@ -15,18 +15,15 @@
 #include "report/read_profile.hpp"
 #include "near.hpp"
 
-using metawarp::report::ReadProfile;
-using metawarp::report::TaxonCounts;
-using metawarp::taxonomy::CanonicalRank;
-using metawarp::taxonomy::Rank;
-using metawarp::taxonomy::taxid_t;
+using namespace metawarp::report;
+using namespace metawarp::taxonomy;
 
 namespace {
 
 // Genus 10 with species 11, 12 (in the database) and 13 (not); genus 20
 // with species 21 (in the database).
-metawarp::taxonomy::Taxonomy tree() {
-  return metawarp::taxonomy::Taxonomy::from_nodes({
+Taxonomy tree() {
+  return Taxonomy::from_nodes({
       {1, 1, Rank::none, "root"},
       {10, 1, Rank::genus, "Genus"},
       {11, 10, Rank::species, "Species one"},

@@ -5,13 +5,8 @@
 #include "taxonomy/gtdb.hpp"
 #include "temp_files.hpp"
 
-using metawarp::taxonomy::assembly_accession_of_file;
-using metawarp::taxonomy::GtdbTaxonomy;
-using metawarp::taxonomy::Rank;
-using metawarp::taxonomy::taxid_t;
-using metawarp::test::error_of;
-using metawarp::test::TempDir;
-using metawarp::test::write_text;
+using namespace metawarp::taxonomy;
+using namespace metawarp::test;
 
 namespace {
 
