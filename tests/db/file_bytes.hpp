@@ -11,6 +11,9 @@
 
 namespace metawarp::db::test {
 
+// The file format's layout, by the short name the file tests use.
+namespace ff = file_format;
+
 inline std::vector<char> read_bytes(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -24,7 +27,6 @@ inline void write_bytes(const std::filesystem::path& p, const std::vector<char>&
 // The file as format version 1 wrote it: the same layout, one checksum64 per
 // section.
 inline std::vector<char> as_version_1(std::vector<char> bytes) {
-  namespace ff = file_format;
   const auto u64_at = [&bytes](std::size_t at) {
     std::uint64_t v;
     std::memcpy(&v, bytes.data() + at, 8);

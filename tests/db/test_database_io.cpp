@@ -21,17 +21,10 @@
 #include "scratch_dir.hpp"
 #include "version3_file.hpp"
 
-using namespace metawarp;
 using namespace metawarp::db;
 namespace fs = std::filesystem;
-using metawarp::db::test::as_version_1;
-using metawarp::db::test::large_database;
-using metawarp::db::test::read_bytes;
-using metawarp::db::test::relabelled;
-using metawarp::db::test::version_3_bytes;
-using metawarp::db::test::write_bytes;
+using namespace metawarp::db::test;
 using metawarp::test::ScratchDir;
-namespace ff = metawarp::db::file_format;
 
 namespace {
 

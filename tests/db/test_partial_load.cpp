@@ -23,14 +23,8 @@
 using namespace metawarp;
 using namespace metawarp::db;
 namespace fs = std::filesystem;
-using metawarp::db::test::as_version_1;
-using metawarp::db::test::large_database;
-using metawarp::db::test::make_database;
-using metawarp::db::test::read_bytes;
-using metawarp::db::test::version_3_bytes;
-using metawarp::db::test::write_bytes;
+using namespace metawarp::db::test;
 using metawarp::test::ScratchDir;
-namespace ff = metawarp::db::file_format;
 
 namespace {
 

@@ -12,11 +12,11 @@
 #include "db/database.hpp"
 #include "db/file_format.hpp"
 #include "db/file_writer.hpp"
+#include "file_bytes.hpp"
 
 namespace metawarp::db::test {
 
 inline std::vector<char> version_3_bytes(const Database& db) {
-  namespace ff = file_format;
   const std::vector<char> targets = serialise_targets(db.targets);
   const std::vector<char> nodes = serialise_nodes(db.taxonomy.nodes());
   const std::vector<char> merged = serialise_merged(db.taxonomy.merged());
@@ -46,7 +46,6 @@ inline std::vector<char> version_3_bytes(const Database& db) {
 // The file relabelled as `version` (of the same layout and checksums), the
 // header resealed.
 inline std::vector<char> relabelled(std::vector<char> bytes, std::uint32_t version) {
-  namespace ff = file_format;
   std::memcpy(bytes.data() + 4, &version, 4);
   const std::uint64_t header = checksum64(bytes.data(), ff::header_bytes - 8);
   std::memcpy(bytes.data() + ff::header_bytes - 8, &header, 8);
