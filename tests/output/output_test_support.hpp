@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "catch.hpp"
 #include "output/atomic_file.hpp"
 #include "scratch_dir.hpp"
 
@@ -70,6 +71,14 @@ inline std::string error_writing(const std::string& path, const std::string& tex
 
 inline bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
+}
+
+// True when the test runs as root (it can give files to another user);
+// otherwise warns "not root: <why_needed>" and the caller checks nothing.
+inline bool running_as_root(const std::string& why_needed) {
+  if (::geteuid() == 0) return true;
+  WARN("not root: " + why_needed);
+  return false;
 }
 
 }  // namespace metawarp::test

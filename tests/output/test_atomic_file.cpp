@@ -59,10 +59,7 @@ TEST_CASE("atomic file: a new file gets 0666 & ~umask, a replaced one keeps its 
 }
 
 TEST_CASE("atomic file: a replaced file keeps its owner and group where the process may set them") {
-  if (::geteuid() != 0) {
-    WARN("not root: the owner cannot be given away, nothing to check");
-    return;
-  }
+  if (!running_as_root("the owner cannot be given away, nothing to check")) return;
   ScratchDir dir("owner");
   write_text(dir / "db", "old");
   REQUIRE(::chown((dir / "db").c_str(), 1234, 2345) == 0);

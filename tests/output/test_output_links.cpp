@@ -38,10 +38,7 @@ void plant_link(const std::string& target, const std::string& link, uid_t owner)
 }  // namespace
 
 TEST_CASE("output links: another user's link in a sticky world-writable folder is refused") {
-  if (::geteuid() != 0) {
-    WARN("not root: no link can belong to another user; nothing to check");
-    return;
-  }
+  if (!running_as_root("no link can belong to another user; nothing to check")) return;
   ScratchDir dir("links_planted");
   const std::string victim = dir / "victim.txt";
   write_text(victim, "victim\n");

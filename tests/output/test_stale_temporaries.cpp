@@ -101,10 +101,7 @@ TEST_CASE("stale temporaries: the spill files of a killed partitioned write go t
 }
 
 TEST_CASE("stale temporaries: another user's are kept, even by root") {
-  if (::geteuid() != 0) {
-    WARN("not root: no file here can belong to another user; nothing to check");
-    return;
-  }
+  if (!running_as_root("no file here can belong to another user; nothing to check")) return;
   ScratchDir dir("other_owner");
   const std::string target = dir / "out.tsv";
   const std::string theirs = output::temporary_path(target, dead_pid()).string();
