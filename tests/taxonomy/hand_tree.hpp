@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "catch.hpp"
+#include "taxonomy/taxonomy.hpp"
 #include "temp_files.hpp"
 
 namespace metawarp::test {
@@ -83,6 +85,19 @@ inline std::string hand_merged_dmp() {
   std::string s;
   for (const auto& [o, n] : hand_merged()) s += merged_line(o, n);
   return s;
+}
+
+// Requires the same taxonomy: size, then each node's id, parent, rank and
+// name in order, and the merged ids (the hand tree loaded two ways).
+inline void require_same(const taxonomy::Taxonomy& a, const taxonomy::Taxonomy& b) {
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(a.nodes()[i].id == b.nodes()[i].id);
+    CHECK(a.nodes()[i].parent == b.nodes()[i].parent);
+    CHECK(a.nodes()[i].rank == b.nodes()[i].rank);
+    CHECK(a.nodes()[i].name == b.nodes()[i].name);
+  }
+  CHECK(a.merged() == b.merged());
 }
 
 }  // namespace metawarp::test

@@ -276,15 +276,7 @@ TEST_CASE("from_nodes builds the same taxonomy as the dump files", "[taxonomy]")
   std::reverse(nodes.begin(), nodes.end());  // any order
   std::vector<std::pair<taxid_t, taxid_t>> merged;
   for (const auto& [o, n] : metawarp::test::hand_merged()) merged.emplace_back(o, n);
-  const Taxonomy built = Taxonomy::from_nodes(nodes, merged);
-  REQUIRE(built.size() == loaded.size());
-  for (std::size_t i = 0; i < built.size(); ++i) {
-    CHECK(built.nodes()[i].id == loaded.nodes()[i].id);
-    CHECK(built.nodes()[i].parent == loaded.nodes()[i].parent);
-    CHECK(built.nodes()[i].rank == loaded.nodes()[i].rank);
-    CHECK(built.nodes()[i].name == loaded.nodes()[i].name);
-  }
-  CHECK(built.merged() == loaded.merged());
+  metawarp::test::require_same(Taxonomy::from_nodes(nodes, merged), loaded);
 }
 
 TEST_CASE("from_nodes rejects invalid trees without hanging", "[taxonomy]") {

@@ -14,17 +14,6 @@ using namespace metawarp::test;
 
 namespace {
 
-void require_same(const Taxonomy& a, const Taxonomy& b) {
-  REQUIRE(a.size() == b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    CHECK(a.nodes()[i].id == b.nodes()[i].id);
-    CHECK(a.nodes()[i].parent == b.nodes()[i].parent);
-    CHECK(a.nodes()[i].rank == b.nodes()[i].rank);
-    CHECK(a.nodes()[i].name == b.nodes()[i].name);
-  }
-  CHECK(a.merged() == b.merged());
-}
-
 // The message of the error that loading `dir` throws.
 std::string load_error(const TempDir& dir) {
   return error_of([&] { Taxonomy::load_ncbi(dir.path()); });
