@@ -11,7 +11,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,19 +20,12 @@
 #include "pipeline/query/classifier.hpp"
 #include "pipeline/query/gpu_query.hpp"
 #include "pipeline/query/query.hpp"
+#include "../query/query_test_data.hpp"
 
 using namespace metawarp;
+using test::fastq_sequences;
 
 namespace {
-
-std::vector<std::string> fastq_bases(const char* path) {
-  std::ifstream in(path);
-  std::vector<std::string> out;
-  std::string line;
-  for (std::size_t i = 0; std::getline(in, line); ++i)
-    if (i % 4 == 1) out.push_back(line);
-  return out;
-}
 
 std::size_t env_number(const char* name, std::size_t fallback) {
   const char* v = std::getenv(name);
@@ -75,8 +67,8 @@ TEST_CASE("GPU and CPU engine throughput on reads in memory", "[.][benchmark]") 
   const std::size_t threads = env_number("METAWARP_BENCH_THREADS", 16);
   const std::size_t batch = env_number("METAWARP_BENCH_BATCH", 32768);
   const db::Database db = db::load(db_path);
-  const auto r1 = fastq_bases(r1_path);
-  const auto r2 = r2_path ? fastq_bases(r2_path) : std::vector<std::string>();
+  const auto r1 = fastq_sequences(r1_path);
+  const auto r2 = r2_path ? fastq_sequences(r2_path) : std::vector<std::string>();
   std::vector<pipeline::ReadView> reads;
   for (std::size_t i = 0; i < r1.size(); ++i)
     reads.push_back({r1[i], r2.empty() ? std::string_view() : std::string_view(r2[i])});
