@@ -8,6 +8,7 @@
 #include "catch.hpp"
 #include "db/database.hpp"
 #include "pipeline/build/build.hpp"
+#include "../query/query_test_data.hpp"
 #include "temp_files.hpp"
 
 namespace fs = std::filesystem;
@@ -43,11 +44,9 @@ class RecordingExecutor final : public pipeline::BuildExecutor {
 pipeline::BuildOptions two_files(const TempDir& dir) {
   write_text(dir / "b.fa", ">b1\n" + std::string(400, 'C') + "\n>b2\n" + std::string(10, 'G') + "\n");
   write_text(dir / "a.fa", ">a1\n" + std::string(300, 'A') + "\n");
-  pipeline::BuildOptions o;
+  pipeline::BuildOptions o = test::quiet_build_options(3);
   o.references = {(dir / "b.fa").string(), (dir / "a.fa").string()};
   o.allow_no_taxonomy = true;
-  o.quiet = true;
-  o.threads = 3;
   return o;
 }
 

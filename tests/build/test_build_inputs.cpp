@@ -10,6 +10,7 @@
 #include "catch.hpp"
 #include "db/database.hpp"
 #include "pipeline/build/build.hpp"
+#include "../query/query_test_data.hpp"
 #include "temp_files.hpp"
 
 namespace fs = std::filesystem;
@@ -57,10 +58,8 @@ std::string random_bases(std::size_t n, unsigned seed) {
 }
 
 pipeline::BuildOptions options_for(const TempDir& dir) {
-  pipeline::BuildOptions o;
+  pipeline::BuildOptions o = test::quiet_build_options(2);
   o.taxonomy_dir = dir / "taxonomy";
-  o.quiet = true;
-  o.threads = 2;
   return o;
 }
 

@@ -17,6 +17,7 @@
 #include "db/database.hpp"
 #include "pipeline/build/build.hpp"
 #include "pipeline/build/build_inputs.hpp"
+#include "../query/query_test_data.hpp"
 #include "scratch_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -27,17 +28,6 @@ namespace {
 std::vector<char> bytes_of(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-pipeline::BuildOptions test_data_options() {
-  const fs::path data = METAWARP_TEST_DATA_DIR;
-  pipeline::BuildOptions o;
-  o.references = {(data / "genomes").string()};
-  o.taxonomy_dir = data / "taxonomy";
-  o.seqid2taxid_files = {(data / "seqid2taxid.map").string()};
-  o.quiet = true;
-  o.threads = 2;
-  return o;
 }
 
 fs::path write_random_references(const fs::path& dir) {
@@ -88,16 +78,14 @@ using test::error_of;
 
 TEST_CASE("test_data built in partitions and CPU shards is the plain database, byte for byte") {
   test::ScratchDir dir("build_parts_test_data");
-  require_same_files(test_data_options(), dir.path());
+  require_same_files(test::test_build_options(), dir.path());
 }
 
 TEST_CASE("random references built in parts are the plain database, with the cap exercised") {
   test::ScratchDir dir("build_parts_random");
-  pipeline::BuildOptions o;
+  pipeline::BuildOptions o = test::quiet_build_options(3);
   o.references = {write_random_references(dir.path()).string()};
   o.allow_no_taxonomy = true;
-  o.quiet = true;
-  o.threads = 3;
   for (bool remove : {false, true}) {
     o.params.sketch = {8, 30, 6};  // short k-mers: features shared by many windows
     o.params.max_locations_per_feature = 5;
@@ -109,7 +97,7 @@ TEST_CASE("random references built in parts are the plain database, with the cap
 
 TEST_CASE("--partition-size chooses the partitions, and a partition over it says what to change") {
   test::ScratchDir dir("build_parts_limit");
-  pipeline::BuildOptions o = test_data_options();
+  pipeline::BuildOptions o = test::test_build_options();
   const fs::path plain = dir.path() / "plain.mwdb", parts = dir.path() / "parts.mwdb";
   const pipeline::BuildSummary whole = pipeline::run_build(o, plain);
 

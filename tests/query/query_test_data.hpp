@@ -1,6 +1,7 @@
 #pragma once
-// What the query tests share: test_data's folder, its database (built once,
-// in-process, with the build pipeline) and whole-file reads and writes.
+// What the query and build tests share: test_data's folder, its database
+// (built once, in-process, with the build pipeline), the options of a test
+// build, and whole-file reads and writes.
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -14,14 +15,20 @@ namespace metawarp::test {
 
 inline const std::filesystem::path query_data_dir = METAWARP_TEST_DATA_DIR;
 
+// A build that says nothing, on `threads` threads; no inputs yet.
+inline pipeline::BuildOptions quiet_build_options(unsigned threads) {
+  pipeline::BuildOptions o;
+  o.quiet = true;
+  o.threads = threads;
+  return o;
+}
+
 // test_data's genomes, taxonomy and map, the default parameters.
 inline pipeline::BuildOptions test_build_options() {
-  pipeline::BuildOptions o;
+  pipeline::BuildOptions o = quiet_build_options(2);
   o.references = {(query_data_dir / "genomes").string()};
   o.taxonomy_dir = query_data_dir / "taxonomy";
   o.seqid2taxid_files = {(query_data_dir / "seqid2taxid.map").string()};
-  o.threads = 2;
-  o.quiet = true;
   return o;
 }
 
