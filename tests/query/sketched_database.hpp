@@ -1,6 +1,7 @@
 #pragma once
 // Small databases built in a test: random DNA, and genomes sketched window
-// by window into a Database with the classifier's own sketch function.
+// by window into a Database with the classifier's own sketch function, under
+// a tree of two genera written by hand; a fixture built once per test binary.
 #include <cstdint>
 #include <random>
 #include <string>
@@ -38,6 +39,43 @@ inline void sketch_targets(db::Database& db, const std::vector<std::string>& gen
     }
   }
   db.index = db::finalize(std::move(entries), db.params, 1);
+}
+
+// Root 1 > genus 10 "G" > species 100 "G a" (strains 101, 102) and 200
+// "G b"; root 1 > genus 20 "H" > species 300 "H c".
+inline taxonomy::Taxonomy two_genera() {
+  using taxonomy::Rank;
+  return taxonomy::Taxonomy::from_nodes({
+      {1, 1, Rank::none, "root"},
+      {10, 1, Rank::genus, "G"},
+      {20, 1, Rank::genus, "H"},
+      {100, 10, Rank::species, "G a"},
+      {101, 100, Rank::strain, "G a s1"},
+      {102, 100, Rank::strain, "G a s2"},
+      {200, 10, Rank::species, "G b"},
+      {300, 20, Rank::species, "H c"},
+  });
+}
+
+// A test's genomes and the database sketched from them (a fixture's base).
+struct SketchedGenomes {
+  std::vector<std::string> genomes;
+  db::Database db;
+
+  // db: the default parameters, the taxonomy two_genera() and the targets of
+  // sketch_targets(genomes, taxa).
+  void sketch(const std::vector<taxonomy::taxid_t>& taxa) {
+    db.taxonomy = two_genera();
+    sketch_targets(db, genomes, taxa);
+  }
+};
+
+// The test binary's one T (a fixture too slow to build per test case),
+// built on first use.
+template <class T>
+const T& built_once() {
+  static const T t;
+  return t;
 }
 
 }  // namespace metawarp::test

@@ -27,31 +27,17 @@ std::string reverse_complement(std::string s) {
   return s;
 }
 
-struct Fixture {
-  std::vector<std::string> genomes;
-  db::Database db;
-
+struct Fixture : test::SketchedGenomes {
   Fixture() {
     std::mt19937 rng(7);
     genomes.push_back(random_dna(5000, rng));        // 0: strain 101 of species 100
     genomes.push_back(random_dna(5000, rng));        // 1: species 200
     genomes.push_back(genomes[0].substr(0, 3000));   // 2: species 100, shares 0's start
-    const taxonomy::taxid_t taxa[] = {101, 200, 100};
-    db.taxonomy = taxonomy::Taxonomy::from_nodes({
-        {1, 1, Rank::none, "root"},
-        {10, 1, Rank::genus, "G"},
-        {100, 10, Rank::species, "G a"},
-        {101, 100, Rank::strain, "G a s1"},
-        {200, 10, Rank::species, "G b"},
-    });
-    test::sketch_targets(db, genomes, {std::begin(taxa), std::end(taxa)});
+    sketch({101, 200, 100});
   }
 };
 
-const Fixture& fixture() {
-  static const Fixture f;
-  return f;
-}
+const Fixture& fixture() { return test::built_once<Fixture>(); }
 
 }  // namespace
 

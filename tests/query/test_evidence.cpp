@@ -16,7 +16,6 @@ using namespace metawarp;
 using pipeline::Classifier;
 using pipeline::ClassifierOptions;
 using pipeline::ClassifierScratch;
-using taxonomy::Rank;
 
 namespace {
 
@@ -29,10 +28,7 @@ std::string mutate(std::string s, double rate, std::mt19937& rng) {
   return s;
 }
 
-struct Fixture {
-  std::vector<std::string> genomes;
-  db::Database db;
-
+struct Fixture : test::SketchedGenomes {
   Fixture() {
     std::mt19937 rng(15);
     genomes.push_back(random_dna(6000, rng));               // 0: strain 101
@@ -41,25 +37,11 @@ struct Fixture {
     genomes.push_back(mutate(genomes[2], 0.05, rng));       // 3: species 300 (genus 20)
     genomes.push_back(mutate(genomes[1], 0.01, rng));       // 4: species 100 itself
     genomes.push_back(mutate(genomes[0], 0.03, rng));       // 5: unmapped
-    const taxonomy::taxid_t taxa[] = {101, 102, 200, 300, 100, taxonomy::no_taxon};
-    db.taxonomy = taxonomy::Taxonomy::from_nodes({
-        {1, 1, Rank::none, "root"},
-        {10, 1, Rank::genus, "G"},
-        {20, 1, Rank::genus, "H"},
-        {100, 10, Rank::species, "G a"},
-        {101, 100, Rank::strain, "G a s1"},
-        {102, 100, Rank::strain, "G a s2"},
-        {200, 10, Rank::species, "G b"},
-        {300, 20, Rank::species, "H c"},
-    });
-    test::sketch_targets(db, genomes, {std::begin(taxa), std::end(taxa)});
+    sketch({101, 102, 200, 300, 100, taxonomy::no_taxon});
   }
 };
 
-const Fixture& fixture() {
-  static const Fixture f;
-  return f;
-}
+const Fixture& fixture() { return test::built_once<Fixture>(); }
 
 struct Read {
   std::string mate1, mate2;
