@@ -75,6 +75,41 @@ inline std::string random_quality(std::mt19937_64& random, std::size_t length) {
   return quality;
 }
 
+// FASTA truth: "seq0 description\twith tab", ... with 0 to max_length bases
+// of `alphabet` (each record's length drawn before its bases).
+inline std::vector<Truth> random_fasta_truth(std::mt19937_64& random, std::size_t count,
+                                             std::size_t max_length,
+                                             std::string_view alphabet = "ACGT") {
+  std::vector<Truth> records;
+  for (std::size_t i = 0; i < count; ++i) {
+    records.push_back({numbered("seq", i) + " description\twith tab",
+                       random_bases(random, random() % (max_length + 1), alphabet), ""});
+  }
+  return records;
+}
+
+// FASTQ truth: "read0/1 lane=3", ... with 1 to 300 bases (ACGTN) and qualities.
+inline std::vector<Truth> random_fastq_truth(std::mt19937_64& random, std::size_t count) {
+  std::vector<Truth> records;
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t length = 1 + random() % 300;
+    records.push_back({numbered("read", i) + "/1 lane=3", random_bases(random, length, "ACGTN"),
+                       random_quality(random, length)});
+  }
+  return records;
+}
+
+// FASTA truth like a genome assembly: "genome0", ... of `length` bases each,
+// N and soft-masked (lower-case) bases among them.
+inline std::vector<Truth> genome_like(std::mt19937_64& random, std::size_t count,
+                                      std::size_t length) {
+  std::vector<Truth> records;
+  for (std::size_t i = 0; i < count; ++i) {
+    records.push_back({numbered("genome", i), random_bases(random, length, "ACGTNacgt"), ""});
+  }
+  return records;
+}
+
 // FASTA with sequence lines of `width` characters (0: one line per record).
 inline std::string to_fasta(const std::vector<Truth>& records, std::size_t width,
                             const std::string& line_end = "\n") {

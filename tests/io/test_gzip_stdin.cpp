@@ -10,14 +10,6 @@ using namespace metawarp::io::test;
 
 namespace {
 
-std::vector<Truth> genome_like(std::mt19937_64& random, std::size_t count, std::size_t length) {
-  std::vector<Truth> records;
-  for (std::size_t i = 0; i < count; ++i) {
-    records.push_back({numbered("genome", i), random_bases(random, length, "ACGTNacgt"), ""});
-  }
-  return records;
-}
-
 // Reads `path` through stdin ("-"): fd 0 points at the file meanwhile.
 std::vector<SequenceRecord> read_all_from_stdin(const std::string& path) {
   const int saved = ::dup(STDIN_FILENO);

@@ -5,30 +5,6 @@
 using namespace metawarp::io;
 using namespace metawarp::io::test;
 
-namespace {
-
-std::vector<Truth> random_fasta_truth(std::mt19937_64& random, std::size_t count,
-                                      std::size_t max_length, std::string_view alphabet = "ACGT") {
-  std::vector<Truth> records;
-  for (std::size_t i = 0; i < count; ++i) {
-    records.push_back({numbered("seq", i) + " description\twith tab",
-                       random_bases(random, random() % (max_length + 1), alphabet), ""});
-  }
-  return records;
-}
-
-std::vector<Truth> random_fastq_truth(std::mt19937_64& random, std::size_t count) {
-  std::vector<Truth> records;
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::size_t length = 1 + random() % 300;
-    records.push_back({numbered("read", i) + "/1 lane=3", random_bases(random, length, "ACGTN"),
-                       random_quality(random, length)});
-  }
-  return records;
-}
-
-}  // namespace
-
 TEST_CASE("multi-line FASTA of any line width parses to the generated records") {
   TempDir dir;
   std::mt19937_64 random(1);
