@@ -234,8 +234,8 @@ class MpiEngine final : public MpiQueryEngine {
       collector->use_part(*loaded_, *part_);
       gpu_collector_ = collector.get();
       collector_ = std::move(collector);
-    } catch (const std::runtime_error& e) {
-      char host[256] = "?";
+    } catch (const std::exception& e) {  // also a device that does not exist
+      char host[MPI_MAX_PROCESSOR_NAME] = "?";
       int length = 0;
       MPI_Get_processor_name(host, &length);
       throw std::runtime_error("its part (" + std::to_string(part_->features()) + " features, " +
