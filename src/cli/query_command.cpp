@@ -95,8 +95,8 @@ void print_mpi_stats(const pipeline::MpiStats& m, const QueryCommand& cmd) {
                pipeline::mpi_place().ranks, (unsigned long long)m.batches,
                (unsigned long long)m.features, (unsigned long long)m.hits, m.exchange_seconds,
                m.collect_seconds, m.decide_seconds);
-  if (m.gpu)
-    print_gpu_part_stats(m.gpu_stats, pipeline::ShardLayout{{*m.gpu}, cmd.gpu.layout.shards_per_gpu});
+  if (!m.gpu) return;
+  print_gpu_part_stats(m.gpu_stats, {{*m.gpu}, cmd.gpu.layout.shards_per_gpu});
 }
 
 taxonomy::CanonicalRank rank_option(const std::string& option, const std::string& value) {

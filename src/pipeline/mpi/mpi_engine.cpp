@@ -216,17 +216,19 @@ class MpiEngine final : public MpiQueryEngine {
     if (std::size_t(place_.rank) < parts.size()) {
       part_ = parts[std::size_t(place_.rank)];
       loaded_.emplace(db_->load_part(*part_, threads));
-      if (gpus)
+      if (gpus) {
         use_gpu(mpi_rank_layout(*gpus, place_.local_rank));
-      else
+      } else {
         collector_ = make_cpu_hit_collector(1);
-      collector_->use_part(*loaded_, *part_);
+        collector_->use_part(*loaded_, *part_);
+      }
     }
     if (place_.rank == 0) classifier_.emplace(db_->metadata(), options);
   }
 
-  // The part's hits on `layout`'s GPU: its errors (no usable GPU, a part
-  // too large for it) name the GPU and the host, rank 0 adds the rank.
+  // The part uploaded to `layout`'s GPU, its hits collected there: its
+  // errors (no usable GPU, a part too large for it) name the GPU and the
+  // host, rank 0 adds the rank.
   void use_gpu(const ShardLayout& layout) {
     const int device = layout.devices.front();
     try {
