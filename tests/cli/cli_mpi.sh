@@ -48,7 +48,8 @@ if ! "$metawarp" query db.mwdb "$r1" --device gpu -q -o one_gpu.tsv 2>one_gpu.er
   grep -q "built without CUDA" one_gpu.err; then
   expect_error "could not load its part of the database: " \
     mpi 2 "$metawarp" query db.mwdb "$r1" --mpi --device gpu -q -o x.tsv
-  grep -q "built without CUDA" "$work/stderr" || fail "--mpi --device gpu: $(cat "$work/stderr")"
+  grep -q "rank 0 of 2 could not load its part of the database: its part (.* locations, about .* on a GPU) on GPU 0 of host .*built without CUDA" "$work/stderr" ||
+    fail "--mpi --device gpu: $(cat "$work/stderr")"
   [ -e x.tsv ] && fail "x.tsv written by a failed job"
 fi
 rm -f one_gpu.tsv one_gpu.err

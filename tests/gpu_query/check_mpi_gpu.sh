@@ -78,7 +78,7 @@ mpi 2 "$mw" query "$db" "$test_data/reads_R1.fq" --mpi --device gpu --gpus 0,63 
   -o "$work/failed.tsv" 2>"$work/failed.err" || status=$?
 cat "$work/failed.err"
 [ "$status" -eq 1 ]
-grep -q "^metawarp: error: --mpi: rank 1 of 2 could not load its part of the database: its part (.* locations) on GPU 63 of host " "$work/failed.err"
+grep -q "^metawarp: error: --mpi: rank 1 of 2 could not load its part of the database: its part (.* locations, about .* on a GPU) on GPU 63 of host " "$work/failed.err"
 [ "$(grep -c '^metawarp: error: ' "$work/failed.err")" -eq 1 ]
 [ ! -e "$work/failed.tsv" ]
 echo "a rank's GPU that cannot take its part ends the job: one message naming rank and GPU"

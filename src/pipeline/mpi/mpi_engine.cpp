@@ -18,6 +18,7 @@
 
 #include "db/partial_load.hpp"
 #include "metawarp/host/clock.hpp"
+#include "pipeline/progress.hpp"
 #include "pipeline/query/gpu_query.hpp"
 #include "pipeline/query/part_hits.hpp"
 
@@ -240,8 +241,12 @@ class MpiEngine final : public MpiQueryEngine {
       char host[MPI_MAX_PROCESSOR_NAME] = "?";
       int length = 0;
       MPI_Get_processor_name(host, &length);
+      const std::uint64_t bytes =
+          gpu_shard_bytes(part_->features(), part_->locations()) +
+          gpu_per_device_bytes(db_->metadata().targets.size(), layout.shards());
       throw std::runtime_error("its part (" + std::to_string(part_->features()) + " features, " +
-                               std::to_string(part_->locations()) + " locations) on GPU " +
+                               std::to_string(part_->locations()) + " locations, about " +
+                               format_bytes(bytes) + " on a GPU) on GPU " +
                                std::to_string(device) + " of host " + host + ": " + e.what());
     }
     if (place_.rank == 0) stats_.gpu = device;
