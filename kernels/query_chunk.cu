@@ -81,8 +81,9 @@ void matched_bases(const QueryChunkView& chunk, std::uint32_t sketch_size, std::
                    const classify::Candidate* top, const std::uint32_t* top_counts,
                    std::uint32_t* sorted_positions, std::uint32_t* matched, cudaStream_t stream) {
   if (chunk.reads == 0) return;
-  const unsigned block = 128;
-  matched_bases_kernel<<<cuda::blocks_for(chunk.reads, block), block, 0, stream>>>(
+  const unsigned block = 128;  // 4 reads, a warp each
+  matched_bases_kernel<<<cuda::blocks_for(std::uint64_t(chunk.reads) * 32, block), block, 0,
+                         stream>>>(
       chunk, sketch_size, k, index, params, top, top_counts, sorted_positions, matched);
   cuda::check_launch("matched_bases_kernel");
 }

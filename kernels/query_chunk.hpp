@@ -42,7 +42,7 @@ struct QueryChunkView {
   // feature_taxa and the host's evidence of a read.
   std::uint8_t* window_features = nullptr;
   // Null, or windows * sketch size entries: each window feature's read
-  // position (classify::feature_positions; mate 2's after mate 1's bases),
+  // position (sketch::sketch_window_positions; mate 2's after mate 1's bases),
   // for the matched-bases rule (content-defined sampling).
   std::uint32_t* positions = nullptr;
 };

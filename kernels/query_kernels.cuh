@@ -14,7 +14,7 @@
 //  6. unpack_locations: ids back to sketch::Location (target, window);
 //  7. top_candidates: one thread per read runs the shared
 //     classify::top_candidates over its sorted hits;
-//  8. matched_bases (content-defined sampling): one thread per read finds
+//  8. matched_bases (content-defined sampling): one warp per read finds
 //     its features whose list meets the best candidate's window range and
 //     takes the union of their k-mers (classify/matched_bases.hpp).
 #include <cstdint>
@@ -49,16 +49,18 @@ __global__ void lookup_count_kernel(QueryChunkView chunk, sketch::SketchParams p
     if (w < chunk.windows) {
       const std::uint64_t owner = owner_of_window(chunk.sequences, 2 * chunk.reads, w);
       const QuerySequence seq = chunk.sequences[owner];
-      n = sketch::sketch_window(chunk.bases + seq.base_offset, seq.length,
-                                w - seq.window_prefix, params, features);
       if (chunk.positions != nullptr) {
-        std::uint32_t* at = chunk.positions + w * s;
-        classify::feature_positions(chunk.bases + seq.base_offset, seq.length,
-                                    w - seq.window_prefix, params, features, n, at);
+        std::uint32_t positions[sketch::max_sketch_size];
+        n = sketch::sketch_window_positions(chunk.bases + seq.base_offset, seq.length,
+                                            w - seq.window_prefix, params, features, positions);
         // Mate 2 (an odd sequence) after mate 1's bases.
         const std::uint32_t offset =
             owner % 2 == 1 ? std::uint32_t(chunk.sequences[owner - 1].length) : 0;
-        for (std::uint32_t j = 0; j < n; ++j) at[j] += offset;
+        std::uint32_t* at = chunk.positions + w * s;
+        for (std::uint32_t j = 0; j < n; ++j) at[j] = positions[j] + offset;
+      } else {
+        n = sketch::sketch_window(chunk.bases + seq.base_offset, seq.length,
+                                  w - seq.window_prefix, params, features);
       }
     }
     std::uint64_t total = 0;
@@ -254,42 +256,59 @@ __global__ void top_candidates_kernel(QueryChunkView chunk, const sketch::Locati
   hit_counts[r] = n;
 }
 
-// One thread per read: the positions of its features whose list (sorted
-// global window ids) holds an id of the best candidate's range, kept sorted
-// by insertion in the read's part of `sorted` (its windows' slots), then
-// their union (classify::union_length), as Classifier::matched_bases.
+// One warp per read: the positions of its features whose list (sorted
+// global window ids) holds an id of the best candidate's range, then their
+// union (classify::union_length), as Classifier::matched_bases. The lanes
+// take consecutive slots (coalesced loads of ranges and positions, the
+// lists' searches side by side) and append the matches, in slot order, to
+// the read's part of `sorted` (its windows' slots); one lane sorts those few
+// and takes the union.
 __global__ void matched_bases_kernel(QueryChunkView chunk, std::uint32_t sketch_size,
                                      std::uint32_t k, DeviceIndexView index, CandidateParams p,
                                      const classify::Candidate* top,
                                      const std::uint32_t* top_counts, std::uint32_t* sorted,
                                      std::uint32_t* matched) {
-  const std::uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r >= chunk.reads) return;
+  const cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cg::this_thread_block());
+  const std::uint64_t r = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if (r >= chunk.reads) return;  // the same for the whole warp
+  const unsigned lane = warp.thread_rank();
   if (top_counts[r] == 0) {
-    matched[r] = 0;
+    if (lane == 0) matched[r] = 0;
     return;
   }
-  const classify::Candidate best = top[std::uint64_t(r) * p.max_candidates];
+  const classify::Candidate best = top[r * p.max_candidates];
   const std::uint32_t base = index.window_base[best.target];
   const std::uint32_t lo = base + best.first_window, hi = base + best.last_window;
-  const std::uint64_t first = chunk.sequences[2 * std::uint64_t(r)].window_prefix * sketch_size;
-  const std::uint64_t end = chunk.sequences[2 * std::uint64_t(r) + 2].window_prefix * sketch_size;
+  const std::uint64_t first = chunk.sequences[2 * r].window_prefix * sketch_size;
+  const std::uint64_t end = chunk.sequences[2 * r + 2].window_prefix * sketch_size;
   std::uint32_t* out = sorted + first;
   std::uint32_t n = 0;
-  for (std::uint64_t slot = first; slot < end; ++slot) {
-    const ListRange range = chunk.ranges[slot];
-    if (range.count == 0) continue;
-    const std::uint32_t* list = index.shards[range.shard].locations + range.begin;
-    std::uint32_t a = 0, b = range.count;  // the first id >= lo
-    while (a < b) {
-      const std::uint32_t mid = (a + b) / 2;
-      if (list[mid] < lo) a = mid + 1; else b = mid;
+  for (std::uint64_t from = first; from < end; from += 32) {
+    const std::uint64_t slot = from + lane;
+    bool meets = false;
+    if (slot < end) {
+      const ListRange range = chunk.ranges[slot];
+      if (range.count != 0) {
+        const std::uint32_t* list = index.shards[range.shard].locations + range.begin;
+        std::uint32_t a = 0, b = range.count;  // the first id >= lo
+        while (a < b) {
+          const std::uint32_t mid = (a + b) / 2;
+          if (list[mid] < lo) a = mid + 1; else b = mid;
+        }
+        meets = a < range.count && list[a] <= hi;
+      }
     }
-    if (a == range.count || list[a] > hi) continue;
-    const std::uint32_t position = chunk.positions[slot];
-    std::uint32_t i = n++;
-    for (; i > 0 && out[i - 1] > position; --i) out[i] = out[i - 1];
-    out[i] = position;
+    const unsigned votes = warp.ballot(meets);
+    if (meets) out[n + __popc(votes & ((1u << lane) - 1))] = chunk.positions[slot];
+    n += __popc(votes);
+  }
+  warp.sync();  // the other lanes' appends are visible to lane 0
+  if (lane != 0) return;
+  for (std::uint32_t i = 1; i < n; ++i) {  // insertion sort: a read's few matches
+    const std::uint32_t position = out[i];
+    std::uint32_t j = i;
+    for (; j > 0 && out[j - 1] > position; --j) out[j] = out[j - 1];
+    out[j] = position;
   }
   const std::uint64_t covered = classify::union_length(out, n, k);
   matched[r] = covered > 0xffffffffull ? 0xffffffffu : std::uint32_t(covered);

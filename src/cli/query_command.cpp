@@ -84,6 +84,21 @@ void print_gpu_part_stats(const pipeline::GpuPartStats& g, const pipeline::Shard
                g.download_seconds);
 }
 
+// --verbose with --mpi: rank 0's exchange with the other ranks, next to its
+// own part's hit collection and the decisions (docs/scale-out.md).
+void print_mpi_stats(const pipeline::MpiStats& m, const QueryCommand& cmd) {
+  std::fprintf(stderr,
+               "query: MPI over %d ranks: %llu batches, %llu features broadcast, %llu hits "
+               "gathered; in MPI calls (broadcast + gather, waiting for the slowest rank "
+               "included) %.2f s, rank 0's hit collection %.2f s, decisions %.2f s (summed over "
+               "threads)\n",
+               pipeline::mpi_place().ranks, (unsigned long long)m.batches,
+               (unsigned long long)m.features, (unsigned long long)m.hits, m.exchange_seconds,
+               m.collect_seconds, m.decide_seconds);
+  if (!m.gpu) return;
+  print_gpu_part_stats(m.gpu_stats, {{*m.gpu}, cmd.gpu.layout.shards_per_gpu});
+}
+
 taxonomy::CanonicalRank rank_option(const std::string& option, const std::string& value) {
   const auto rank = taxonomy::parse_canonical_rank(value);
   if (!rank)
@@ -276,6 +291,13 @@ Workload query_workload(const QueryCommand& cmd) {
   return Workload{pipeline::estimate_input_bytes(files), cmd.options.threads, {}};
 }
 
+// Whether the query runs on the GPU (use_gpu: --device, and for auto its
+// workload).
+bool query_on_gpu(const QueryCommand& cmd, bool quiet, bool verbose) {
+  return use_gpu(cmd.device, "query", quiet, verbose,
+                 cmd.device == "auto" ? query_workload(cmd) : Workload{}, query_rates);
+}
+
 // --verbose with parts: what the streamed engine did.
 void print_partition_stats(const LoadedForQuery& loaded, const QueryCommand& cmd) {
   const pipeline::PartitionStats stats = loaded.streamed_engine->stats();
@@ -356,10 +378,14 @@ namespace {
 // A rank other than 0 of `metawarp query --mpi`: its part, loaded and
 // agreed on, then rank 0's batches until rank 0 is done. A load that failed
 // anywhere is rank 0's to report: this rank ends with status 1, silently.
+// --device auto is decided on each rank as on rank 0 (silently: rank 0 says
+// it); a rank whose host has no usable GPU then collects on its CPU, the same
+// hits.
 void serve_mpi_rank(const QueryCommand& cmd) {
+  const bool gpu = query_on_gpu(cmd, true, false);
   try {
     pipeline::make_mpi_engine(cmd.database, pipeline::engine_options(cmd.options),
-                              cmd.options.threads)
+                              cmd.options.threads, gpu ? &cmd.gpu.layout : nullptr)
         ->serve();
   } catch (const pipeline::MpiFailedElsewhere&) {
     throw ExitStatus{1};
@@ -375,16 +401,16 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
   check_before_work(cmd);
   pipeline::OutputFile summary_file(cmd.summary_json);
   auto& opt = cmd.options;
-  const bool gpu = !cmd.mpi && use_gpu(cmd.device, "query", cmd.quiet, cmd.verbose,
-                                       cmd.device == "auto" ? query_workload(cmd) : Workload{},
-                                       query_rates);
+  const bool gpu = query_on_gpu(cmd, cmd.quiet, cmd.verbose);
   // A database read in parts (--partitions, --max-memory) goes to the
   // streamed engine; its batch size stays the CPU's on the GPU too: the GPU
   // collector looks up a whole super-batch at once, and the batches are what
   // the threads parse and decide in parallel (65536-pair batches left half
   // of 16 cores idle).
   const bool parts = cmd.partitions.enabled();
-  if (gpu && !parts && !cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;
+  // --mpi keeps the CPU's batches on GPUs too: a batch's hits from every rank
+  // must fit MPI's int counts (MpiEngine::exchange).
+  if (gpu && !parts && !cmd.mpi && !cmd.batch_size_given) opt.batch_size = default_gpu_batch_size;
   // The lanes' pinned bases: the bases of a batch of the (first) sample,
   // where its records tell before reading (plain FASTQ). A FASTQ record's
   // text is a little over twice its bases, so the bytes of mates 1's block
@@ -408,10 +434,11 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
   pipeline::ProgressStep loading(
       cmd.quiet, parts ? "query: checking database " + cmd.database + " to read it in parts"
                        : "query: loading database " + cmd.database +
-                             (gpu      ? " onto " + pipeline::describe(cmd.gpu.layout)
-                              : cmd.mpi ? " over " + std::to_string(pipeline::mpi_place().ranks) +
-                                              " MPI ranks, a part each"
-                                        : std::string()));
+                             (cmd.mpi ? " over " + std::to_string(pipeline::mpi_place().ranks) +
+                                            " MPI ranks, a part each" +
+                                            (gpu ? " on a GPU of its host" : "")
+                              : gpu   ? " onto " + pipeline::describe(cmd.gpu.layout)
+                                      : std::string()));
   HeldDatabase held;
   double load_seconds = 0;
   auto load = [&] {
@@ -486,6 +513,8 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
     print_partition_stats(*held.loaded, cmd);
   if (held.loaded && held.loaded->gpu_engine && cmd.verbose)
     print_gpu_stats(held.loaded->gpu_engine->stats());
+  if (held.loaded && held.loaded->mpi_engine && cmd.verbose)
+    print_mpi_stats(held.loaded->mpi_engine->stats(), cmd);
   finish_summary(summary_file, cmd, *held.loaded, gpu, std::move(results));
 }
 
@@ -611,8 +640,8 @@ void add_query_command(CLI::App& app, const CommandContext& context) {
   add_partition_options(*sub, *cmd);
   std::string mpi_help =
       "Run over the ranks of an MPI job (mpirun -np N metawarp query ... --mpi), the database "
-      "cut into a part per rank; rank 0 reads the reads and writes the outputs (CPU; "
-      "docs/scale-out.md)";
+      "cut into a part per rank, on its CPU or (--device gpu) on a GPU of its host; rank 0 reads "
+      "the reads and writes the outputs (docs/scale-out.md)";
   if (!pipeline::mpi_compiled_in()) mpi_help += "; this metawarp was built without MPI";
   sub->add_flag("--mpi", cmd->mpi, mpi_help)
       ->excludes("--partitions")
@@ -647,9 +676,8 @@ void add_query_command(CLI::App& app, const CommandContext& context) {
     read_device_options(*sub, *cmd);
     cmd->output_given = sub->count("--output") > 0;
     warn_output_is_metawarps(*sub, *cmd);
-    if (cmd->mpi && (cmd->device == "gpu" || !cmd->server.empty()))
-      throw std::invalid_argument("--mpi runs on the CPU of each rank, in the processes mpirun "
-                                  "starts: not with --device gpu or --server");
+    if (cmd->mpi && !cmd->server.empty())
+      throw std::invalid_argument("--mpi runs in the processes mpirun starts: not with --server");
     if (!cmd->server.empty()) {
       if (context.request) throw std::invalid_argument("a server does not pass a query on");
       throw ExitStatus{run_on_server(cmd->server, context.arguments)};

@@ -40,7 +40,8 @@ LoadedForQuery load_for_query(const DatabaseLoad& load) {
   if (load.partitions.enabled()) return load_in_parts(load);
   if (load.mpi) {
     LoadedForQuery loaded;
-    loaded.mpi_engine = pipeline::make_mpi_engine(load.path, load.classifier, load.threads);
+    loaded.mpi_engine = pipeline::make_mpi_engine(load.path, load.classifier, load.threads,
+                                                  load.gpu ? &load.gpu_options.layout : nullptr);
     return loaded;
   }
   return pipeline::naming_out_of_memory(

@@ -46,6 +46,11 @@ std::vector<int> parse_gpu_list(const std::string& text) {
   return devices;
 }
 
+ShardLayout mpi_rank_layout(const ShardLayout& layout, int local_rank) {
+  const std::size_t n = layout.devices.size();
+  return {{layout.devices[std::size_t(local_rank) % n]}, layout.shards_per_gpu};
+}
+
 std::vector<std::uint64_t> balanced_cuts(std::span<const std::uint64_t> offsets,
                                          std::uint64_t parts) {
   const std::uint64_t features = offsets.size() - 1;

@@ -31,6 +31,11 @@ struct ShardLayout {
 // checked where they are opened (pipeline/gpu/selected_gpu.hpp).
 std::vector<int> parse_gpu_list(const std::string& text);
 
+// An MPI rank's GPU (query --mpi --device gpu): the ranks of one host share
+// `layout`'s list, the rank of local rank `local_rank` taking devices[local_rank
+// mod their number], with the layout's shards per GPU.
+ShardLayout mpi_rank_layout(const ShardLayout& layout, int local_rank);
+
 // Where to cut a feature index into `parts` contiguous shards of about equal
 // weight (locations + features): shard s is features [cut[s], cut[s+1]) of
 // the sorted arrays (`offsets`: features + 1 list offsets). A feature's list

@@ -7,6 +7,7 @@
 #include "catch.hpp"
 #include "metawarp/classify/assign.hpp"
 #include "metawarp/classify/matched_bases.hpp"
+#include "metawarp/sketch/host.hpp"
 #include "metawarp/sketch/sampling.hpp"
 
 using namespace metawarp;
@@ -76,31 +77,49 @@ TEST_CASE("min_matched_bases: exact, against the definition") {
   CHECK(min_matched_bases(150, 0, chance_calls_one_in) == 0);  // off
 }
 
-TEST_CASE("feature_positions: each feature at the k-mer that gave it") {
-  const sketch::SketchParams p = sketch::default_sketch_params(sketch::Sampling::minimizer, 16);
+TEST_CASE("sketch_window_positions: the same sketch, each feature at the k-mer that gave it") {
   std::string seq;
   std::uint32_t state = 12345;
-  for (int i = 0; i < 400; ++i) {
+  for (int i = 0; i < 1200; ++i) {
     state = state * 1103515245u + 12345u;
-    seq += "ACGT"[(state >> 16) & 3];
+    // A repeat of the first 200 bases, so that features recur in a window.
+    seq += i >= 600 && i < 800 ? seq[i - 600] : "ACGT"[(state >> 16) & 3];
   }
-  for (std::uint64_t w = 0; w < sketch::window_count(seq.size(), p); ++w) {
-    sketch::feature_t out[sketch::max_sketch_size];
-    std::uint32_t at[sketch::max_sketch_size];
-    const std::uint32_t n = sketch::sketch_window(seq.data(), seq.size(), w, p, out);
-    REQUIRE(n > 0);
-    feature_positions(seq.data(), seq.size(), w, p, out, n, at);
-    for (std::uint32_t j = 0; j < n; ++j) {
-      CAPTURE(w, j);
-      REQUIRE(at[j] >= w * p.stride());
-      REQUIRE(at[j] < (w + 1) * p.stride());
-      // The k-mer there has this feature.
-      sketch::CanonicalRoller roller(p.k);
-      sketch::kmer_t canonical = 0;
-      for (std::uint32_t i = at[j]; i < at[j] + p.k; ++i)
-        roller.push(sketch::encode_base(seq[i]), canonical);
-      CHECK(sketch::sampled_feature(canonical) == out[j]);
+  seq[450] = 'N';
+  for (const sketch::SketchParams p :
+       {sketch::default_sketch_params(sketch::Sampling::minimizer, 16),
+        sketch::default_sketch_params(sketch::Sampling::scaled, 4)}) {
+    CAPTURE(sketch::sampling_name(p));
+    std::uint64_t checked = 0;
+    for (std::uint64_t w = 0; w < sketch::window_count(seq.size(), p); ++w) {
+      sketch::feature_t plain[sketch::max_sketch_size], out[sketch::max_sketch_size];
+      sketch::feature_t host[sketch::max_sketch_size];
+      std::uint32_t at[sketch::max_sketch_size], host_at[sketch::max_sketch_size];
+      const std::uint32_t n = sketch::sketch_window(seq.data(), seq.size(), w, p, plain);
+      REQUIRE(sketch::sketch_window_positions(seq.data(), seq.size(), w, p, out, at) == n);
+      REQUIRE(sketch::host_sketch_window_positions(seq.data(), seq.size(), w, p, host,
+                                                   host_at) == n);
+      for (std::uint32_t j = 0; j < n; ++j) {
+        CAPTURE(w, j);
+        REQUIRE(out[j] == plain[j]);
+        REQUIRE(host[j] == plain[j]);
+        REQUIRE(host_at[j] == at[j]);
+        REQUIRE(at[j] >= w * p.stride());
+        REQUIRE(at[j] < (w + 1) * p.stride());
+        // The k-mer there has this feature.
+        const auto feature_at = [&](std::uint64_t from) {
+          sketch::CanonicalRoller roller(p.k);
+          sketch::kmer_t canonical = 0;
+          bool valid = false;
+          for (std::uint64_t i = from; i < from + p.k; ++i)
+            valid = roller.push(sketch::encode_base(seq[i]), canonical);
+          return valid ? sketch::sampled_feature(canonical) : ~sketch::feature_t(0);
+        };
+        CHECK(feature_at(at[j]) == out[j]);
+        ++checked;
+      }
     }
+    CHECK(checked > 20);
   }
 }
 

@@ -38,9 +38,21 @@ r1=$data/reads_R1.fq
 r2=$data/reads_R2.fq
 
 # What --mpi does not run with: refused before MPI starts.
-expect_error "--mpi runs on the CPU" "$metawarp" query db.mwdb "$r1" --mpi --device gpu -o x.tsv
+expect_error "--mpi runs in the processes mpirun starts: not with --server" \
+  "$metawarp" query db.mwdb "$r1" --mpi --server x.sock -o x.tsv
 expect_error "excludes --mpi" "$metawarp" query db.mwdb "$r1" --mpi --partitions 2 -o x.tsv
 [ -e x.tsv ] && fail "x.tsv written by a refused query"
+# --device gpu puts each rank's part on a GPU (tests/gpu_query/check_mpi_gpu.sh);
+# a metawarp built without CUDA says so, as one process does, and every rank ends.
+if ! "$metawarp" query db.mwdb "$r1" --device gpu -q -o one_gpu.tsv 2>one_gpu.err &&
+  grep -q "built without CUDA" one_gpu.err; then
+  expect_error "could not load its part of the database: " \
+    mpi 2 "$metawarp" query db.mwdb "$r1" --mpi --device gpu -q -o x.tsv
+  grep -q "rank 0 of 2 could not load its part of the database: its part (.* locations, about .* on a GPU) on GPU 0 of host .*built without CUDA" "$work/stderr" ||
+    fail "--mpi --device gpu: $(cat "$work/stderr")"
+  [ -e x.tsv ] && fail "x.tsv written by a failed job"
+fi
+rm -f one_gpu.tsv one_gpu.err
 
 # shellcheck disable=SC2046
 expect_success "$metawarp" query db.mwdb "$r1" "$r2" -q --top-hits -t 2 $(query_outputs whole)
@@ -52,6 +64,14 @@ for ranks in 2 3; do
   same_query_outputs whole "ranks$ranks"
 done
 pass "2 and 3 ranks: outputs byte-identical to one process on the whole database"
+
+# -v: rank 0 accounts for the exchange apart from its hit collection and the
+# decisions (docs/scale-out.md measures it).
+mpi 2 "$metawarp" query db.mwdb "$r1" --mpi -v -o verbose.tsv 2>verbose.err ||
+  fail "--mpi -v: $(cat verbose.err)"
+grep -q "^query: MPI over 2 ranks: [1-9][0-9]* batches, .* in MPI calls (broadcast + gather.*) [0-9.]* s, rank 0's hit collection [0-9.]* s, decisions [0-9.]* s" verbose.err ||
+  fail "--mpi -v does not time the exchange: $(cat verbose.err)"
+pass "--mpi -v: the seconds in MPI calls, the hit collection and the decisions"
 
 # Samples: one query per sample on the same ranks.
 mkdir one many

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "catch.hpp"
+#include "db/reference_bases.hpp"
+#include "metawarp/classify/matched_bases.hpp"
 #include "metawarp/sketch/sketch.hpp"
 #include "pipeline/build/build.hpp"
 #include "pipeline/query/classifier.hpp"
@@ -248,4 +250,19 @@ TEST_CASE("classifier: each feature's read position, mate 2's after mate 1's bas
   CHECK(r.match.matched <= 270);
   CHECK(r.match.needed > 0);
   CHECK(r.assignment.taxid == 100);
+}
+
+TEST_CASE("classifier: the needed matched bases, from the table of short reads and beyond it") {
+  std::mt19937 rng(27);
+  db::Database db = minimizer_species_database();
+  test::sketch_targets(db, {test::random_dna(3000, rng)}, {100});
+  const std::uint64_t g = db::reference_bases(db.targets);
+  REQUIRE(g == 3000);
+  const Classifier classifier(db, {});
+  for (const std::uint64_t bases : {0u, 1u, 150u, 300u, 1023u, 1024u, 5000u})
+    CHECK(classifier.needed_bases(bases) ==
+          classify::min_matched_bases(std::uint32_t(bases), g, classify::chance_calls_one_in));
+  ClassifierOptions fixed;
+  fixed.match_min = 40;
+  CHECK(Classifier(db, fixed).needed_bases(150) == 40);
 }

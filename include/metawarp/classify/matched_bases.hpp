@@ -12,6 +12,8 @@
 // number of bases a chance match reaches with probability <= rate per read:
 // (L - m + 1) * 2G * 4^-m <= rate, L the read's bases (both mates), G the
 // database's reference bases (each strand: 2G places to match by chance).
+// A feature's position is the start of the k-mer at which its window's sketch
+// kept it (sketch_window_positions, in the pass that samples the read).
 #include <cstdint>
 
 #include "metawarp/config.hpp"
@@ -60,38 +62,6 @@ METAWARP_HD_INLINE std::uint32_t min_matched_bases(std::uint32_t read_bases,
     if (chance <= (u128(1) << (2 * m - 1))) return m;
   }
   return read_bases == 0xffffffffu ? read_bases : read_bases + 1;
-}
-
-// The read position of each feature of a window's sketch (the first k-mer
-// start of the window whose feature it is): positions[j] for sketch[j],
-// j < n, the sketch as sketch_window wrote it (ascending, distinct). Every
-// feature comes from a k-mer starting in the window, so each is found.
-// Content-defined sampling only (the feature is sampled_feature of the
-// k-mer); for minhash windows the positions are left as they are.
-METAWARP_HD inline void feature_positions(const char* seq, std::uint64_t length,
-                                          std::uint64_t window_index,
-                                          const sketch::SketchParams& p,
-                                          const sketch::feature_t* sketch, std::uint32_t n,
-                                          std::uint32_t* positions) {
-  if (p.sampling == sketch::Sampling::window || n == 0 || length < p.k) return;
-  const std::uint64_t kmer_starts = length - p.k + 1;
-  const std::uint64_t first = window_index * p.stride();
-  if (first >= kmer_starts) return;
-  const std::uint64_t end = first + p.stride() < kmer_starts ? first + p.stride() : kmer_starts;
-  for (std::uint32_t j = 0; j < n; ++j) positions[j] = 0xffffffffu;
-  sketch::CanonicalRoller roller(p.k);
-  for (std::uint64_t i = first; i < end - 1 + p.k; ++i) {
-    sketch::kmer_t canonical = 0;
-    if (!roller.push(sketch::encode_base(seq[i]), canonical)) continue;
-    const sketch::feature_t f = sketch::sampled_feature(canonical);
-    std::uint32_t lo = 0, hi = n;  // binary search in the ascending sketch
-    while (lo < hi) {
-      const std::uint32_t mid = (lo + hi) / 2;
-      if (sketch[mid] < f) lo = mid + 1; else hi = mid;
-    }
-    if (lo < n && sketch[lo] == f && positions[lo] == 0xffffffffu)
-      positions[lo] = std::uint32_t(i + 1 - p.k);
-  }
 }
 
 // Whether a feature's location list (sorted by (target, window)) holds a

@@ -49,7 +49,8 @@ struct TableEncoder {
   std::uint8_t operator()(char c) const { return host_detail::base_table.code[std::uint8_t(c)]; }
 };
 struct FastInsert {
-  std::uint32_t operator()(feature_t h, feature_t* out, std::uint32_t n, std::uint32_t s) const {
+  std::uint32_t operator()(feature_t h, std::uint64_t, feature_t* out, std::uint32_t n,
+                           std::uint32_t s) const {
     if (n == s && h >= out[n - 1]) return n;  // the common case, decided without a call
     if (n == host_detail::full_sketch && s == host_detail::full_sketch) {
       host_detail::insert_into_full(h, out);
@@ -63,6 +64,14 @@ inline std::uint32_t host_sketch_window(const char* seq, std::uint64_t length,
                                         std::uint64_t window_index, const SketchParams& p,
                                         feature_t* out) {
   return sketch_window_with(seq, length, window_index, p, out, TableEncoder{}, FastInsert{});
+}
+// sketch_window_positions's result, on a CPU.
+inline std::uint32_t host_sketch_window_positions(const char* seq, std::uint64_t length,
+                                                  std::uint64_t window_index,
+                                                  const SketchParams& p, feature_t* out,
+                                                  std::uint32_t* positions) {
+  return sketch_window_with(seq, length, window_index, p, out, TableEncoder{},
+                            PositionedInsert{positions});
 }
 
 // The names of the samplings, as `build --sampling` takes them and `info`

@@ -126,16 +126,26 @@ inline bool valid(const SketchParams& p, std::string* why = nullptr) {
 }
 
 // Inserts h into the ascending, distinct array out[0..n) of capacity s,
-// keeping only the s smallest values. Returns the new count.
+// keeping only the s smallest values. Returns the new count. With
+// `positions` (parallel to out), h's k-mer start `position` goes to the same
+// place, and moves with it: a value that falls off never comes back (later
+// values that enter are smaller than it), so each kept feature keeps the
+// position of its first insertion.
 METAWARP_HD_INLINE std::uint32_t insert_smallest_distinct(feature_t h, feature_t* out,
-                                                          std::uint32_t n, std::uint32_t s) {
+                                                          std::uint32_t n, std::uint32_t s,
+                                                          std::uint32_t* positions = nullptr,
+                                                          std::uint32_t position = 0) {
   if (n == s && h >= out[n - 1]) return n;  // not among the s smallest (or a duplicate of the max)
   std::uint32_t pos = n;
   while (pos > 0 && out[pos - 1] > h) --pos;
   if (pos > 0 && out[pos - 1] == h) return n;  // already present
   const std::uint32_t last = n < s ? n : s - 1;  // the old maximum falls off when full
-  for (std::uint32_t i = last; i > pos; --i) out[i] = out[i - 1];
+  for (std::uint32_t i = last; i > pos; --i) {
+    out[i] = out[i - 1];
+    if (positions != nullptr) positions[i] = positions[i - 1];
+  }
   out[pos] = h;
+  if (positions != nullptr) positions[pos] = position;
   return n < s ? n + 1 : n;
 }
 
@@ -144,10 +154,23 @@ METAWARP_HD_INLINE std::uint32_t insert_smallest_distinct(feature_t h, feature_t
 struct SwitchEncoder {
   METAWARP_HD std::uint8_t operator()(char c) const { return encode_base(c); }
 };
+// An insert policy is called as insert(h, position, out, n, s): `position`
+// is the start of the k-mer that gave h, for policies that record it.
 struct SortedInsert {
-  METAWARP_HD std::uint32_t operator()(feature_t h, feature_t* out, std::uint32_t n,
-                                       std::uint32_t s) const {
+  METAWARP_HD std::uint32_t operator()(feature_t h, std::uint64_t, feature_t* out,
+                                       std::uint32_t n, std::uint32_t s) const {
     return insert_smallest_distinct(h, out, n, s);
+  }
+};
+// insert_smallest_distinct that also records each kept feature's k-mer start
+// in positions[] (parallel to the sketch): the read positions the
+// matched-bases rule (classify/matched_bases.hpp) counts, found in the same
+// pass that samples the k-mers.
+struct PositionedInsert {
+  std::uint32_t* positions;
+  METAWARP_HD std::uint32_t operator()(feature_t h, std::uint64_t position, feature_t* out,
+                                       std::uint32_t n, std::uint32_t s) const {
+    return insert_smallest_distinct(h, out, n, s, positions, std::uint32_t(position));
   }
 };
 
@@ -226,7 +249,7 @@ METAWARP_HD inline std::uint32_t sketch_minimizers(const SequenceView& seq,
     for (std::uint32_t j = 0; j < queue.size() && queue.order(j) == m; ++j) {
       const std::uint64_t at = queue.position(j);
       if (at < kept_until || at < first || at >= end) continue;
-      n = insert(queue.feature(j), out, n, p.sketch_size);
+      n = insert(queue.feature(j), at, out, n, p.sketch_size);
       kept_until = at + 1;
     }
   }
@@ -270,7 +293,8 @@ METAWARP_HD inline std::uint32_t sketch_window_with(const SequenceView& seq,
     kmer_t canonical = 0;
     if (!roller.push(encode(seq[i]), canonical)) continue;
     const feature_t h = hash_kmer(canonical);
-    if (h < limit) n = insert(minhash ? h : sampled_feature(canonical), out, n, p.sketch_size);
+    if (h < limit)
+      n = insert(minhash ? h : sampled_feature(canonical), i + 1 - k, out, n, p.sketch_size);
   }
   return n;
 }
@@ -297,6 +321,15 @@ METAWARP_HD inline std::uint32_t sketch_window(const char* seq, std::uint64_t le
                                                std::uint64_t window_index,
                                                const SketchParams& p, feature_t* out) {
   return sketch_window(SequenceView{seq, 0, length}, window_index, p, out);
+}
+// sketch_window that also writes each feature's k-mer start (the first at
+// which the window kept it) to positions[j] for out[j].
+METAWARP_HD inline std::uint32_t sketch_window_positions(const char* seq, std::uint64_t length,
+                                                         std::uint64_t window_index,
+                                                         const SketchParams& p, feature_t* out,
+                                                         std::uint32_t* positions) {
+  return sketch_window_with(SequenceView{seq, 0, length}, window_index, p, out, SwitchEncoder{},
+                            PositionedInsert{positions});
 }
 
 // Sketches windows [first_window, first_window + count) of one sequence into

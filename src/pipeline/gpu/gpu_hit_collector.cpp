@@ -55,7 +55,8 @@ class GpuCollector final : public GpuHitCollector {
       index_.emplace(gpu::upload_index(part, window_base_, layout_));
     } catch (const std::runtime_error& e) {
       throw std::runtime_error(std::string("a part of the database: ") + e.what() +
-                               ", or smaller parts (more --partitions, a lower --max-memory)");
+                               ", or smaller parts (more --partitions, a lower --max-memory; "
+                               "with --mpi, more ranks)");
     }
     devices_.front().select();
     range_ = where.range;

@@ -1,7 +1,8 @@
 // The MPI engine (pipeline/query/mpi_engine.hpp): the simplest correct
 // exchange first. Rank 0 holds one lock over every MPI call, so its worker
 // threads take turns (MPI_THREAD_SERIALIZED): a turn broadcasts one batch's
-// features, every rank collects its part's hits, and rank 0 gathers them.
+// features, every rank collects its part's hits (on the CPU, or on its GPU),
+// and rank 0 gathers them.
 #include "pipeline/query/mpi_engine.hpp"
 
 #include <mpi.h>
@@ -16,6 +17,9 @@
 #include <vector>
 
 #include "db/partial_load.hpp"
+#include "metawarp/host/clock.hpp"
+#include "pipeline/progress.hpp"
+#include "pipeline/query/gpu_query.hpp"
 #include "pipeline/query/part_hits.hpp"
 
 namespace metawarp::pipeline {
@@ -37,6 +41,11 @@ class MpiSession {
       throw std::runtime_error("--mpi: the MPI library does not allow calls from several threads");
     MPI_Comm_rank(MPI_COMM_WORLD, &place_.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &place_.ranks);
+    // The ranks sharing this host's memory (and GPUs).
+    MPI_Comm host;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, place_.rank, MPI_INFO_NULL, &host);
+    MPI_Comm_rank(host, &place_.local_rank);
+    MPI_Comm_free(&host);
   }
   ~MpiSession() {
     if (agreed_) MPI_Finalize();
@@ -79,11 +88,12 @@ class MpiClassifier final : public BatchClassifier {
 
 class MpiEngine final : public MpiQueryEngine {
  public:
-  MpiEngine(const std::string& path, const ClassifierOptions& options, unsigned threads)
-      : place_(mpi_place()), collector_(make_cpu_hit_collector(1)) {
+  MpiEngine(const std::string& path, const ClassifierOptions& options, unsigned threads,
+            const ShardLayout* gpus)
+      : place_(mpi_place()) {
     std::string error;
     try {
-      load(path, options, threads);
+      load(path, options, threads, gpus);
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -101,6 +111,21 @@ class MpiEngine final : public MpiQueryEngine {
 
   std::unique_ptr<BatchClassifier> make_classifier() const override {
     return std::make_unique<MpiClassifier>(*this, *classifier_);
+  }
+
+  MpiStats stats() const override {
+    std::scoped_lock lock(mutex_, decided_mutex_);
+    MpiStats s = stats_;
+    s.decide_seconds = decide_seconds_;
+    if (gpu_collector_) s.gpu_stats = gpu_collector_->stats();
+    return s;
+  }
+
+  // Rank 0's workers: the time one took to decide a batch's reads (not under
+  // mutex_: a worker decides while another exchanges).
+  void decided(double seconds) const {
+    std::lock_guard lock(decided_mutex_);
+    decide_seconds_ += seconds;
   }
 
   void serve() override {
@@ -132,10 +157,13 @@ class MpiEngine final : public MpiQueryEngine {
                                " reads has more features or hits than one MPI message holds: "
                                "lower --batch-size");
     std::lock_guard lock(mutex_);
+    host::Stopwatch clock;
     MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     MPI_Bcast(const_cast<sketch::feature_t*>(batch.features.data()), as_count(n), MPI_UINT32_T,
               0, MPI_COMM_WORLD);
+    stats_.exchange_seconds += clock.lap();
     collect(batch, own_);
+    stats_.collect_seconds += clock.lap();
     // Each rank's list sizes (one per feature) and its lists, in feature order.
     std::vector<std::uint64_t> counts(place_.ranks);
     std::uint64_t count = own_.locations.size();
@@ -156,6 +184,10 @@ class MpiEngine final : public MpiQueryEngine {
     MPI_Gatherv(own_.locations.data(), location_counts[0], MPI_UINT64_T, hits.locations.data(),
                 location_counts.data(), location_displs.data(), MPI_UINT64_T, 0,
                 MPI_COMM_WORLD);
+    stats_.exchange_seconds += clock.lap();
+    stats_.batches += 1;
+    stats_.features += n;
+    stats_.hits += total;
     // Each feature's whole list lies in the part that holds it: rank r's
     // lists follow one another in feature order from its displacement.
     hits.list_start.assign(n, 0);
@@ -173,7 +205,8 @@ class MpiEngine final : public MpiQueryEngine {
   }
 
  private:
-  void load(const std::string& path, const ClassifierOptions& options, unsigned threads) {
+  void load(const std::string& path, const ClassifierOptions& options, unsigned threads,
+            const ShardLayout* gpus) {
     const char* fail = std::getenv("METAWARP_TEST_MPI_FAIL_RANK");  // a test hook
     if (fail && std::to_string(place_.rank) == fail)
       throw std::runtime_error("database '" + path +
@@ -184,9 +217,39 @@ class MpiEngine final : public MpiQueryEngine {
     if (std::size_t(place_.rank) < parts.size()) {
       part_ = parts[std::size_t(place_.rank)];
       loaded_.emplace(db_->load_part(*part_, threads));
-      collector_->use_part(*loaded_, *part_);
+      if (gpus) {
+        use_gpu(mpi_rank_layout(*gpus, place_.local_rank));
+      } else {
+        collector_ = make_cpu_hit_collector(1);
+        collector_->use_part(*loaded_, *part_);
+      }
     }
     if (place_.rank == 0) classifier_.emplace(db_->metadata(), options);
+  }
+
+  // The part uploaded to `layout`'s GPU, its hits collected there: its
+  // errors (no usable GPU, a part too large for it) name the GPU and the
+  // host, rank 0 adds the rank.
+  void use_gpu(const ShardLayout& layout) {
+    const int device = layout.devices.front();
+    try {
+      auto collector = make_gpu_hit_collector(db_->metadata().targets, layout);
+      collector->use_part(*loaded_, *part_);
+      gpu_collector_ = collector.get();
+      collector_ = std::move(collector);
+    } catch (const std::exception& e) {  // also a device that does not exist
+      char host[MPI_MAX_PROCESSOR_NAME] = "?";
+      int length = 0;
+      MPI_Get_processor_name(host, &length);
+      const std::uint64_t bytes =
+          gpu_shard_bytes(part_->features(), part_->locations()) +
+          gpu_per_device_bytes(db_->metadata().targets.size(), layout.shards());
+      throw std::runtime_error("its part (" + std::to_string(part_->features()) + " features, " +
+                               std::to_string(part_->locations()) + " locations, about " +
+                               format_bytes(bytes) + " on a GPU) on GPU " +
+                               std::to_string(device) + " of host " + host + ": " + e.what());
+    }
+    if (place_.rank == 0) stats_.gpu = device;
   }
 
   // One collective: every rank learns whether all loaded. Rank 0 receives the
@@ -238,9 +301,13 @@ class MpiEngine final : public MpiQueryEngine {
   std::optional<db::IndexPart> part_;
   std::optional<db::FeatureIndex> loaded_;
   std::optional<Classifier> classifier_;
-  std::unique_ptr<PartHitCollector> collector_;
+  std::unique_ptr<PartHitCollector> collector_;  // with a part
+  const GpuHitCollector* gpu_collector_ = nullptr;  // collector_, on a GPU
   // Rank 0: one MPI exchange at a time, and what it holds meanwhile.
   mutable std::mutex mutex_;
+  mutable MpiStats stats_;  // but its decide_seconds:
+  mutable std::mutex decided_mutex_;
+  mutable double decide_seconds_ = 0;
   mutable BatchHits own_;  // rank 0's own part's hits of the batch
   mutable std::vector<std::uint32_t> sizes_;  // every rank's list sizes, rank by rank
 };
@@ -248,7 +315,9 @@ class MpiEngine final : public MpiQueryEngine {
 void MpiClassifier::classify(std::span<const ReadView> reads, std::span<ReadResult> results) {
   sketch_reads(classifier_, reads, sketched_);
   engine_.exchange(sketched_, hits_);
+  host::Stopwatch clock;
   decide_reads(classifier_, sketched_, hits_, results, scratch_, lists_);
+  engine_.decided(clock.lap());
 }
 
 }  // namespace
@@ -261,8 +330,9 @@ MpiPlace mpi_place() { return session().place(); }
 
 std::unique_ptr<MpiQueryEngine> make_mpi_engine(const std::string& path,
                                                 const ClassifierOptions& options,
-                                                unsigned threads) {
-  return std::make_unique<MpiEngine>(path, options, threads);
+                                                unsigned threads,
+                                                const ShardLayout* gpus) {
+  return std::make_unique<MpiEngine>(path, options, threads, gpus);
 }
 
 }  // namespace metawarp::pipeline

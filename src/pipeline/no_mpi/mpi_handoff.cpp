@@ -71,7 +71,7 @@ MpiPlace mpi_place() {
 }
 
 std::unique_ptr<MpiQueryEngine> make_mpi_engine(const std::string&, const ClassifierOptions&,
-                                                unsigned) {
+                                                unsigned, const ShardLayout*) {
   mpi_place();
   return nullptr;
 }

@@ -103,6 +103,12 @@ Classifier::Classifier(const db::Database& db, const ClassifierOptions& options)
   pair_params_.hit_min = options.hit_min != 0 ? options.hit_min : auto_hit_min(p, true);
   match_rule_ = p.sampling != sketch::Sampling::window;
   reference_bases_ = db::reference_bases(db.targets);
+  if (match_rule_ && options.match_min == 0) {
+    needed_by_length_.resize(1024);
+    for (std::uint32_t bases = 0; bases < needed_by_length_.size(); ++bases)
+      needed_by_length_[bases] = classify::min_matched_bases(bases, reference_bases_,
+                                                             classify::chance_calls_one_in);
+  }
 }
 
 std::uint32_t auto_hit_min(const sketch::SketchParams& p, bool paired) {
@@ -124,11 +130,13 @@ std::uint32_t Classifier::sketch(std::string_view seq, std::uint32_t offset,
   positions.resize(size + count * p.sketch_size, 0);
   for (std::uint64_t w = 0; w < count; ++w) {
     sketch::feature_t* out = features.data() + size;
-    const std::uint32_t n = sketch::host_sketch_window(seq.data(), seq.size(), w, p, out);
+    std::uint32_t n = 0;
     if (match_rule_) {
       std::uint32_t* at = positions.data() + size;
-      classify::feature_positions(seq.data(), seq.size(), w, p, out, n, at);
+      n = sketch::host_sketch_window_positions(seq.data(), seq.size(), w, p, out, at);
       for (std::uint32_t j = 0; j < n; ++j) at[j] += offset;
+    } else {
+      n = sketch::host_sketch_window(seq.data(), seq.size(), w, p, out);
     }
     size += n;
   }
@@ -340,6 +348,7 @@ std::uint32_t Classifier::matched_bases(std::span<const std::span<const sketch::
 std::uint32_t Classifier::needed_bases(std::uint64_t bases) const {
   if (!match_rule_) return 0;
   if (options_.match_min != 0) return options_.match_min;
+  if (bases < needed_by_length_.size()) return needed_by_length_[bases];
   // A read of 4 Gbases or more is taken as 4 Gbases (its m, barely smaller).
   return classify::min_matched_bases(std::uint32_t(std::min<std::uint64_t>(bases, 0xffffffffu)),
                                      reference_bases_, classify::chance_calls_one_in);

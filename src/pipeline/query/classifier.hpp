@@ -219,7 +219,7 @@ class Classifier {
   //
   // sketch_read appends the read's features (both mates' window sketches, in
   // order) to `features`, and each one's read position (its k-mer's start;
-  // mate 2's counted after mate 1's bases; classify::feature_positions, with
+  // mate 2's counted after mate 1's bases; sketch_window_positions, with
   // content-defined sampling, else 0) to `positions`, and returns its shape.
   ReadShape sketch_read(std::string_view mate1, std::string_view mate2,
                         std::vector<sketch::feature_t>& features,
@@ -301,6 +301,10 @@ class Classifier {
   // whole or in parts, on any rank or device, has the targets).
   bool match_rule_ = false;
   std::uint64_t reference_bases_ = 0;
+  // needed_bases of reads of up to 1,023 bases, computed once: the search
+  // for m (up to 65 steps of 128-bit products) per read cost the GPU
+  // query's host side more than the rest of its assignment.
+  std::vector<std::uint32_t> needed_by_length_;
 };
 
 }  // namespace metawarp::pipeline

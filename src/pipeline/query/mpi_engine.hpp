@@ -9,16 +9,22 @@
 // back to rank 0, which joins them per feature and decides every read with
 // Classifier::decide_features, so the outputs are the whole database's.
 // The other ranks answer batches (serve) until rank 0's engine is destroyed.
+// With GPUs, each rank uploads its part to one GPU of its host and finds its
+// hits there (make_gpu_hit_collector: the same hits as the CPU's).
 //
 // Built only with MPI (src/pipeline/mpi/); without it
 // (src/pipeline/no_mpi/) mpi_place() says that --mpi was not compiled in.
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "db/database.hpp"
 #include "pipeline/query/classifier.hpp"
+#include "pipeline/query/gpu_query.hpp"
 #include "pipeline/query/query.hpp"
+#include "pipeline/shard_layout.hpp"
 
 namespace metawarp::pipeline {
 
@@ -36,6 +42,9 @@ void mpi_handoff();
 struct MpiPlace {
   int rank = 0;
   int ranks = 1;
+  // Among the ranks of its host (MPI_Comm_split_type, MPI_COMM_TYPE_SHARED:
+  // any MPI-3 library, not only OpenMPI's OMPI_COMM_WORLD_LOCAL_RANK).
+  int local_rank = 0;
 };
 
 // Starts MPI on the first call (threads: one MPI call at a time), and
@@ -49,10 +58,26 @@ struct MpiFailedElsewhere : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Rank 0's account of the exchange (query -v), summed over the batches.
+struct MpiStats {
+  std::uint64_t batches = 0;
+  std::uint64_t features = 0;  // broadcast
+  std::uint64_t hits = 0;      // gathered, all ranks
+  // In MPI calls: the broadcasts and the gathers (which include waiting for
+  // the slowest rank's hits).
+  double exchange_seconds = 0;
+  double collect_seconds = 0;  // rank 0's own part's hits
+  double decide_seconds = 0;   // the reads decided, summed over the worker threads
+  std::optional<int> gpu;      // rank 0's GPU, where its part is on one
+  GpuPartStats gpu_stats;      // with gpu: rank 0's collector's
+};
+
 class MpiQueryEngine : public QueryEngine {
  public:
   // The targets, taxonomy and parameters: rank 0 runs the query on them.
   virtual const db::Database& metadata() const = 0;
+  // Rank 0: so far.
+  virtual MpiStats stats() const = 0;
   // Ranks other than 0: answers rank 0's batches until its engine ends.
   virtual void serve() = 0;
 };
@@ -61,11 +86,15 @@ class MpiQueryEngine : public QueryEngine {
 // classifier; then one collective on every rank's status, so that a rank
 // that failed ends the job everywhere before any output is opened: rank 0
 // throws std::runtime_error naming the first rank that failed and its error,
-// the others throw MpiFailedElsewhere. `threads` load the part.
+// the others throw MpiFailedElsewhere. `threads` load the part. With `gpus`,
+// the rank's part goes to one GPU of that list, the same on every host: the
+// rank of local rank l takes mpi_rank_layout(*gpus, l); a part that does not
+// fit its GPU, or no usable GPU, is that rank's load failure.
 // Test hook: the environment variable METAWARP_TEST_MPI_FAIL_RANK=r makes
 // rank r fail its load (tests/cli/cli_mpi.sh).
 std::unique_ptr<MpiQueryEngine> make_mpi_engine(const std::string& path,
                                                 const ClassifierOptions& options,
-                                                unsigned threads);
+                                                unsigned threads,
+                                                const ShardLayout* gpus = nullptr);
 
 }  // namespace metawarp::pipeline
