@@ -17,9 +17,8 @@
 // scaling: about 2 GB of pairs per GPU is n = 134217728): every shard's batch
 // is made on its own GPU and inserted with insert_from_shards (the full
 // all-to-all), and the printed efficiency is the 1-shard time over this time.
-// The retrieval asks from GPU 0 for every shard's keys (the library's
-// retrieve takes its batch on shard 0's device), so its answers all come
-// back to one GPU.
+// The weak retrieval has every shard ask for its own keys from its own GPU
+// (retrieve_from_shards: the answers come back to the GPU that asked).
 //
 // Every shard count runs once unmeasured (the warm-up: lazily loaded kernels,
 // first allocations on each GPU) and then --repeat R times (default 3), each
@@ -223,10 +222,11 @@ int main(int argc, char** argv) try {
     const uint64_t keys_asked = o.weak ? distinct * shards : distinct;
     const uint64_t per_shard = uint64_t(double(pairs) / shards / o.load) + 1024;
     // The weak run's inputs, made once: shard s's batch on its own GPU (its
-    // keys distinct from the other shards'), and the queries on GPU 0.
+    // keys distinct from the other shards'), whose first `distinct` keys are
+    // the ones it asks for.
     std::vector<mwc::device_buffer<uint64_t>> shard_keys(shards), shard_values(shards);
     std::vector<mwd::ShardBatch<uint64_t, uint64_t>> batches(shards);
-    mwc::device_buffer<uint64_t> asked;
+    std::vector<mwd::ShardQueries<uint64_t>> asked(shards);
     if (o.weak) {
       for (unsigned s = 0; s < shards; ++s) {
         mwd::DeviceGuard on(devices[s]);
@@ -234,12 +234,7 @@ int main(int argc, char** argv) try {
         shard_values[s] = mwc::device_buffer<uint64_t>(o.n);
         generate(o.n, distinct, s * distinct, shard_keys[s].data(), shard_values[s].data());
         batches[s] = {shard_keys[s].data(), shard_values[s].data(), o.n};
-      }
-      asked = mwc::device_buffer<uint64_t>(keys_asked);
-      for (unsigned s = 0; s < shards; ++s) {
-        mwc::check(cudaMemcpyPeer(asked.data() + s * distinct, 0, shard_keys[s].data(), devices[s],
-                                  distinct * sizeof(uint64_t)),
-                   "gathering the queries on GPU 0");
+        asked[s] = {shard_keys[s].data(), distinct};
       }
     }
     // Run 0 is the warm-up; every run builds its table (NCCL setup included)
@@ -260,10 +255,14 @@ int main(int argc, char** argv) try {
         table.insert(keys.data(), values.data(), o.n, bench_stream);
       }
       const mwd::PhaseTimes insert_times = table.last_times();
-      mwc::device_buffer<uint64_t> offsets(keys_asked + 1);
-      mwc::device_buffer<uint64_t> out;
-      total = table.retrieve(o.weak ? asked.data() : queries, keys_asked, offsets.data(), out,
-                             bench_stream);
+      if (o.weak) {
+        total = 0;
+        for (const auto& answers : table.retrieve_from_shards(asked)) total += answers.total;
+      } else {
+        mwc::device_buffer<uint64_t> offsets(keys_asked + 1);
+        mwc::device_buffer<uint64_t> out;
+        total = table.retrieve(queries, keys_asked, offsets.data(), out, bench_stream);
+      }
       const mwt::Status status = table.peek_status();
       if (!status.ok() || total != pairs) {
         std::printf("  CHECK FAILED: status %#x, %llu values retrieved (expected %llu)\n",

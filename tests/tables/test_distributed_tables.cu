@@ -306,6 +306,79 @@ TEST_CASE("all-to-all: every shard inserts its own batch") {
   check_ownership(table, keys);
 }
 
+TEST_CASE("all-to-all retrieval: every shard asks for its own keys") {
+  const auto keys = keys_with_repeats<uint64_t>(90000, 20000, 51);
+  const auto values = random_values<uint64_t>(keys.size(), 52);
+  std::unordered_multimap<uint64_t, uint64_t> ref;
+  for (std::size_t i = 0; i < keys.size(); ++i) ref.emplace(keys[i], values[i]);
+  // Present keys (repeated), absent ones, shuffled; shard 1 asks for nothing.
+  auto pool = distinct_keys<uint64_t>(20000, 51);
+  auto absent = distinct_keys<uint64_t>(3000, 53);
+  std::vector<uint64_t> all(pool.begin(), pool.end());
+  all.insert(all.end(), absent.begin(), absent.end());
+  all.insert(all.end(), keys.begin(), keys.begin() + 7000);
+  std::shuffle(all.begin(), all.end(), std::mt19937_64(54));
+
+  for (unsigned shards : shard_counts) {
+    INFO("shards: " << shards);
+    DistributedTable<MultiTable> table(one_gpu(shards), HashOwner(shards, 3), [&](unsigned) {
+      return MultiTable(keys.size() * 2 / shards + 2000, {}, test_stream);
+    });
+    auto d_keys = to_device(keys);
+    auto d_values = to_device(values);
+    table.insert(d_keys.data(), d_values.data(), keys.size(), test_stream);
+    REQUIRE(table.peek_status().ok());
+    // Uneven pieces of `all`, one per shard (from 3 shards on, shard 1 none).
+    std::vector<uint64_t> cut(shards + 1, 0);
+    for (unsigned s = 1; s <= shards; ++s) {
+      cut[s] = s == 2 ? cut[1] : all.size() * s * s / (shards * shards);
+    }
+    cut[shards] = all.size();
+    auto d_all = to_device(all);
+    std::vector<ShardQueries<uint64_t>> queries(shards);
+    for (unsigned s = 0; s < shards; ++s) queries[s] = {d_all.data() + cut[s], cut[s + 1] - cut[s]};
+    const auto answers = table.retrieve_from_shards(queries);
+    REQUIRE(answers.size() == shards);
+    CHECK(table.last_times().merge_ms > 0);
+    // What retrieve() gives for the same keys from shard 0, in the same order.
+    mwc::device_buffer<uint64_t> d_offsets(all.size() + 1);
+    mwc::device_buffer<uint64_t> d_values_all;
+    const uint64_t total = table.retrieve(d_all.data(), all.size(), d_offsets.data(), d_values_all,
+                                          test_stream);
+    const auto offsets_all = to_host(d_offsets, all.size() + 1);
+    const auto values_all = to_host(d_values_all, total);
+    uint64_t summed = 0;
+    for (unsigned s = 0; s < shards; ++s) {
+      INFO("asking shard " << s);
+      const uint64_t n = cut[s + 1] - cut[s];
+      const auto offsets = to_host(answers[s].offsets, n + 1);
+      REQUIRE(offsets[0] == 0);
+      REQUIRE(offsets[n] == answers[s].total);
+      const auto got = to_host(answers[s].values, answers[s].total);
+      summed += answers[s].total;
+      for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t k = cut[s] + i;
+        // Exactly retrieve()'s values, in its order...
+        const std::vector<uint64_t> mine(got.begin() + offsets[i], got.begin() + offsets[i + 1]);
+        const std::vector<uint64_t> theirs(values_all.begin() + offsets_all[k],
+                                           values_all.begin() + offsets_all[k + 1]);
+        REQUIRE(mine == theirs);
+        // ... which are the reference's.
+        auto sorted = mine;
+        std::sort(sorted.begin(), sorted.end());
+        REQUIRE(sorted == expected_values(ref, all[k]));
+      }
+    }
+    CHECK(summed == total);
+  }
+  DistributedOptions independent;
+  independent.mode = Mode::independent;
+  DistributedTable<MultiTable> table(one_gpu(2), HashOwner(2), [&](unsigned) {
+    return MultiTable(1000, {}, test_stream);
+  }, independent);
+  CHECK_THROWS_AS(table.retrieve_from_shards(std::vector<ShardQueries<uint64_t>>(2)), std::logic_error);
+}
+
 TEST_CASE("range owner: contiguous key ranges per shard") {
   const unsigned shards = 3;
   const RangeOwner owner = RangeOwner::even(shards, uint64_t(1) << 32);

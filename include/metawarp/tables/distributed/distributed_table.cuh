@@ -16,8 +16,9 @@
 //                 retrieve concatenates the shards' values in shard order.
 //
 // Batches given as one array live on shard 0's device; insert_from_shards
-// takes one batch per shard (each on its own device) and runs the full
-// all-to-all. Operations are synchronous: they wait for `stream` (the
+// and retrieve_from_shards take one batch per shard (each on its own device)
+// and run the full all-to-all, the latter returning each shard's answers on
+// its own device. Operations are synchronous: they wait for `stream` (the
 // caller's work producing the inputs) and return with all outputs written.
 // Results are in input order and do not depend on the number of shards, the
 // device list or the exchange (retrieve's values per key come in the order
@@ -34,6 +35,7 @@
 
 #include "metawarp/cuda/device_buffer.hpp"
 #include "metawarp/cuda/error.hpp"
+#include "metawarp/cuda/pinned_buffer.hpp"
 #include "metawarp/tables/distributed/exchange.cuh"
 #include "metawarp/tables/distributed/make_exchange.cuh"
 #include "metawarp/tables/distributed/multisplit.cuh"
@@ -120,50 +122,106 @@ inline void merge_contains(const std::uint64_t* source, unsigned shards, std::ui
 }
 
 // Per-answer counts and the shards' values in answer order -> offsets and
-// values in input order (independent: a key's values shard by shard).
-// Returns the total number of values.
+// values in input order (independent: a key's values shard by shard), in two
+// enqueued steps so that the merges of several askers (retrieve_from_shards)
+// run side by side on their GPUs: counts() places each key's total and scans
+// them into offsets_out; once the stream has passed it, total() is the number
+// of values and values() places them. Everything on the current device and
+// `st`; the merge must live until the stream has passed values().
+template <class V>
+class RetrieveMerge {
+ public:
+  RetrieveMerge() : totals_(2) {}
+
+  void counts(const std::uint64_t* source, unsigned shards, std::uint64_t n, std::uint64_t slots,
+              const std::uint64_t* counts, std::uint64_t* offsets_out, cudaStream_t st) {
+    source_ = source, n_ = n, slots_ = slots, counts_ = counts, offsets_ = offsets_out;
+    const unsigned copies = source != nullptr ? 1 : shards;
+    // Per-key totals in input order, scanned into the output offsets.
+    launch_thread_per_item(n, st, [=] __device__(std::uint64_t j, bool valid) {
+      if (!valid) return;
+      if (source != nullptr) {
+        offsets_out[source[j]] = counts[j];
+        return;
+      }
+      std::uint64_t sum = 0;
+      for (unsigned d = 0; d < copies; ++d) sum += counts[d * n + j];
+      offsets_out[j] = sum;
+    }, "retrieve merge counts");
+    counts_to_offsets_async(offsets_out, n, st, output_scan_, totals_.data());
+    // Where answer j's values start among the answers: the scan of the counts.
+    answer_offsets_ = cuda::device_buffer<std::uint64_t>(slots + 1);
+    if (slots > 0) {
+      cuda::check(cudaMemcpyAsync(answer_offsets_.data(), counts, slots * sizeof(std::uint64_t),
+                                  cudaMemcpyDeviceToDevice, st),
+                  "copying retrieved counts");
+    }
+    counts_to_offsets_async(answer_offsets_.data(), slots, st, answer_scan_, totals_.data() + 1);
+  }
+
+  std::uint64_t total() const { return totals_[0]; }
+
+  void values(const V* answer_values, cuda::device_buffer<V>& values_out, cudaStream_t st) {
+    if (values_out.size() < total()) values_out = cuda::device_buffer<V>(total());
+    V* out = values_out.data();
+    const std::uint64_t* from = answer_offsets_.data();
+    const std::uint64_t* source = source_;
+    const std::uint64_t n = n_;
+    const std::uint64_t* counts = counts_;
+    const std::uint64_t* offsets = offsets_;
+    launch_group_per_item<8>(slots_, st, [=] __device__(const cg::thread_block_tile<8>& g,
+                                                        std::uint64_t j) {
+      const std::uint64_t i = source != nullptr ? source[j] : j % n;
+      std::uint64_t at = offsets[i];
+      for (std::uint64_t d = 0; source == nullptr && d < j / n; ++d) at += counts[d * n + i];
+      const std::uint64_t c = counts[j];
+      for (std::uint64_t k = g.thread_rank(); k < c; k += 8) out[at + k] = answer_values[from[j] + k];
+    }, "retrieve merge values");
+  }
+
+ private:
+  const std::uint64_t* source_ = nullptr;
+  std::uint64_t n_ = 0, slots_ = 0;
+  const std::uint64_t* counts_ = nullptr;
+  std::uint64_t* offsets_ = nullptr;
+  cuda::device_buffer<std::uint64_t> answer_offsets_;
+  cuda::device_buffer<unsigned char> output_scan_, answer_scan_;
+  // Page-locked, so that the scans' totals come back without blocking the
+  // host: the output's (total()) and the answers' (not needed).
+  cuda::pinned_buffer<std::uint64_t> totals_;
+};
+
+// One merge, waited for; returns the total number of values.
 template <class V>
 std::uint64_t merge_retrieved(const std::uint64_t* source, unsigned shards, std::uint64_t n,
                               std::uint64_t slots, const std::uint64_t* counts,
                               const V* answer_values, std::uint64_t* offsets_out,
                               cuda::device_buffer<V>& values_out, cudaStream_t st) {
-  const unsigned copies = source != nullptr ? 1 : shards;
-  // Per-key totals in input order, scanned into the output offsets.
-  launch_thread_per_item(n, st, [=] __device__(std::uint64_t j, bool valid) {
-    if (!valid) return;
-    if (source != nullptr) {
-      offsets_out[source[j]] = counts[j];
-      return;
-    }
-    std::uint64_t sum = 0;
-    for (unsigned d = 0; d < copies; ++d) sum += counts[d * n + j];
-    offsets_out[j] = sum;
-  }, "retrieve merge counts");
-  const std::uint64_t total = counts_to_offsets(offsets_out, n, st);
-  // Where answer j's values start in answer_values: the scan of the counts.
-  cuda::device_buffer<std::uint64_t> answer_offsets(slots + 1);
-  if (slots > 0) {
-    cuda::check(cudaMemcpyAsync(answer_offsets.data(), counts, slots * sizeof(std::uint64_t),
-                                cudaMemcpyDeviceToDevice, st),
-                "copying retrieved counts");
-  }
-  counts_to_offsets(answer_offsets.data(), slots, st);
-  if (values_out.size() < total) values_out = cuda::device_buffer<V>(total);
-  V* out = values_out.data();
-  const std::uint64_t* from = answer_offsets.data();
-  launch_group_per_item<8>(slots, st, [=] __device__(const cg::thread_block_tile<8>& g,
-                                                     std::uint64_t j) {
-    const std::uint64_t i = source != nullptr ? source[j] : j % n;
-    std::uint64_t at = offsets_out[i];
-    for (std::uint64_t d = 0; source == nullptr && d < j / n; ++d) at += counts[d * n + i];
-    const std::uint64_t c = counts[j];
-    for (std::uint64_t k = g.thread_rank(); k < c; k += 8) out[at + k] = answer_values[from[j] + k];
-  }, "retrieve merge values");
+  RetrieveMerge<V> merge;
+  merge.counts(source, shards, n, slots, counts, offsets_out, st);
+  cuda::check(cudaStreamSynchronize(st), "waiting for the retrieve merge's counts");
+  merge.values(answer_values, values_out, st);
   cuda::check(cudaStreamSynchronize(st), "waiting for the retrieve merge");
-  return total;
+  return merge.total();
 }
 
 }  // namespace detail
+
+// A batch of keys resident on one shard's device (retrieve_from_shards).
+template <class K>
+struct ShardQueries {
+  const K* keys = nullptr;
+  std::uint64_t n = 0;
+};
+
+// One shard's retrieved values, on its device, in its queries' order: the
+// values of key i are values[offsets[i] .. offsets[i + 1]), total of them.
+template <class V>
+struct ShardAnswers {
+  cuda::device_buffer<std::uint64_t> offsets;  // n + 1
+  cuda::device_buffer<V> values;               // at least total
+  std::uint64_t total = 0;
+};
 
 template <class Table, class Owner = HashOwner>
 class DistributedTable {
@@ -246,27 +304,16 @@ class DistributedTable {
     const unsigned S = num_shards();
     std::vector<cuda::device_buffer<K>> split_keys(S);
     std::vector<cuda::device_buffer<V>> split_values(S);
-    std::vector<std::vector<std::uint64_t>> rows(S, std::vector<std::uint64_t>(S, 0));
+    std::vector<const K*> keys(S);
+    std::vector<const V*> values(S);
+    std::vector<std::uint64_t> n(S);
+    for (unsigned s = 0; s < S; ++s) {
+      keys[s] = batches[s].keys;
+      values[s] = batches[s].values;
+      n[s] = batches[s].n;
+    }
     clock_.begin();
-    // Every shard's split is enqueued before any is waited for: they run at
-    // once on their GPUs (waiting in the loop ran them one after another).
-    std::vector<std::optional<PendingSplit>> pending(S);
-    for (unsigned s = 0; s < S; ++s) {
-      if (batches[s].n == 0) continue;
-      DeviceGuard on(shards_.device(s));
-      split_keys[s] = cuda::device_buffer<K>(batches[s].n);
-      split_values[s] = cuda::device_buffer<V>(batches[s].n);
-      pending[s].emplace(multisplit_async(batches[s].keys, batches[s].values, batches[s].n, owner_,
-                                          split_keys[s].data(), split_values[s].data(),
-                                          static_cast<std::uint64_t*>(nullptr), shards_.stream(s)));
-    }
-    for (unsigned s = 0; s < S; ++s) {
-      if (!pending[s]) continue;
-      DeviceGuard on(shards_.device(s));
-      const SplitOffsets split = pending[s]->wait();
-      for (unsigned d = 0; d < S; ++d) rows[s][d] = split.count(d);
-      pending[s].reset();  // its scratch is freed on its own device
-    }
+    const auto rows = split_on_shards(keys, values, n, split_keys, &split_values, nullptr);
     t.partition_ms = clock_.end();
     receive_and_insert(rows, pointers(split_keys), pointers(split_values), t);
   }
@@ -371,31 +418,9 @@ class DistributedTable {
     std::vector<cuda::device_buffer<V>> shard_values(S);
     std::vector<std::vector<std::uint64_t>> value_rows(S, std::vector<std::uint64_t>(S, 0));
     clock_.begin();
-    // Counts on every shard first (they run concurrently), then each shard's
-    // scan (which returns its total to the host) and its retrieval.
-    for (unsigned d = 0; d < S; ++d) {
-      DeviceGuard on(shards_.device(d));
-      const std::uint64_t m = route.received[d];
-      const cudaStream_t st = shards_.stream(d);
-      shard_counts[d] = cuda::device_buffer<std::uint64_t>(m);
-      shard_offsets[d] = cuda::device_buffer<std::uint64_t>(m + 1);
-      tables_[d]->count(route.shard_keys[d].data(), m, shard_counts[d].data(), st);
-      if (m > 0) {
-        cuda::check(cudaMemcpyAsync(shard_offsets[d].data(), shard_counts[d].data(),
-                                    m * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice, st),
-                    "copying a shard's value counts");
-      }
-    }
-    for (unsigned d = 0; d < S; ++d) {
-      DeviceGuard on(shards_.device(d));
-      const std::uint64_t m = route.received[d];
-      const cudaStream_t st = shards_.stream(d);
-      const std::uint64_t total = counts_to_offsets(shard_offsets[d].data(), m, st);
-      value_rows[d][0] = total;
-      shard_values[d] = cuda::device_buffer<V>(total);
-      tables_[d]->retrieve(route.shard_keys[d].data(), m, shard_offsets[d].data(),
-                           shard_values[d].data(), st);
-    }
+    const std::vector<std::uint64_t> totals = retrieve_on_owners(
+        pointers(route.shard_keys), route.received, shard_counts, shard_offsets, shard_values);
+    for (unsigned d = 0; d < S; ++d) value_rows[d][0] = totals[d];
     t.table_ms = clock_.end();
 
     DeviceGuard home(shards_.device(0));
@@ -422,6 +447,111 @@ class DistributedTable {
     t.merge_ms = clock_.end();
     finish(t);
     return total;
+  }
+
+  // Distributed mode: every shard asks for its own batch of keys (on its
+  // device), the retrieval counterpart of insert_from_shards: each shard
+  // splits its keys by owner, all-to-all, every owner counts and retrieves,
+  // the counts and values travel back the way the keys came, and each asker
+  // puts them in its input order on its own device, the shards side by side.
+  // answers[s] holds shard s's; a key's values as retrieve() gives them.
+  std::vector<ShardAnswers<V>> retrieve_from_shards(const std::vector<ShardQueries<K>>& queries)
+    requires RetrieveTable<Table>
+  {
+    if (mode_ != Mode::distributed) {
+      throw std::logic_error("retrieve_from_shards needs distributed mode (use retrieve)");
+    }
+    if (queries.size() != num_shards()) {
+      throw std::invalid_argument("one batch of keys per shard expected");
+    }
+    PhaseTimes t;
+    const unsigned S = num_shards();
+    std::vector<const K*> keys(S);
+    std::vector<std::uint64_t> asked(S);
+    for (unsigned s = 0; s < S; ++s) {
+      keys[s] = queries[s].keys;
+      asked[s] = queries[s].n;
+    }
+    std::vector<cuda::device_buffer<K>> split_keys(S);
+    std::vector<cuda::device_buffer<std::uint64_t>> source(S);
+    clock_.begin();
+    const auto rows = split_on_shards(keys, std::vector<const V*>(S, nullptr), asked, split_keys,
+                                      nullptr, &source);
+    t.partition_ms = clock_.end();
+
+    // The keys to their owners.
+    clock_.begin();
+    const AllToAllPlan plan = plan_all_to_all(exchange_sizes(rows));
+    t.exchange_ms = clock_.end();
+    clock_.begin();
+    std::vector<cuda::device_buffer<K>> owned(S);
+    std::vector<cuda::device_buffer<std::uint64_t>> answer_counts(S);
+    for (unsigned s = 0; s < S; ++s) {
+      DeviceGuard on(shards_.device(s));
+      owned[s] = cuda::device_buffer<K>(plan.recv_totals[s]);
+      answer_counts[s] = cuda::device_buffer<std::uint64_t>(asked[s]);
+    }
+    t.allocate_ms += clock_.end();
+    clock_.begin();
+    exchange_->run_typed<K>(plan.transfers, pointers(split_keys), mutable_pointers(owned));
+    t.exchange_ms += clock_.end();
+
+    clock_.begin();
+    std::vector<cuda::device_buffer<std::uint64_t>> counts(S), offsets(S);
+    std::vector<cuda::device_buffer<V>> values(S);
+    retrieve_on_owners(pointers(owned), plan.recv_totals, counts, offsets, values);
+    t.table_ms = clock_.end();
+
+    // Counts back along the keys' paths; values back, owner d's run for
+    // asker s being the values of the keys s sent it (contiguous in d's
+    // offsets).
+    clock_.begin();
+    exchange_->run_typed<std::uint64_t>(reverse(plan.transfers), pointers(counts),
+                                        mutable_pointers(answer_counts));
+    std::vector<std::vector<std::uint64_t>> value_rows(S, std::vector<std::uint64_t>(S, 0));
+    for (const Transfer& k : plan.transfers) {
+      if (k.count == 0) continue;
+      DeviceGuard on(shards_.device(k.to));
+      std::uint64_t ends[2];
+      for (int e = 0; e < 2; ++e) {
+        cuda::check(cudaMemcpy(&ends[e], offsets[k.to].data() + k.recv_offset + e * k.count,
+                               sizeof(std::uint64_t), cudaMemcpyDeviceToHost),
+                    "reading where an asker's values start");
+      }
+      value_rows[k.to][k.from] = ends[1] - ends[0];
+    }
+    const AllToAllPlan value_plan = plan_all_to_all(exchange_sizes(value_rows));
+    t.exchange_ms += clock_.end();
+    clock_.begin();
+    std::vector<cuda::device_buffer<V>> answer_values(S);
+    for (unsigned s = 0; s < S; ++s) {
+      DeviceGuard on(shards_.device(s));
+      answer_values[s] = cuda::device_buffer<V>(value_plan.recv_totals[s]);
+    }
+    t.allocate_ms += clock_.end();
+    clock_.begin();
+    exchange_->run_typed<V>(value_plan.transfers, pointers(values), mutable_pointers(answer_values));
+    t.exchange_ms += clock_.end();
+
+    // Every asker's merge, side by side.
+    clock_.begin();
+    std::vector<ShardAnswers<V>> answers(S);
+    std::vector<detail::RetrieveMerge<V>> merges(S);
+    for (unsigned s = 0; s < S; ++s) {
+      DeviceGuard on(shards_.device(s));
+      answers[s].offsets = cuda::device_buffer<std::uint64_t>(asked[s] + 1);
+      merges[s].counts(source[s].data(), S, asked[s], asked[s], answer_counts[s].data(),
+                       answers[s].offsets.data(), shards_.stream(s));
+    }
+    shards_.synchronize_all();
+    for (unsigned s = 0; s < S; ++s) {
+      DeviceGuard on(shards_.device(s));
+      merges[s].values(answer_values[s].data(), answers[s].values, shards_.stream(s));
+      answers[s].total = merges[s].total();
+    }
+    t.merge_ms = clock_.end();
+    finish(t);
+    return answers;
   }
 
   // ------------------------------------------------------------------ state
@@ -510,6 +640,81 @@ class DistributedTable {
     std::vector<T*> p;
     for (auto& b : buffers) p.push_back(b.data());
     return p;
+  }
+
+  // Every shard's batch (n[s] keys, and values where given) split by owner
+  // into split_keys[s] (and split_values, and each one's input position in
+  // source, where asked), allocated here on its device. The splits are
+  // enqueued on every GPU before any is waited for (waiting in the loop ran
+  // them one after another). Returns rows[s][d]: shard s's pairs for d.
+  std::vector<std::vector<std::uint64_t>> split_on_shards(
+      const std::vector<const K*>& keys, const std::vector<const V*>& values,
+      const std::vector<std::uint64_t>& n, std::vector<cuda::device_buffer<K>>& split_keys,
+      std::vector<cuda::device_buffer<V>>* split_values,
+      std::vector<cuda::device_buffer<std::uint64_t>>* source) {
+    const unsigned S = num_shards();
+    std::vector<std::vector<std::uint64_t>> rows(S, std::vector<std::uint64_t>(S, 0));
+    std::vector<std::optional<PendingSplit>> pending(S);
+    for (unsigned s = 0; s < S; ++s) {
+      if (n[s] == 0) continue;
+      DeviceGuard on(shards_.device(s));
+      split_keys[s] = cuda::device_buffer<K>(n[s]);
+      V* values_out = nullptr;
+      if (split_values != nullptr) {
+        (*split_values)[s] = cuda::device_buffer<V>(n[s]);
+        values_out = (*split_values)[s].data();
+      }
+      std::uint64_t* source_out = nullptr;
+      if (source != nullptr) {
+        (*source)[s] = cuda::device_buffer<std::uint64_t>(n[s]);
+        source_out = (*source)[s].data();
+      }
+      pending[s].emplace(multisplit_async(keys[s], values[s], n[s], owner_, split_keys[s].data(),
+                                          values_out, source_out, shards_.stream(s)));
+    }
+    for (unsigned s = 0; s < S; ++s) {
+      if (!pending[s]) continue;
+      DeviceGuard on(shards_.device(s));
+      const SplitOffsets split = pending[s]->wait();
+      for (unsigned d = 0; d < S; ++d) rows[s][d] = split.count(d);
+      pending[s].reset();  // its scratch is freed on its own device
+    }
+    return rows;
+  }
+
+  // The owners' part of a retrieval: shard d counts the values of its m[d]
+  // keys, scans them into offsets (the shards side by side) and retrieves
+  // them; counts[d] (m[d]), offsets[d] (m[d] + 1) and values[d] are
+  // allocated here on its device. Returns each shard's number of values.
+  std::vector<std::uint64_t> retrieve_on_owners(
+      const std::vector<const K*>& keys, const std::vector<std::uint64_t>& m,
+      std::vector<cuda::device_buffer<std::uint64_t>>& counts,
+      std::vector<cuda::device_buffer<std::uint64_t>>& offsets,
+      std::vector<cuda::device_buffer<V>>& values) {
+    const unsigned S = num_shards();
+    std::vector<cuda::device_buffer<unsigned char>> scan_scratch(S);
+    cuda::pinned_buffer<std::uint64_t> totals(S);
+    for (unsigned d = 0; d < S; ++d) {
+      DeviceGuard on(shards_.device(d));
+      const cudaStream_t st = shards_.stream(d);
+      counts[d] = cuda::device_buffer<std::uint64_t>(m[d]);
+      offsets[d] = cuda::device_buffer<std::uint64_t>(m[d] + 1);
+      tables_[d]->count(keys[d], m[d], counts[d].data(), st);
+      if (m[d] > 0) {
+        cuda::check(cudaMemcpyAsync(offsets[d].data(), counts[d].data(),
+                                    m[d] * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice, st),
+                    "copying a shard's value counts");
+      }
+      counts_to_offsets_async(offsets[d].data(), m[d], st, scan_scratch[d], totals.data() + d);
+    }
+    shards_.synchronize_all();
+    for (unsigned d = 0; d < S; ++d) {
+      DeviceGuard on(shards_.device(d));
+      values[d] = cuda::device_buffer<V>(totals[d]);
+      tables_[d]->retrieve(keys[d], m[d], offsets[d].data(), values[d].data(), shards_.stream(d));
+    }
+    shards_.synchronize_all();
+    return std::vector<std::uint64_t>(totals.begin(), totals.end());
   }
 
   // rows[s][d] known to shard s -> the matrix as the receivers learn it: each
