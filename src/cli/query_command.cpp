@@ -86,7 +86,7 @@ void print_gpu_part_stats(const pipeline::GpuPartStats& g, const pipeline::Shard
 
 // --verbose with --mpi: rank 0's exchange with the other ranks, next to its
 // own part's hit collection and the decisions (docs/scale-out.md).
-void print_mpi_stats(const pipeline::MpiStats& m, const QueryCommand& cmd) {
+void print_mpi_stats(const pipeline::MpiStats& m) {
   std::fprintf(stderr,
                "query: MPI over %d ranks: %llu batches, %llu features broadcast, %llu hits "
                "gathered; in MPI calls (broadcast + gather, waiting for the slowest rank "
@@ -96,7 +96,7 @@ void print_mpi_stats(const pipeline::MpiStats& m, const QueryCommand& cmd) {
                (unsigned long long)m.features, (unsigned long long)m.hits, m.exchange_seconds,
                m.collect_seconds, m.decide_seconds);
   if (!m.gpu) return;
-  print_gpu_part_stats(m.gpu_stats, {{*m.gpu}, cmd.gpu.layout.shards_per_gpu});
+  print_gpu_part_stats(m.gpu_stats, *m.gpu);
 }
 
 taxonomy::CanonicalRank rank_option(const std::string& option, const std::string& value) {
@@ -514,7 +514,7 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
   if (held.loaded && held.loaded->gpu_engine && cmd.verbose)
     print_gpu_stats(held.loaded->gpu_engine->stats());
   if (held.loaded && held.loaded->mpi_engine && cmd.verbose)
-    print_mpi_stats(held.loaded->mpi_engine->stats(), cmd);
+    print_mpi_stats(held.loaded->mpi_engine->stats());
   finish_summary(summary_file, cmd, *held.loaded, gpu, std::move(results));
 }
 

@@ -249,7 +249,7 @@ class MpiEngine final : public MpiQueryEngine {
                                format_bytes(bytes) + " on a GPU) on GPU " +
                                std::to_string(device) + " of host " + host + ": " + e.what());
     }
-    if (place_.rank == 0) stats_.gpu = device;
+    if (place_.rank == 0) stats_.gpu = layout;
   }
 
   // One collective: every rank learns whether all loaded. Rank 0 receives the

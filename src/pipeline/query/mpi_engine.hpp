@@ -68,7 +68,7 @@ struct MpiStats {
   double exchange_seconds = 0;
   double collect_seconds = 0;  // rank 0's own part's hits
   double decide_seconds = 0;   // the reads decided, summed over the worker threads
-  std::optional<int> gpu;      // rank 0's GPU, where its part is on one
+  std::optional<ShardLayout> gpu;  // rank 0's GPU (mpi_rank_layout), where its part is on one
   GpuPartStats gpu_stats;      // with gpu: rank 0's collector's
 };
 
