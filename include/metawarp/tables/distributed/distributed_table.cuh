@@ -127,11 +127,13 @@ inline void merge_contains(const std::uint64_t* source, unsigned shards, std::ui
 // run side by side on their GPUs: counts() places each key's total and scans
 // them into offsets_out; once the stream has passed it, total() is the number
 // of values and values() places them. Everything on the current device and
-// `st`; the merge must live until the stream has passed values().
+// `st`; the merge must live until the stream has passed values(). `totals`:
+// two page-locked words of the caller's (allocating them is slow), so that the
+// scans' totals come back without blocking the host.
 template <class V>
 class RetrieveMerge {
  public:
-  RetrieveMerge() : totals_(2) {}
+  explicit RetrieveMerge(std::uint64_t* totals) : totals_(totals) {}
 
   void counts(const std::uint64_t* source, unsigned shards, std::uint64_t n, std::uint64_t slots,
               const std::uint64_t* counts, std::uint64_t* offsets_out, cudaStream_t st) {
@@ -148,7 +150,7 @@ class RetrieveMerge {
       for (unsigned d = 0; d < copies; ++d) sum += counts[d * n + j];
       offsets_out[j] = sum;
     }, "retrieve merge counts");
-    counts_to_offsets_async(offsets_out, n, st, output_scan_, totals_.data());
+    counts_to_offsets_async(offsets_out, n, st, output_scan_, totals_);
     // Where answer j's values start among the answers: the scan of the counts.
     answer_offsets_ = cuda::device_buffer<std::uint64_t>(slots + 1);
     if (slots > 0) {
@@ -156,7 +158,7 @@ class RetrieveMerge {
                                   cudaMemcpyDeviceToDevice, st),
                   "copying retrieved counts");
     }
-    counts_to_offsets_async(answer_offsets_.data(), slots, st, answer_scan_, totals_.data() + 1);
+    counts_to_offsets_async(answer_offsets_.data(), slots, st, answer_scan_, totals_ + 1);
   }
 
   std::uint64_t total() const { return totals_[0]; }
@@ -186,18 +188,18 @@ class RetrieveMerge {
   std::uint64_t* offsets_ = nullptr;
   cuda::device_buffer<std::uint64_t> answer_offsets_;
   cuda::device_buffer<unsigned char> output_scan_, answer_scan_;
-  // Page-locked, so that the scans' totals come back without blocking the
-  // host: the output's (total()) and the answers' (not needed).
-  cuda::pinned_buffer<std::uint64_t> totals_;
+  std::uint64_t* totals_;  // the output's (total()) and the answers' (not needed)
 };
 
-// One merge, waited for; returns the total number of values.
+// One merge, waited for; returns the total number of values. `totals`: as
+// RetrieveMerge's.
 template <class V>
 std::uint64_t merge_retrieved(const std::uint64_t* source, unsigned shards, std::uint64_t n,
                               std::uint64_t slots, const std::uint64_t* counts,
                               const V* answer_values, std::uint64_t* offsets_out,
-                              cuda::device_buffer<V>& values_out, cudaStream_t st) {
-  RetrieveMerge<V> merge;
+                              cuda::device_buffer<V>& values_out, std::uint64_t* totals,
+                              cudaStream_t st) {
+  RetrieveMerge<V> merge(totals);
   merge.counts(source, shards, n, slots, counts, offsets_out, st);
   cuda::check(cudaStreamSynchronize(st), "waiting for the retrieve merge's counts");
   merge.values(answer_values, values_out, st);
@@ -240,7 +242,8 @@ class DistributedTable {
         exchange_(make_exchange(shards_, options.exchange)),
         owner_(owner),
         mode_(options.mode),
-        clock_(shards_) {
+        clock_(shards_),
+        host_totals_(2 * shards_.size()) {
     if (owner_.num_shards() != shards_.size()) {
       throw std::invalid_argument("the owner policy has " + std::to_string(owner_.num_shards()) +
                                   " shards but the device list " +
@@ -443,7 +446,8 @@ class DistributedTable {
     clock_.begin();
     const std::uint64_t total = detail::merge_retrieved(
         route.broadcast ? nullptr : route.source_index.data(), num_shards(), n, slots,
-        answer_counts.data(), answer_values.data(), offsets_out, values_out, shards_.stream(0));
+        answer_counts.data(), answer_values.data(), offsets_out, values_out, host_totals_.data(),
+        shards_.stream(0));
     t.merge_ms = clock_.end();
     finish(t);
     return total;
@@ -536,7 +540,8 @@ class DistributedTable {
     // Every asker's merge, side by side.
     clock_.begin();
     std::vector<ShardAnswers<V>> answers(S);
-    std::vector<detail::RetrieveMerge<V>> merges(S);
+    std::vector<detail::RetrieveMerge<V>> merges;
+    for (unsigned s = 0; s < S; ++s) merges.emplace_back(host_totals_.data() + 2 * s);
     for (unsigned s = 0; s < S; ++s) {
       DeviceGuard on(shards_.device(s));
       answers[s].offsets = cuda::device_buffer<std::uint64_t>(asked[s] + 1);
@@ -693,7 +698,7 @@ class DistributedTable {
       std::vector<cuda::device_buffer<V>>& values) {
     const unsigned S = num_shards();
     std::vector<cuda::device_buffer<unsigned char>> scan_scratch(S);
-    cuda::pinned_buffer<std::uint64_t> totals(S);
+    std::uint64_t* totals = host_totals_.data();
     for (unsigned d = 0; d < S; ++d) {
       DeviceGuard on(shards_.device(d));
       const cudaStream_t st = shards_.stream(d);
@@ -705,7 +710,7 @@ class DistributedTable {
                                     m[d] * sizeof(std::uint64_t), cudaMemcpyDeviceToDevice, st),
                     "copying a shard's value counts");
       }
-      counts_to_offsets_async(offsets[d].data(), m[d], st, scan_scratch[d], totals.data() + d);
+      counts_to_offsets_async(offsets[d].data(), m[d], st, scan_scratch[d], totals + d);
     }
     shards_.synchronize_all();
     for (unsigned d = 0; d < S; ++d) {
@@ -714,7 +719,7 @@ class DistributedTable {
       tables_[d]->retrieve(keys[d], m[d], offsets[d].data(), values[d].data(), shards_.stream(d));
     }
     shards_.synchronize_all();
-    return std::vector<std::uint64_t>(totals.begin(), totals.end());
+    return std::vector<std::uint64_t>(totals, totals + S);
   }
 
   // rows[s][d] known to shard s -> the matrix as the receivers learn it: each
@@ -838,6 +843,9 @@ class DistributedTable {
   Owner owner_;
   Mode mode_;
   PhaseClock clock_;
+  // Page-locked words the retrievals' scans return their totals to (two per
+  // shard), allocated once: pinned allocations cost more than the scans.
+  cuda::pinned_buffer<std::uint64_t> host_totals_;
   std::vector<std::unique_ptr<Table>> tables_;
   PhaseTimes last_;
 };
