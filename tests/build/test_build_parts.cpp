@@ -4,6 +4,7 @@
 // references; a partition over its memory limit stops with what to change.
 #include <sys/stat.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -15,6 +16,7 @@
 #include "catch.hpp"
 #include "error_of.hpp"
 #include "db/database.hpp"
+#include "db/file_writer.hpp"
 #include "pipeline/build/build.hpp"
 #include "pipeline/build/build_inputs.hpp"
 #include "scratch_dir.hpp"
@@ -163,4 +165,97 @@ TEST_CASE("a build in partitions refuses a pipe, FIFO or device by name, before 
             .rfind("'/dev/null' is a character device", 0) == 0);
   // Regular files, and a file that is not there (its read reports it), pass.
   CHECK_NOTHROW(pipeline::check_rereadable({file.string(), (dir.path() / "gone.fa").string()}, 2));
+}
+
+namespace {
+
+// How the driver took the index of a part held "elsewhere" (the GPU
+// executors leave theirs in device memory: pipeline/gpu/device_index.hpp).
+struct ResidentUse {
+  int sources = 0;    // written from where it is, piece by piece
+  int downloads = 0;  // taken to the host whole
+  std::uint64_t pieces = 0;
+};
+
+// The CPU executor's index behind BuiltIndex::Resident, counting its use.
+class CountingResident final : public pipeline::BuiltIndex::Resident {
+ public:
+  CountingResident(db::FeatureIndex index, ResidentUse& use) : index_(std::move(index)), use_(use) {}
+  std::uint64_t feature_count() const override { return index_.feature_count(); }
+  std::uint64_t location_count() const override { return index_.location_count(); }
+  db::IndexSource source() const override {
+    ++use_.sources;
+    db::IndexSource source = db::index_source(index_);
+    const auto offsets = source.offsets;
+    source.offsets = [this, offsets](unsigned worker, std::uint64_t first, std::size_t n) {
+      pieces_.fetch_add(1);
+      return offsets(worker, first, n);
+    };
+    return source;
+  }
+  db::FeatureIndex download() const override {
+    ++use_.downloads;
+    return db::FeatureIndex(index_.features(), index_.offsets(), index_.locations());
+  }
+  ~CountingResident() override { use_.pieces += pieces_.load(); }
+
+ private:
+  db::FeatureIndex index_;
+  ResidentUse& use_;
+  mutable std::atomic<std::uint64_t> pieces_{0};
+};
+
+class ResidentExecutor final : public pipeline::BuildExecutor {
+ public:
+  ResidentExecutor(std::unique_ptr<pipeline::BuildExecutor> cpu, ResidentUse& use)
+      : cpu_(std::move(cpu)), use_(use) {}
+  void add(pipeline::TargetSequence target) override { cpu_->add(std::move(target)); }
+  void flush() override { cpu_->flush(); }
+  pipeline::BuiltIndex finalize() override {
+    return pipeline::BuiltIndex(
+        std::make_unique<CountingResident>(cpu_->finalize().to_host(), use_));
+  }
+
+ private:
+  std::unique_ptr<pipeline::BuildExecutor> cpu_;
+  ResidentUse& use_;
+};
+
+}  // namespace
+
+// Issue 28: an index the executor leaves where it is (the GPU's) is written
+// from there in one partition, never downloaded whole; the host keeps
+// partitions and build_database's database, so those download it. The file
+// is the plain build's either way.
+TEST_CASE("a part left on its executor is written from there, or downloaded where the host keeps it") {
+  test::ScratchDir dir("build_resident");
+  pipeline::BuildOptions o = test_data_options();
+  o.params.max_locations_per_feature = 3;
+  const fs::path plain = dir / "plain.mwdb", resident = dir / "resident.mwdb";
+  pipeline::run_build(o, plain);
+  ResidentUse use;
+  const pipeline::MakeBuildExecutor make = [&](const pipeline::BuildOptions& options,
+                                               const pipeline::BuildInputs& inputs) {
+    return std::make_unique<ResidentExecutor>(pipeline::make_cpu_build_executor(options, inputs),
+                                              use);
+  };
+  pipeline::run_build(o, resident, make);
+  CHECK(use.sources == 1);
+  CHECK(use.downloads == 0);
+  CHECK(use.pieces > 0);
+  CHECK(bytes_of(resident) == bytes_of(plain));
+
+  use = {};
+  o.partitions = 3;
+  pipeline::run_build(o, resident, make);
+  CHECK(use.sources == 0);
+  CHECK(use.downloads == 3);
+  CHECK(bytes_of(resident) == bytes_of(plain));
+
+  use = {};
+  o.partitions = 1;
+  const db::Database db = pipeline::build_database(o, nullptr, make);
+  CHECK(use.downloads == 1);
+  db::save(db, dir / "kept.mwdb");
+  CHECK(bytes_of(dir / "kept.mwdb") == bytes_of(plain));
 }

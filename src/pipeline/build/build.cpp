@@ -17,6 +17,7 @@
 #include <span>
 #include <stdexcept>
 
+#include "db/file_writer.hpp"
 #include "db/index_concat.hpp"
 #include "db/part_writer.hpp"
 #include "db/reference_bases.hpp"
@@ -93,12 +94,12 @@ void check_same_targets(const std::vector<db::Target>& first, const std::vector<
 }
 
 // One pass over the references for the features of `range`: every target to
-// a new executor, flushed and finalized. The first pass fills `catalog`;
-// later ones are checked against it.
-db::FeatureIndex read_pass(const BuildOptions& options, const BuildInputs& inputs,
-                           const MakeBuildExecutor& make, index::FeatureRange range,
-                           TargetCatalog& catalog, bool first_pass, const std::string& label,
-                           BuildSummary& summary) {
+// a new executor, flushed and finalized (a GPU executor's index left on its
+// GPUs). The first pass fills `catalog`; later ones are checked against it.
+BuiltIndex read_pass(const BuildOptions& options, const BuildInputs& inputs,
+                     const MakeBuildExecutor& make, index::FeatureRange range,
+                     TargetCatalog& catalog, bool first_pass, const std::string& label,
+                     BuildSummary& summary) {
   const sketch::SketchParams& params = options.params.sketch;
   BuildOptions part = options;
   part.features = range;
@@ -123,7 +124,7 @@ db::FeatureIndex read_pass(const BuildOptions& options, const BuildInputs& input
   if (first_pass) summary.input_bytes = counters.bytes.load();
   else check_same_targets(catalog.targets(), again.targets(), label);
 
-  db::FeatureIndex index = executor->finalize();
+  BuiltIndex index = executor->finalize();
   summary.seconds_finalize += clock.lap();
   const std::string stages = executor->stages();
   if (!stages.empty())
@@ -156,6 +157,15 @@ void check_some_taxa(const BuildOptions& options, const BuildInputs& inputs,
       "--allow-no-taxa to build it anyway");
 }
 
+// A part on the host: a GPU executor's downloaded now, its time part of the
+// finalize (it overlaps nothing).
+db::FeatureIndex part_on_host(BuiltIndex part, BuildSummary& summary) {
+  host::Stopwatch clock;
+  db::FeatureIndex index = std::move(part).to_host();
+  summary.seconds_finalize += clock.lap();
+  return index;
+}
+
 // Builds the database in its partitions, handing each part to `take_part`
 // (in feature order) as it completes, with the targets (all of them, with
 // their windows, from the first part on: the first pass reads them all);
@@ -163,7 +173,7 @@ void check_some_taxa(const BuildOptions& options, const BuildInputs& inputs,
 db::Database build_parts(const BuildOptions& options, const BuildInputs& inputs,
                          const MakeBuildExecutor& make, const PartitionsNeeded& needed,
                          BuildSummary& summary,
-                         const std::function<void(db::FeatureIndex, std::span<const db::Target>)>& take_part) {
+                         const std::function<void(BuiltIndex, std::span<const db::Target>)>& take_part) {
   const unsigned partitions = count_partitions(options, inputs, needed);
   check_rereadable(inputs.files, partitions);
   const std::vector<index::FeatureRange> ranges = index::split_features(
@@ -173,7 +183,7 @@ db::Database build_parts(const BuildOptions& options, const BuildInputs& inputs,
   TargetCatalog catalog;
   for (unsigned p = 0; p < partitions; ++p) {
     const std::string label = partition_label(p, partitions);
-    db::FeatureIndex part;
+    BuiltIndex part;
     try {
       part = naming_out_of_memory(
           "building the database's tables (" +
@@ -229,12 +239,12 @@ db::Database build_database(const BuildOptions& options, BuildSummary* summary,
   BuildSummary local;
   BuildInputs inputs = find_build_inputs(options);
   load_build_taxonomy(options, inputs);
+  BuildSummary& out = summary ? *summary : local;
   std::vector<db::FeatureIndex> parts;
-  db::Database database =
-      build_parts(options, inputs, make, needed, summary ? *summary : local,
-                  [&](db::FeatureIndex part, std::span<const db::Target>) {
-                    parts.push_back(std::move(part));
-                  });
+  db::Database database = build_parts(options, inputs, make, needed, out,
+                                      [&](BuiltIndex part, std::span<const db::Target>) {
+                                        parts.push_back(part_on_host(std::move(part), out));
+                                      });
   database.index = db::concatenate(std::move(parts));
   return database;
 }
@@ -254,22 +264,25 @@ BuildSummary run_build(const BuildOptions& options, const std::filesystem::path&
   }
   load_build_taxonomy(options, inputs);
   BuildSummary summary;
-  // One part is saved from memory; several go to a PartWriter as they
-  // complete (created on the first, so that a build that fails before any
-  // part leaves nothing behind), so one part is in memory at a time.
-  std::optional<db::FeatureIndex> whole;
+  // One part is saved from where the executor left it (a GPU executor's
+  // index is copied down as the file is written, so the download is part of
+  // the write); several go to a PartWriter as they complete (created on the
+  // first, so that a build that fails before any part leaves nothing
+  // behind), so one part is in memory at a time.
+  std::optional<BuiltIndex> whole;
   std::optional<db::PartWriter> writer;
   host::Stopwatch clock;
   db::Database built = build_parts(options, inputs, make, needed, summary,
-                                   [&](db::FeatureIndex part, std::span<const db::Target> targets) {
+                                   [&](BuiltIndex part, std::span<const db::Target> targets) {
     if (summary.partitions == 1) {
       whole.emplace(std::move(part));
       return;
     }
+    const db::FeatureIndex index = part_on_host(std::move(part), summary);
     host::Stopwatch write_clock;
     if (!writer)
       writer.emplace(database, options.params.max_locations_per_feature, targets, 0, options.sync);
-    writer->append(part);
+    writer->append(index);
     summary.seconds_write += write_clock.lap();
   });
   clock.lap();
@@ -277,8 +290,8 @@ BuildSummary run_build(const BuildOptions& options, const std::filesystem::path&
                        "build in partitions (--partitions 2 or more): each is written as it "
                        "is done", [&] {
     if (whole) {
-      built.index = std::move(*whole);
-      db::save(built, database, 0, options.sync);
+      db::save(built, whole->source(), database, 0, options.sync);
+      whole.reset();  // a GPU's memory freed with the index
     } else {
       writer->finish(built.params, built.targets, built.taxonomy);
     }
