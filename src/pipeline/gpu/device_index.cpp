@@ -37,6 +37,12 @@ const char* device_array(const kernels::FinalizedIndex& index, Array array) {
   throw std::logic_error("unknown index array");
 }
 
+// For a destructor, which cannot report a failure: one that is not left as
+// the thread's last CUDA error either.
+void select_quietly(int device) {
+  if (cudaSetDevice(device) != cudaSuccess) (void)cudaGetLastError();
+}
+
 void check_copy(cudaError_t status, int device) {
   cuda::check(status, ("copying the database index down from GPU " + std::to_string(device))
                           .c_str());
@@ -54,7 +60,7 @@ class DeviceIndex::Reader {
     for (const auto& worker : workers_) {
       if (!worker) continue;
       for (auto& [device, stream] : worker->streams) {
-        cudaSetDevice(device);  // errors cannot be reported from a destructor
+        select_quietly(device);
         const cuda::stream gone(std::move(stream));
       }
     }
@@ -96,14 +102,18 @@ class DeviceIndex::Reader {
     std::vector<std::uint64_t> larger;    // a piece larger than the staging
   };
 
+  // Worker w is used by one thread at a time, so only the vector needs the
+  // lock; the pinned memory (slow to allocate) is allocated outside it.
   Worker& worker_of(unsigned w) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      if (w < workers_.size() && workers_[w]) return *workers_[w];
+    }
+    auto worker = std::make_unique<Worker>();
+    worker->staging = cuda::pinned_buffer<char>(index_.staging_bytes_);
     const std::lock_guard<std::mutex> lock(mutex_);
     if (workers_.size() <= w) workers_.resize(w + 1);
-    if (!workers_[w]) {
-      auto worker = std::make_unique<Worker>();
-      worker->staging = cuda::pinned_buffer<char>(index_.staging_bytes_);  // may throw
-      workers_[w] = std::move(worker);
-    }
+    workers_[w] = std::move(worker);
     return *workers_[w];
   }
 
@@ -173,7 +183,7 @@ DeviceIndex::DeviceIndex(std::vector<Shard> shards, std::size_t staging_bytes)
 
 DeviceIndex::~DeviceIndex() {
   for (Shard& shard : shards_) {
-    cudaSetDevice(shard.device);  // errors cannot be reported from a destructor
+    select_quietly(shard.device);
     shard.index = kernels::FinalizedIndex();
   }
 }

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "db/file_format.hpp"
 #include "kernels/finalize.hpp"
 #include "metawarp/index/part_ranges.hpp"
 #include "pipeline/build/built_index.hpp"
@@ -22,9 +23,10 @@ class DeviceIndex final : public BuiltIndex::Resident {
  public:
   // Bytes of pinned staging per writer thread: the largest piece the file
   // writer asks for (the list offsets behind one checksum chunk of 1-byte
-  // counts, 8 MiB + 8) is copied straight into it; a larger one goes
+  // counts, and one more) is copied straight into it; a larger piece goes
   // through it in several copies.
-  static constexpr std::size_t default_staging_bytes = std::size_t(16) << 20;
+  static constexpr std::size_t default_staging_bytes =
+      db::file_format::checksum_chunk_bytes * sizeof(std::uint64_t) + 64;
 
   struct Shard {
     int device = 0;
