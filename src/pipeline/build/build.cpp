@@ -21,6 +21,7 @@
 #include "db/index_concat.hpp"
 #include "db/part_writer.hpp"
 #include "db/reference_bases.hpp"
+#include "metawarp/host/background_task.hpp"
 #include "metawarp/host/clock.hpp"
 #include "metawarp/index/feature_split.hpp"
 #include "output/output_check.hpp"
@@ -268,9 +269,13 @@ BuildSummary run_build(const BuildOptions& options, const std::filesystem::path&
   // index is copied down as the file is written, so the download is part of
   // the write); several go to a PartWriter as they complete (created on the
   // first, so that a build that fails before any part leaves nothing
-  // behind), so one part is in memory at a time.
+  // behind), so one part is on the host at a time. A part downloaded from
+  // a GPU is appended by a thread of its own while the next part is built
+  // on the GPU; a CPU part is appended first, as the next one's sketching
+  // needs the host's memory. Write time: what the driver waits for.
   std::optional<BuiltIndex> whole;
   std::optional<db::PartWriter> writer;
+  host::BackgroundTask appending;  // after the writer: joined before it goes
   host::Stopwatch clock;
   db::Database built = build_parts(options, inputs, make, needed, summary,
                                    [&](BuiltIndex part, std::span<const db::Target> targets) {
@@ -278,14 +283,22 @@ BuildSummary run_build(const BuildOptions& options, const std::filesystem::path&
       whole.emplace(std::move(part));
       return;
     }
-    const db::FeatureIndex index = part_on_host(std::move(part), summary);
+    const bool overlap = !part.on_host();
     host::Stopwatch write_clock;
+    appending.wait();  // the previous part appended (its failure rethrown here)
+    summary.seconds_write += write_clock.lap();
+    auto index = std::make_shared<const db::FeatureIndex>(part_on_host(std::move(part), summary));
+    write_clock.lap();
     if (!writer)
       writer.emplace(database, options.params.max_locations_per_feature, targets, 0, options.sync);
-    writer->append(index);
+    if (overlap)
+      appending.start([&writer, index] { writer->append(*index); });
+    else
+      writer->append(*index);
     summary.seconds_write += write_clock.lap();
   });
   clock.lap();
+  appending.wait();  // the last part's append
   naming_out_of_memory("writing database '" + database.string() + "'",
                        "build in partitions (--partitions 2 or more): each is written as it "
                        "is done", [&] {

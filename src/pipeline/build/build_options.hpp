@@ -110,7 +110,9 @@ struct BuildSummary {
   // here when the host keeps it: partitions, build_database).
   double seconds_finalize = 0;
   // The database file (run_build); with one partition, a GPU's index is
-  // copied down as it is written, so its download is counted here.
+  // copied down as it is written, so its download is counted here. In
+  // partitions, a GPU part is appended while the next is built: only the
+  // wait for it is counted.
   double seconds_write = 0;
   // The executor's own account of where its time went, one line, e.g.
   // "GPU: table 2.10 GiB; ... download 0.52 s" (empty: nothing to add).

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <functional>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -15,9 +14,9 @@
 #include "metawarp/cuda/device_buffer.hpp"
 #include "metawarp/cuda/pinned_buffer.hpp"
 #include "metawarp/cuda/stream.hpp"
+#include "metawarp/host/background_task.hpp"
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/parallel_for.hpp"
-#include "metawarp/host/thread_group.hpp"
 #include "metawarp/index/feature_split.hpp"
 #include "pipeline/build/build_estimate.hpp"
 #include "pipeline/gpu/build_batches.hpp"
@@ -32,29 +31,6 @@ namespace {
 using sketch::feature_t;
 
 constexpr double gib = 1024.0 * 1024.0 * 1024.0;
-
-// One task at a time on a thread of its own; wait() rethrows its failure.
-class BackgroundTask {
- public:
-  void start(std::function<void()> task) {
-    wait();
-    group_.emplace();
-    group_->spawn(std::move(task));
-  }
-  void wait() {
-    if (!group_) return;
-    try {
-      group_->join();
-    } catch (...) {
-      group_.reset();
-      throw;
-    }
-    group_.reset();
-  }
-
- private:
-  std::optional<host::ThreadGroup> group_;  // its destructor joins a task still running
-};
 
 // What one GPU of the layout holds: two host batches (the driver packs one
 // while a round uploads the other), the batch on the GPU and the buffer its
@@ -277,7 +253,7 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
   int side_ = 0;         // which host batch of every GPU the filling round uses
   std::uint64_t rounds_ = 0;
   Times times_;
-  BackgroundTask round_;  // last: a round still running is joined before the rest goes
+  host::BackgroundTask round_;  // last: a round still running is joined before the rest goes
 };
 
 }  // namespace
