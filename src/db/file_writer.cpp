@@ -114,7 +114,9 @@ void write_database(output::AtomicFile& file, const DatabaseParams& params,
   };
   // A checksum chunk is a multiple of every width: each is encoded alone.
   const ChunkSource sources[ff::section_count] = {
-      [&](unsigned, std::uint64_t begin, std::size_t, char*) { return target_bytes.data() + begin; },
+      [&](unsigned, std::uint64_t begin, std::size_t, char*) {
+        return target_bytes.data() + begin;
+      },
       [&](unsigned, std::uint64_t begin, std::size_t, char*) { return nodes.data() + begin; },
       [&](unsigned, std::uint64_t begin, std::size_t, char*) { return merged.data() + begin; },
       [&](unsigned worker, std::uint64_t begin, std::size_t size, char*) {

@@ -47,15 +47,16 @@ std::vector<char> file_header(const DatabaseParams& params,
 // worker number (parallel_write.hpp: ChunkSource).
 struct IndexSource {
   std::uint64_t features = 0, locations = 0;
-  std::function<const feature_t*(unsigned worker, std::uint64_t first, std::size_t n)> feature_values;
-  std::function<const std::uint64_t*(unsigned worker, std::uint64_t first, std::size_t n)> offsets;
-  std::function<const Location*(unsigned worker, std::uint64_t first, std::size_t n)> location_values;
+  template <class T>
+  using Piece = std::function<const T*(unsigned worker, std::uint64_t first, std::size_t n)>;
+  Piece<feature_t> feature_values;
+  Piece<std::uint64_t> offsets;
+  Piece<Location> location_values;
   // Set by a writer that holds the counts and locations already in the file's
   // encoding (PartWriter's spills, encoded by compact_index.hpp as it is):
   // bytes [first, first + n) of that section, used instead of offsets and
   // location_values.
-  std::function<const char*(unsigned worker, std::uint64_t first, std::size_t n)> count_bytes,
-      location_bytes;
+  Piece<char> count_bytes, location_bytes;
 };
 
 // The source of an index in memory (valid while `index` lives).

@@ -35,8 +35,9 @@ std::uint64_t write_chunked(const output::AtomicFile& file, std::uint64_t offset
 std::uint64_t write_chunked(const output::AtomicFile& file, std::uint64_t offset,
                             const void* data, std::size_t n, unsigned threads) {
   const auto* in = static_cast<const char*>(data);
-  return write_chunked(file, offset, n, threads,
-                       [in](unsigned, std::uint64_t begin, std::size_t, char*) { return in + begin; });
+  return write_chunked(
+      file, offset, n, threads,
+      [in](unsigned, std::uint64_t begin, std::size_t, char*) { return in + begin; });
 }
 
 }  // namespace metawarp::db

@@ -189,7 +189,8 @@ db::FeatureIndex copy_of(const db::FeatureIndex& index) {
 // The CPU executor's index behind BuiltIndex::Resident, counting its use.
 class CountingResident final : public pipeline::BuiltIndex::Resident {
  public:
-  CountingResident(db::FeatureIndex index, ResidentUse& use) : index_(std::move(index)), use_(use) {}
+  CountingResident(db::FeatureIndex index, ResidentUse& use)
+      : index_(std::move(index)), use_(use) {}
   std::uint64_t feature_count() const override { return index_.feature_count(); }
   std::uint64_t location_count() const override { return index_.location_count(); }
   db::IndexSource source() const override {
@@ -246,7 +247,8 @@ pipeline::MakeBuildExecutor resident_executor(ResidentUse& use) {
   };
 }
 
-TEST_CASE("a part left on its executor is written from there, or downloaded where the host keeps it") {
+TEST_CASE("a part left on its executor is written from there, or downloaded where the host "
+          "keeps it") {
   test::ScratchDir dir("build_resident");
   pipeline::BuildOptions o = test_data_options();
   o.params.max_locations_per_feature = 3;
@@ -287,7 +289,8 @@ TEST_CASE("a partitioned build whose part fails to append in the background keep
   ResidentUse use;
   use.repeat_first = true;
   o.partitions = 3;
-  const std::string message = test::error_of([&] { pipeline::run_build(o, path, resident_executor(use)); });
+  const std::string message =
+      test::error_of([&] { pipeline::run_build(o, path, resident_executor(use)); });
   CHECK(test::contains(message, "database part out of order"));
   CHECK(bytes_of(path) == before);
   std::size_t files = 0;

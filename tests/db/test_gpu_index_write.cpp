@@ -51,8 +51,8 @@ kernels::FinalizedIndex shard_of(const db::FeatureIndex& index, std::size_t begi
   kernels::FinalizedIndex shard;
   shard.features = upload(index.features().data() + begin, end - begin);
   shard.offsets = upload(offsets.data(), offsets.size());
-  shard.locations =
-      upload(reinterpret_cast<const std::uint64_t*>(index.locations().data()) + first, last - first);
+  const auto* locations = reinterpret_cast<const std::uint64_t*>(index.locations().data());
+  shard.locations = upload(locations + first, last - first);
   shard.feature_count = end - begin;
   shard.location_count = last - first;
   return shard;

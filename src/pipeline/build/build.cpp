@@ -174,7 +174,8 @@ db::FeatureIndex part_on_host(BuiltIndex part, BuildSummary& summary) {
 db::Database build_parts(const BuildOptions& options, const BuildInputs& inputs,
                          const MakeBuildExecutor& make, const PartitionsNeeded& needed,
                          BuildSummary& summary,
-                         const std::function<void(BuiltIndex, std::span<const db::Target>)>& take_part) {
+                         const std::function<void(BuiltIndex, std::span<const db::Target>)>&
+                             take_part) {
   const unsigned partitions = count_partitions(options, inputs, needed);
   check_rereadable(inputs.files, partitions);
   const std::vector<index::FeatureRange> ranges = index::split_features(

@@ -14,8 +14,8 @@
 
 #include "db/database.hpp"
 #include "pipeline/build/build_inputs.hpp"
-#include "pipeline/build/built_index.hpp"
 #include "pipeline/build/build_options.hpp"
+#include "pipeline/build/built_index.hpp"
 
 namespace metawarp::pipeline {
 

@@ -3,8 +3,8 @@
 // uploads batch i+1 while the kernel stream runs the fused sketch+insert
 // kernel on batch i. At the end the table's pairs are exported and finalized
 // on the GPU (build_finalize.hpp), so the database is byte-identical to the
-// CPU executor's; the index stays on the GPU for the driver (device_index.hpp). Several shards: the multi-GPU executor
-// (multi_gpu_build_executor.hpp).
+// CPU executor's; the index stays on the GPU for the driver (device_index.hpp).
+// Several shards: the multi-GPU executor (multi_gpu_build_executor.hpp).
 #include <chrono>
 #include <cstdio>
 #include <optional>
