@@ -114,21 +114,24 @@ void write_database(output::AtomicFile& file, const DatabaseParams& params,
   };
   // A checksum chunk is a multiple of every width: each is encoded alone.
   const ChunkSource sources[ff::section_count] = {
-      [&](std::uint64_t begin, std::size_t, char*) { return target_bytes.data() + begin; },
-      [&](std::uint64_t begin, std::size_t, char*) { return nodes.data() + begin; },
-      [&](std::uint64_t begin, std::size_t, char*) { return merged.data() + begin; },
-      [&](std::uint64_t begin, std::size_t size, char*) {
-        return reinterpret_cast<const char*>(index.feature_values(begin / fw, size / fw));
+      [&](unsigned, std::uint64_t begin, std::size_t, char*) {
+        return target_bytes.data() + begin;
       },
-      [&](std::uint64_t begin, std::size_t size, char* scratch) {
-        if (index.count_bytes) return index.count_bytes(begin, size);
-        compact::encode_counts(index.offsets(begin / cw, size / cw), 0, size / cw, cw, scratch);
+      [&](unsigned, std::uint64_t begin, std::size_t, char*) { return nodes.data() + begin; },
+      [&](unsigned, std::uint64_t begin, std::size_t, char*) { return merged.data() + begin; },
+      [&](unsigned worker, std::uint64_t begin, std::size_t size, char*) {
+        return reinterpret_cast<const char*>(index.feature_values(worker, begin / fw, size / fw));
+      },
+      [&](unsigned worker, std::uint64_t begin, std::size_t size, char* scratch) {
+        if (index.count_bytes) return index.count_bytes(worker, begin, size);
+        compact::encode_counts(index.offsets(worker, begin / cw, size / cw), 0, size / cw, cw,
+                               scratch);
         return static_cast<const char*>(scratch);
       },
-      [&](std::uint64_t begin, std::size_t size, char* scratch) {
-        if (index.location_bytes) return index.location_bytes(begin, size);
-        compact::encode_locations(index.location_values(begin / lw, size / lw), size / lw, ids,
-                                  lw, scratch);
+      [&](unsigned worker, std::uint64_t begin, std::size_t size, char* scratch) {
+        if (index.location_bytes) return index.location_bytes(worker, begin, size);
+        compact::encode_locations(index.location_values(worker, begin / lw, size / lw), size / lw,
+                                  ids, lw, scratch);
         return static_cast<const char*>(scratch);
       },
   };
@@ -144,6 +147,22 @@ void write_database(output::AtomicFile& file, const DatabaseParams& params,
   const std::vector<char> header = file_header(params, entries);
   file.write_at(0, header.data(), header.size());
   file.commit(sync);
+}
+
+IndexSource index_source(const FeatureIndex& index) {
+  IndexSource source;
+  source.features = index.feature_count();
+  source.locations = index.location_count();
+  source.feature_values = [&index](unsigned, std::uint64_t first, std::size_t) {
+    return index.features().data() + first;
+  };
+  source.offsets = [&index](unsigned, std::uint64_t first, std::size_t) {
+    return index.offsets().data() + first;
+  };
+  source.location_values = [&index](unsigned, std::uint64_t first, std::size_t) {
+    return index.locations().data() + first;
+  };
+  return source;
 }
 
 }  // namespace metawarp::db

@@ -4,6 +4,7 @@
 // the layout of docs/database-format.md is written once: the variable-size
 // sections and the header with its section table.
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <vector>
 
@@ -38,22 +39,28 @@ std::vector<char> file_header(const DatabaseParams& params,
                               const SectionEntry (&sections)[file_format::section_count],
                               std::uint32_t version = format_version);
 
-// The index as a writer holds it (in memory, or in spill files): its sizes,
-// and its arrays in the query layout (database.hpp) piece by piece. Each
-// function returns a pointer to n elements from position `first` (offsets:
-// n + 1), valid until the calling thread calls one of them again; called from
-// several threads at once.
+// The index as a writer holds it (in memory, in spill files, or in GPU
+// memory): its sizes, and its arrays in the query layout (database.hpp)
+// piece by piece. Each function returns a pointer to n elements from
+// position `first` (offsets: n + 1), valid until the same `worker` calls one
+// of them again; called from several threads at once, each with its own
+// worker number (parallel_write.hpp: ChunkSource).
 struct IndexSource {
   std::uint64_t features = 0, locations = 0;
-  std::function<const feature_t*(std::uint64_t first, std::size_t n)> feature_values;
-  std::function<const std::uint64_t*(std::uint64_t first, std::size_t n)> offsets;
-  std::function<const Location*(std::uint64_t first, std::size_t n)> location_values;
+  template <class T>
+  using Piece = std::function<const T*(unsigned worker, std::uint64_t first, std::size_t n)>;
+  Piece<feature_t> feature_values;
+  Piece<std::uint64_t> offsets;
+  Piece<Location> location_values;
   // Set by a writer that holds the counts and locations already in the file's
   // encoding (PartWriter's spills, encoded by compact_index.hpp as it is):
   // bytes [first, first + n) of that section, used instead of offsets and
   // location_values.
-  std::function<const char*(std::uint64_t first, std::size_t n)> count_bytes, location_bytes;
+  Piece<char> count_bytes, location_bytes;
 };
+
+// The source of an index in memory (valid while `index` lives).
+IndexSource index_source(const FeatureIndex& index);
 
 // Writes the whole database in the current format at its offsets of `file`
 // (the sections, each by up to `threads` threads, 0: all cores; the index
@@ -63,5 +70,11 @@ struct IndexSource {
 void write_database(output::AtomicFile& file, const DatabaseParams& params,
                     const std::vector<Target>& targets, const taxonomy::Taxonomy& taxonomy,
                     const IndexSource& index, unsigned threads, output::Sync sync);
+
+// save() (database.hpp) with the index read from `index` instead of db.index,
+// which is not read: an index held elsewhere (the GPU build's, in device
+// memory) goes to the file piece by piece, through the same writer.
+void save(const Database& db, const IndexSource& index, const std::filesystem::path& path,
+          unsigned threads, output::Sync sync);
 
 }  // namespace metawarp::db

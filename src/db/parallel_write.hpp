@@ -11,8 +11,11 @@ namespace metawarp::db {
 
 // Bytes [begin, begin + size) of a section (one checksum chunk): returns where
 // they are, in memory already or encoded into `scratch` (size bytes, the
-// calling thread's own).
-using ChunkSource = std::function<const char*(std::uint64_t begin, std::size_t size, char* scratch)>;
+// calling thread's own). `worker`: the calling thread's number (0 .. threads
+// - 1; one thread at a time each), for a source that keeps buffers of its
+// own per thread (the GPU build's index, copied down as it is written).
+using ChunkSource = std::function<const char*(unsigned worker, std::uint64_t begin,
+                                              std::size_t size, char* scratch)>;
 
 // Writes the n bytes of a section that `source` gives at `offset` of `file`:
 // up to `threads` threads (0: all cores) each take a contiguous run of

@@ -196,12 +196,14 @@ void PartWriter::finish(const DatabaseParams& params, const std::vector<Target>&
   IndexSource source;
   source.features = s.feature_count;
   source.locations = s.location_count;
-  source.feature_values = [&s](std::uint64_t first, std::size_t n) {
+  source.feature_values = [&s](unsigned, std::uint64_t first, std::size_t n) {
     return reinterpret_cast<const feature_t*>(
         s.features.read(first * sizeof(feature_t), n * sizeof(feature_t)));
   };
-  source.count_bytes = [&s](std::uint64_t first, std::size_t n) { return s.counts.read(first, n); };
-  source.location_bytes = [&s](std::uint64_t first, std::size_t n) {
+  source.count_bytes = [&s](unsigned, std::uint64_t first, std::size_t n) {
+    return s.counts.read(first, n);
+  };
+  source.location_bytes = [&s](unsigned, std::uint64_t first, std::size_t n) {
     return s.locations.read(first, n);
   };
   write_database(s.file, params, targets, taxonomy, source, s.threads, s.sync);

@@ -9,25 +9,19 @@
 
 namespace metawarp::db {
 
-void save(const Database& db, const std::filesystem::path& path, unsigned threads,
-          output::Sync sync) {
+void save(const Database& db, const IndexSource& index, const std::filesystem::path& path,
+          unsigned threads, output::Sync sync) {
   // First, so that a path that cannot be written fails before any work. A
   // failed save keeps the database that was there: a failed rebuild must not
   // destroy a working one.
   output::AtomicFile file(path.string(), output::OnFailure::keep_existing, "database",
                           output::Writes::at_offsets);
-  const FeatureIndex& index = db.index;
-  IndexSource source;
-  source.features = index.feature_count();
-  source.locations = index.location_count();
-  source.feature_values = [&](std::uint64_t first, std::size_t) {
-    return index.features().data() + first;
-  };
-  source.offsets = [&](std::uint64_t first, std::size_t) { return index.offsets().data() + first; };
-  source.location_values = [&](std::uint64_t first, std::size_t) {
-    return index.locations().data() + first;
-  };
-  write_database(file, db.params, db.targets, db.taxonomy, source, threads, sync);
+  write_database(file, db.params, db.targets, db.taxonomy, index, threads, sync);
+}
+
+void save(const Database& db, const std::filesystem::path& path, unsigned threads,
+          output::Sync sync) {
+  save(db, index_source(db.index), path, threads, sync);
 }
 
 }  // namespace metawarp::db

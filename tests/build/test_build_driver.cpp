@@ -25,7 +25,7 @@ class RecordingExecutor final : public pipeline::BuildExecutor {
   explicit RecordingExecutor(std::vector<pipeline::TargetSequence>& seen) : seen_(seen) {}
   void add(pipeline::TargetSequence target) override { seen_.push_back(std::move(target)); }
   void flush() override { flushed_ = true; }
-  db::FeatureIndex finalize() override {
+  pipeline::BuiltIndex finalize() override {
     if (!flushed_) throw std::logic_error("finalize before flush");
     std::vector<db::Entry> entries;
     for (const auto& t : seen_)

@@ -4,9 +4,11 @@
 // references; a partition over its memory limit stops with what to change.
 #include <sys/stat.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -15,6 +17,7 @@
 #include "catch.hpp"
 #include "error_of.hpp"
 #include "db/database.hpp"
+#include "db/file_writer.hpp"
 #include "pipeline/build/build.hpp"
 #include "pipeline/build/build_inputs.hpp"
 #include "../query/query_test_data.hpp"
@@ -151,4 +154,134 @@ TEST_CASE("a build in partitions refuses a pipe, FIFO or device by name, before 
             .rfind("'/dev/null' is a character device", 0) == 0);
   // Regular files, and a file that is not there (its read reports it), pass.
   CHECK_NOTHROW(pipeline::check_rereadable({file.string(), (dir.path() / "gone.fa").string()}, 2));
+}
+
+namespace {
+
+// How the driver took the index of a part held "elsewhere" (the GPU
+// executors leave theirs in device memory: pipeline/gpu/device_index.hpp).
+struct ResidentUse {
+  int sources = 0;    // written from where it is, piece by piece
+  int downloads = 0;  // taken to the host whole
+  std::uint64_t pieces = 0;
+  // Every part after the first is the first again, out of order: the
+  // writer's append of the second one fails.
+  bool repeat_first = false;
+  std::optional<db::FeatureIndex> first;
+};
+
+db::FeatureIndex copy_of(const db::FeatureIndex& index) {
+  return db::FeatureIndex(index.features(), index.offsets(), index.locations());
+}
+
+// The CPU executor's index behind BuiltIndex::Resident, counting its use.
+class CountingResident final : public pipeline::BuiltIndex::Resident {
+ public:
+  CountingResident(db::FeatureIndex index, ResidentUse& use)
+      : index_(std::move(index)), use_(use) {}
+  std::uint64_t feature_count() const override { return index_.feature_count(); }
+  std::uint64_t location_count() const override { return index_.location_count(); }
+  db::IndexSource source() const override {
+    ++use_.sources;
+    db::IndexSource source = db::index_source(index_);
+    const auto offsets = source.offsets;
+    source.offsets = [this, offsets](unsigned worker, std::uint64_t first, std::size_t n) {
+      pieces_.fetch_add(1);
+      return offsets(worker, first, n);
+    };
+    return source;
+  }
+  db::FeatureIndex download() const override {
+    ++use_.downloads;
+    return copy_of(index_);
+  }
+  ~CountingResident() override { use_.pieces += pieces_.load(); }
+
+ private:
+  db::FeatureIndex index_;
+  ResidentUse& use_;
+  mutable std::atomic<std::uint64_t> pieces_{0};
+};
+
+class ResidentExecutor final : public pipeline::BuildExecutor {
+ public:
+  ResidentExecutor(std::unique_ptr<pipeline::BuildExecutor> cpu, ResidentUse& use)
+      : cpu_(std::move(cpu)), use_(use) {}
+  void add(pipeline::TargetSequence target) override { cpu_->add(std::move(target)); }
+  void flush() override { cpu_->flush(); }
+  pipeline::BuiltIndex finalize() override {
+    db::FeatureIndex index = cpu_->finalize().to_host();
+    if (use_.repeat_first && use_.first) index = copy_of(*use_.first);
+    else if (use_.repeat_first) use_.first = copy_of(index);
+    return pipeline::BuiltIndex(std::make_unique<CountingResident>(std::move(index), use_));
+  }
+
+ private:
+  std::unique_ptr<pipeline::BuildExecutor> cpu_;
+  ResidentUse& use_;
+};
+
+}  // namespace
+
+// Issue 28: an index the executor leaves where it is (the GPU's) is written
+// from there in one partition, never downloaded whole; the host keeps
+// partitions and build_database's database, so those download it (the
+// partitions then appended by a thread of their own while the next part is
+// built). The file is the plain build's either way.
+pipeline::MakeBuildExecutor resident_executor(ResidentUse& use) {
+  return [&use](const pipeline::BuildOptions& options, const pipeline::BuildInputs& inputs) {
+    return std::make_unique<ResidentExecutor>(pipeline::make_cpu_build_executor(options, inputs),
+                                              use);
+  };
+}
+
+TEST_CASE("a part left on its executor is written from there, or downloaded where the host "
+          "keeps it") {
+  test::ScratchDir dir("build_resident");
+  pipeline::BuildOptions o = test_data_options();
+  o.params.max_locations_per_feature = 3;
+  const fs::path plain = dir / "plain.mwdb", resident = dir / "resident.mwdb";
+  pipeline::run_build(o, plain);
+  ResidentUse use;
+  const pipeline::MakeBuildExecutor make = resident_executor(use);
+  pipeline::run_build(o, resident, make);
+  CHECK(use.sources == 1);
+  CHECK(use.downloads == 0);
+  CHECK(use.pieces > 0);
+  CHECK(bytes_of(resident) == bytes_of(plain));
+
+  use = {};
+  o.partitions = 3;
+  pipeline::run_build(o, resident, make);
+  CHECK(use.sources == 0);
+  CHECK(use.downloads == 3);
+  CHECK(bytes_of(resident) == bytes_of(plain));
+
+  use = {};
+  o.partitions = 1;
+  const db::Database db = pipeline::build_database(o, nullptr, make);
+  CHECK(use.downloads == 1);
+  db::save(db, dir / "kept.mwdb");
+  CHECK(bytes_of(dir / "kept.mwdb") == bytes_of(plain));
+}
+
+// Issue 28: a part appended while the next is built fails the build with
+// the append's error; the database that was at the path stays, and neither
+// a temporary nor a spill file is left.
+TEST_CASE("a partitioned build whose part fails to append in the background keeps the old file") {
+  test::ScratchDir dir("build_resident_failure");
+  pipeline::BuildOptions o = test_data_options();
+  const fs::path path = dir / "db.mwdb";
+  pipeline::run_build(o, path);
+  const std::vector<char> before = bytes_of(path);
+  ResidentUse use;
+  use.repeat_first = true;
+  o.partitions = 3;
+  const std::string message =
+      test::error_of([&] { pipeline::run_build(o, path, resident_executor(use)); });
+  CHECK(test::contains(message, "database part out of order"));
+  CHECK(bytes_of(path) == before);
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path())) files += entry.is_regular_file();
+  CHECK(files == 1);
 }

@@ -5,6 +5,7 @@
 // cannot fit says so before doing any work.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -354,5 +355,66 @@ TEST_CASE("GPU build over 2 GPUs, batches dealt between them, is the CPU databas
               .find(exchange) != std::string::npos);
     CHECK(require_identical_sharded_builds(random_minimizer_build(dir), layout, dir).find(exchange) !=
           std::string::npos);
+  }
+}
+
+namespace {
+
+// `bases` of random ACGT in records of a million: with minhash windows, more
+// than a million features, each section of the index several checksum chunks
+// (1 MiB) long in the file.
+fs::path write_large_random_references(const fs::path& dir, std::uint64_t bases) {
+  std::mt19937_64 rng(bases);
+  const fs::path path = dir / "large.fa";
+  std::ofstream out(path);
+  std::string line(80, 'A');
+  for (std::uint64_t done = 0; done < bases;) {
+    out << ">large" << done / 1000000 << "\n";
+    for (std::uint64_t end = std::min(bases, done + 1000000); done < end; done += line.size()) {
+      for (auto& c : line) c = "ACGT"[rng() % 4];
+      out << line << "\n";
+    }
+  }
+  return path;
+}
+
+}  // namespace
+
+// Issue 28: with one partition the index is written from the GPU, each
+// writer thread copying its pieces down through its own pinned staging (one
+// GPU, or two shards on one GPU, their ranges met inside the pieces the
+// writer asks for); staging of a few KiB takes many copies per piece. The
+// file is the CPU build's, and the host path (the index downloaded whole by
+// the same copies, then saved) gives it too.
+TEST_CASE("GPU build writes its index from the GPU: the CPU's file, whatever the staging") {
+  const fs::path dir = scratch_dir("device_write");
+  pipeline::BuildOptions options;
+  options.quiet = true;
+  options.threads = 3;
+  options.references = {write_large_random_references(dir, 9000000).string()};
+  options.allow_no_taxonomy = true;
+  options.params.sketch = window_sketch;
+  const pipeline::BuildSummary cpu_summary = pipeline::run_build(options, dir / "cpu.mwdb");
+  const std::string cpu = read_file(dir / "cpu.mwdb");
+  // Every index section several checksum chunks long: features 4 bytes,
+  // counts 1 and locations 4 bytes each.
+  REQUIRE(cpu_summary.features > (std::uint64_t(1) << 20) + 1000);
+  REQUIRE(cpu_summary.locations * 4 > std::uint64_t(3) << 20);
+  for (unsigned shards : {1u, 2u}) {
+    for (std::size_t staging : {std::size_t(0), std::size_t(4096), std::size_t(1000)}) {
+      CAPTURE(shards, staging);
+      pipeline::BuildOptions o = options;
+      o.gpu.layout = pipeline::ShardLayout{{0}, shards};
+      o.gpu.layout_given = shards > 1;
+      o.gpu.staging_bytes = staging;
+      const pipeline::BuildSummary summary =
+          pipeline::run_build(o, dir / "gpu.mwdb", pipeline::make_gpu_build_executor);
+      CHECK(summary.partitions == 1);
+      CHECK(summary.features == cpu_summary.features);
+      REQUIRE(read_file(dir / "gpu.mwdb") == cpu);
+      db::save(pipeline::build_database(o, nullptr, pipeline::make_gpu_build_executor),
+               dir / "host.mwdb");
+      REQUIRE(read_file(dir / "host.mwdb") == cpu);
+    }
   }
 }

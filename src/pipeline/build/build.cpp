@@ -17,9 +17,11 @@
 #include <span>
 #include <stdexcept>
 
+#include "db/file_writer.hpp"
 #include "db/index_concat.hpp"
 #include "db/part_writer.hpp"
 #include "db/reference_bases.hpp"
+#include "metawarp/host/background_task.hpp"
 #include "metawarp/host/clock.hpp"
 #include "metawarp/index/feature_split.hpp"
 #include "output/output_check.hpp"
@@ -93,12 +95,12 @@ void check_same_targets(const std::vector<db::Target>& first, const std::vector<
 }
 
 // One pass over the references for the features of `range`: every target to
-// a new executor, flushed and finalized. The first pass fills `catalog`;
-// later ones are checked against it.
-db::FeatureIndex read_pass(const BuildOptions& options, const BuildInputs& inputs,
-                           const MakeBuildExecutor& make, index::FeatureRange range,
-                           TargetCatalog& catalog, bool first_pass, const std::string& label,
-                           BuildSummary& summary) {
+// a new executor, flushed and finalized (a GPU executor's index left on its
+// GPUs). The first pass fills `catalog`; later ones are checked against it.
+BuiltIndex read_pass(const BuildOptions& options, const BuildInputs& inputs,
+                     const MakeBuildExecutor& make, index::FeatureRange range,
+                     TargetCatalog& catalog, bool first_pass, const std::string& label,
+                     BuildSummary& summary) {
   const sketch::SketchParams& params = options.params.sketch;
   BuildOptions part = options;
   part.features = range;
@@ -123,7 +125,7 @@ db::FeatureIndex read_pass(const BuildOptions& options, const BuildInputs& input
   if (first_pass) summary.input_bytes = counters.bytes.load();
   else check_same_targets(catalog.targets(), again.targets(), label);
 
-  db::FeatureIndex index = executor->finalize();
+  BuiltIndex index = executor->finalize();
   summary.seconds_finalize += clock.lap();
   const std::string stages = executor->stages();
   if (!stages.empty())
@@ -156,6 +158,15 @@ void check_some_taxa(const BuildOptions& options, const BuildInputs& inputs,
       "--allow-no-taxa to build it anyway");
 }
 
+// A part on the host: a GPU executor's downloaded now, its time part of the
+// finalize (it overlaps nothing).
+db::FeatureIndex part_on_host(BuiltIndex part, BuildSummary& summary) {
+  host::Stopwatch clock;
+  db::FeatureIndex index = std::move(part).to_host();
+  summary.seconds_finalize += clock.lap();
+  return index;
+}
+
 // Builds the database in its partitions, handing each part to `take_part`
 // (in feature order) as it completes, with the targets (all of them, with
 // their windows, from the first part on: the first pass reads them all);
@@ -163,7 +174,8 @@ void check_some_taxa(const BuildOptions& options, const BuildInputs& inputs,
 db::Database build_parts(const BuildOptions& options, const BuildInputs& inputs,
                          const MakeBuildExecutor& make, const PartitionsNeeded& needed,
                          BuildSummary& summary,
-                         const std::function<void(db::FeatureIndex, std::span<const db::Target>)>& take_part) {
+                         const std::function<void(BuiltIndex, std::span<const db::Target>)>&
+                             take_part) {
   const unsigned partitions = count_partitions(options, inputs, needed);
   check_rereadable(inputs.files, partitions);
   const std::vector<index::FeatureRange> ranges = index::split_features(
@@ -173,7 +185,7 @@ db::Database build_parts(const BuildOptions& options, const BuildInputs& inputs,
   TargetCatalog catalog;
   for (unsigned p = 0; p < partitions; ++p) {
     const std::string label = partition_label(p, partitions);
-    db::FeatureIndex part;
+    BuiltIndex part;
     try {
       part = naming_out_of_memory(
           "building the database's tables (" +
@@ -229,12 +241,12 @@ db::Database build_database(const BuildOptions& options, BuildSummary* summary,
   BuildSummary local;
   BuildInputs inputs = find_build_inputs(options);
   load_build_taxonomy(options, inputs);
+  BuildSummary& out = summary ? *summary : local;
   std::vector<db::FeatureIndex> parts;
-  db::Database database =
-      build_parts(options, inputs, make, needed, summary ? *summary : local,
-                  [&](db::FeatureIndex part, std::span<const db::Target>) {
-                    parts.push_back(std::move(part));
-                  });
+  db::Database database = build_parts(options, inputs, make, needed, out,
+                                      [&](BuiltIndex part, std::span<const db::Target>) {
+                                        parts.push_back(part_on_host(std::move(part), out));
+                                      });
   database.index = db::concatenate(std::move(parts));
   return database;
 }
@@ -254,31 +266,46 @@ BuildSummary run_build(const BuildOptions& options, const std::filesystem::path&
   }
   load_build_taxonomy(options, inputs);
   BuildSummary summary;
-  // One part is saved from memory; several go to a PartWriter as they
-  // complete (created on the first, so that a build that fails before any
-  // part leaves nothing behind), so one part is in memory at a time.
-  std::optional<db::FeatureIndex> whole;
+  // One part is saved from where the executor left it (a GPU executor's
+  // index is copied down as the file is written, so the download is part of
+  // the write); several go to a PartWriter as they complete (created on the
+  // first, so that a build that fails before any part leaves nothing
+  // behind), so one part is on the host at a time. A part downloaded from
+  // a GPU is appended by a thread of its own while the next part is built
+  // on the GPU; a CPU part is appended first, as the next one's sketching
+  // needs the host's memory. Write time: what the driver waits for.
+  std::optional<BuiltIndex> whole;
   std::optional<db::PartWriter> writer;
+  host::BackgroundTask appending;  // after the writer: joined before it goes
   host::Stopwatch clock;
   db::Database built = build_parts(options, inputs, make, needed, summary,
-                                   [&](db::FeatureIndex part, std::span<const db::Target> targets) {
+                                   [&](BuiltIndex part, std::span<const db::Target> targets) {
     if (summary.partitions == 1) {
       whole.emplace(std::move(part));
       return;
     }
+    const bool overlap = !part.on_host();
     host::Stopwatch write_clock;
+    appending.wait();  // the previous part appended (its failure rethrown here)
+    summary.seconds_write += write_clock.lap();
+    auto index = std::make_shared<const db::FeatureIndex>(part_on_host(std::move(part), summary));
+    write_clock.lap();
     if (!writer)
       writer.emplace(database, options.params.max_locations_per_feature, targets, 0, options.sync);
-    writer->append(part);
+    if (overlap)
+      appending.start([&writer, index] { writer->append(*index); });
+    else
+      writer->append(*index);
     summary.seconds_write += write_clock.lap();
   });
   clock.lap();
+  appending.wait();  // the last part's append
   naming_out_of_memory("writing database '" + database.string() + "'",
                        "build in partitions (--partitions 2 or more): each is written as it "
                        "is done", [&] {
     if (whole) {
-      built.index = std::move(*whole);
-      db::save(built, database, 0, options.sync);
+      db::save(built, whole->source(), database, 0, options.sync);
+      whole.reset();  // a GPU's memory freed with the index
     } else {
       writer->finish(built.params, built.targets, built.taxonomy);
     }

@@ -15,6 +15,7 @@
 #include "db/database.hpp"
 #include "pipeline/build/build_inputs.hpp"
 #include "pipeline/build/build_options.hpp"
+#include "pipeline/build/built_index.hpp"
 
 namespace metawarp::pipeline {
 
@@ -36,8 +37,9 @@ class BuildExecutor {
   virtual void add(TargetSequence target) = 0;
   // Returns once every target added is sketched (and inserted).
   virtual void flush() = 0;
-  // After flush(): the sorted, deduplicated, capped index (db::finalize's rule).
-  virtual db::FeatureIndex finalize() = 0;
+  // After flush(): the sorted, deduplicated, capped index (db::finalize's
+  // rule), on the host or left on the executor's GPUs (built_index.hpp).
+  virtual BuiltIndex finalize() = 0;
   // Where the executor's time went, one line for the summary ("" for none).
   virtual std::string stages() const { return {}; }
 };

@@ -1,5 +1,6 @@
 #pragma once
 // What `metawarp build` is asked to do, and what it reports.
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -28,6 +29,10 @@ struct GpuBuildOptions {
   // alone.
   ShardLayout layout{{0}, 1};
   bool layout_given = false;  // --gpus named; else the layout is {device}
+  // Pinned bytes per writer thread through which the finished index is
+  // copied down as the file is written (gpu/device_index.hpp); 0: its
+  // default. Small in tests, so that a piece takes many copies.
+  std::size_t staging_bytes = 0;
 };
 
 // Host bytes a build holds per (feature, location) pair of the part it is
@@ -101,8 +106,14 @@ struct BuildSummary {
   // Wall time of the driver's stages.
   double seconds_setup = 0;        // the executor made ready (GPU: table, buffers, streams)
   double seconds_read_sketch = 0;  // reading, with the executor's work overlapped
-  double seconds_finalize = 0;     // sort, dedupe, cap: the query layout
-  double seconds_write = 0;        // the database file (run_build)
+  // Sort, dedupe, cap: the query layout, on the host (a GPU's downloaded
+  // here when the host keeps it: partitions, build_database).
+  double seconds_finalize = 0;
+  // The database file (run_build); with one partition, a GPU's index is
+  // copied down as it is written, so its download is counted here. In
+  // partitions, a GPU part is appended while the next is built: only the
+  // wait for it is counted.
+  double seconds_write = 0;
   // The executor's own account of where its time went, one line, e.g.
   // "GPU: table 2.10 GiB; ... download 0.52 s" (empty: nothing to add).
   std::string executor_stages;

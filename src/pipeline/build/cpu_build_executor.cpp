@@ -112,7 +112,7 @@ class CpuBuildExecutor final : public BuildExecutor {
     workers_.join();
   }
 
-  db::FeatureIndex finalize() override {
+  BuiltIndex finalize() override {
     std::vector<db::EntryChunks> parts;
     for (auto& store : entries_) parts.push_back(store.take());
     return db::finalize_chunks(std::move(parts), params_, threads_);

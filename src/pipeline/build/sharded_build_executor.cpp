@@ -27,10 +27,10 @@ class ShardedBuildExecutor final : public BuildExecutor {
   // The shards finalize side by side, one host thread each (a GPU shard
   // selects its device on its thread; shards of one GPU share it); their
   // indexes are concatenated in range order, as if finalized one by one.
-  db::FeatureIndex finalize() override {
+  BuiltIndex finalize() override {
     std::vector<db::FeatureIndex> parts(shards_.size());
     host::parallel_for(shards_.size(), unsigned(shards_.size()),
-                       [&](std::size_t s) { parts[s] = shards_[s]->finalize(); });
+                       [&](std::size_t s) { parts[s] = shards_[s]->finalize().to_host(); });
     return db::concatenate(std::move(parts));
   }
 

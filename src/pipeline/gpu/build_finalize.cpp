@@ -6,9 +6,7 @@
 #include "kernels/finalize.hpp"
 #include "metawarp/cuda/error.hpp"
 #include "metawarp/host/clock.hpp"
-#include "metawarp/host/large_vector.hpp"
 #include "pipeline/build/build_executor.hpp"
-#include "pipeline/gpu/staged_copy.hpp"
 
 namespace metawarp::pipeline::gpu {
 namespace {
@@ -20,26 +18,6 @@ std::string describe(tables::Status status) {
   for (tables::Status::bits_type bit = 1; bit != 0; bit <<= 1)
     if (status.bits() & bit) out += std::string(out.empty() ? "" : "|") + tables::status_flag_name(bit);
   return out;
-}
-
-// The query layout to the host. Allocating gigabytes of host memory (page
-// faults, zeroing) costs more than the copies: the arrays are on huge
-// pages, faulted in by all cores (make_large_vector).
-db::FeatureIndex download(const kernels::FinalizedIndex& finalized, cudaStream_t stream) {
-  if (finalized.feature_count == 0 && finalized.location_count == 0) return db::FeatureIndex();
-  auto features = host::make_large_vector<feature_t>(finalized.feature_count);
-  auto offsets = host::make_large_vector<std::uint64_t>(finalized.feature_count + 1);
-  auto locations = host::make_large_vector<sketch::Location>(finalized.location_count);
-  static_assert(sizeof(sketch::Location) == sizeof(std::uint64_t));
-  StagedCopy copy(stream);
-  copy.download(features.data(), finalized.features.data(), features.size() * sizeof(feature_t),
-                "downloading features");
-  copy.download(offsets.data(), finalized.offsets.data(),
-                finalized.feature_count * sizeof(std::uint64_t), "downloading list offsets");
-  copy.download(locations.data(), finalized.locations.data(),
-                locations.size() * sizeof(std::uint64_t), "downloading locations");
-  offsets.back() = finalized.location_count;
-  return db::FeatureIndex(std::move(features), std::move(offsets), std::move(locations));
 }
 
 }  // namespace
@@ -81,8 +59,8 @@ ExportedPairs export_pairs(
   return out;
 }
 
-db::FeatureIndex finalize_on_gpu(ExportedPairs pairs, index::CapRule rule, cudaStream_t stream,
-                                 FinalizeTimes& times) {
+kernels::FinalizedIndex finalize_on_gpu(ExportedPairs pairs, index::CapRule rule,
+                                        cudaStream_t stream, FinalizeTimes& times) {
   host::Stopwatch clock;
   kernels::FinalizedIndex finalized;
   const std::uint64_t total = pairs.total;
@@ -94,11 +72,10 @@ db::FeatureIndex finalize_on_gpu(ExportedPairs pairs, index::CapRule rule, cudaS
                              " pairs failed (" + e.what() +
                              "); build with --device cpu or split the references");
   }
+  // Complete before the writer's streams read it.
+  cuda::check(cudaStreamSynchronize(stream), "finalizing on the GPU");
   times.gpu = clock.lap();
-  db::FeatureIndex index = download(finalized, stream);
-  times.download = clock.lap();
-  times.index = clock.lap();
-  return index;
+  return finalized;
 }
 
 }  // namespace metawarp::pipeline::gpu

@@ -2,8 +2,9 @@
 // The end of a GPU build, for one table (the one-GPU executor's, or each
 // shard's of the multi-GPU one): its status checked, its pairs exported with
 // the sentinel spill, sorted, deduplicated and capped on the GPU by the rule
-// the CPU finalize applies too (kernels/finalize.hpp), and the query layout
-// downloaded, so the index is byte-identical to the CPU executor's.
+// the CPU finalize applies too (kernels/finalize.hpp), into the query layout,
+// left on the GPU (device_index.hpp: written from there, or downloaded), so
+// the index is byte-identical to the CPU executor's.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "db/database.hpp"
+#include "kernels/finalize.hpp"
 #include "metawarp/cuda/device_buffer.hpp"
 #include "metawarp/index/cap_rule.hpp"
 #include "metawarp/tables/status.hpp"
@@ -39,13 +41,11 @@ ExportedPairs export_pairs(
     const std::vector<db::Entry>& spilled, cudaStream_t stream);
 
 struct FinalizeTimes {
-  double gpu = 0;       // sort, cap rule, compaction on the GPU
-  double download = 0;  // the query layout to the host
-  double index = 0;     // FeatureIndex on the host
+  double gpu = 0;  // sort, cap rule, compaction on the GPU
 };
 
-// Finalizes `pairs` on the current GPU (on `stream`) and downloads the index.
-db::FeatureIndex finalize_on_gpu(ExportedPairs pairs, index::CapRule rule, cudaStream_t stream,
-                                 FinalizeTimes& times);
+// Finalizes `pairs` on the current GPU (on `stream`, waited for).
+kernels::FinalizedIndex finalize_on_gpu(ExportedPairs pairs, index::CapRule rule,
+                                        cudaStream_t stream, FinalizeTimes& times);
 
 }  // namespace metawarp::pipeline::gpu

@@ -3,8 +3,8 @@
 // uploads batch i+1 while the kernel stream runs the fused sketch+insert
 // kernel on batch i. At the end the table's pairs are exported and finalized
 // on the GPU (build_finalize.hpp), so the database is byte-identical to the
-// CPU executor's. Several shards: the multi-GPU executor
-// (multi_gpu_build_executor.hpp).
+// CPU executor's; the index stays on the GPU for the driver (device_index.hpp).
+// Several shards: the multi-GPU executor (multi_gpu_build_executor.hpp).
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -18,6 +18,7 @@
 #include "pipeline/gpu/build_batches.hpp"
 #include "pipeline/gpu/build_finalize.hpp"
 #include "pipeline/gpu/build_memory_plan.hpp"
+#include "pipeline/gpu/device_index.hpp"
 #include "pipeline/gpu/multi_gpu_build_executor.hpp"
 #include "pipeline/gpu/selected_gpu.hpp"
 
@@ -75,9 +76,9 @@ class GpuBuildExecutor final : public BuildExecutor {
     cuda::check(cudaStreamSynchronize(kernel_stream_), "waiting for the build kernels");
   }
 
-  // Exports the table's pairs (plus the sentinel spill), frees the table,
-  // finalizes on the GPU and downloads the query layout.
-  db::FeatureIndex finalize() override {
+  // Exports the table's pairs (plus the sentinel spill), frees the table and
+  // finalizes on the GPU, leaving the query layout there.
+  BuiltIndex finalize() override {
     device_.select();
     host::Stopwatch clock;
     gpu::check_table_status(table_->pop_status(kernel_stream_), plan_.pairs, options_.gpu);
@@ -87,17 +88,21 @@ class GpuBuildExecutor final : public BuildExecutor {
         spill_->read(kernel_stream_), kernel_stream_);
     table_.reset();  // free the table before the finalize needs its memory
     times_.export_ = clock.lap();
-    return gpu::finalize_on_gpu(std::move(pairs), options_.params.cap_rule(), kernel_stream_,
-                                times_.finalize);
+    std::vector<gpu::DeviceIndex::Shard> shards(1);
+    shards[0].device = device_.device();
+    shards[0].index = gpu::finalize_on_gpu(std::move(pairs), options_.params.cap_rule(),
+                                           kernel_stream_, times_.finalize);
+    return BuiltIndex(std::make_unique<gpu::DeviceIndex>(std::move(shards),
+                                                         options_.gpu.staging_bytes));
   }
 
   std::string stages() const override {
     char line[512];
     std::snprintf(line, sizeof line,
                   "GPU: table %.2f GiB; waiting for the GPU while reading %.2f s; finalize: table "
-                  "export %.2f s, sort+cap on the GPU %.2f s, download %.2f s, host index %.2f s",
+                  "export %.2f s, sort+cap on the GPU %.2f s, the index left there",
                   double(plan_.table_bytes) / gib, times_.wait, times_.export_,
-                  times_.finalize.gpu, times_.finalize.download, times_.finalize.index);
+                  times_.finalize.gpu);
     return line;
   }
 

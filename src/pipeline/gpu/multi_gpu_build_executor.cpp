@@ -3,27 +3,26 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <functional>
 #include <iterator>
 #include <map>
 #include <optional>
 #include <stdexcept>
 #include <vector>
 
-#include "db/index_concat.hpp"
 #include "kernels/sharded_build_table.hpp"
 #include "kernels/sketch_pairs.hpp"
 #include "metawarp/cuda/device_buffer.hpp"
 #include "metawarp/cuda/pinned_buffer.hpp"
 #include "metawarp/cuda/stream.hpp"
+#include "metawarp/host/background_task.hpp"
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/parallel_for.hpp"
-#include "metawarp/host/thread_group.hpp"
 #include "metawarp/index/feature_split.hpp"
 #include "pipeline/build/build_estimate.hpp"
 #include "pipeline/gpu/build_batches.hpp"
 #include "pipeline/gpu/build_finalize.hpp"
 #include "pipeline/gpu/build_memory_plan.hpp"
+#include "pipeline/gpu/device_index.hpp"
 #include "pipeline/gpu/selected_gpu.hpp"
 
 namespace metawarp::pipeline::gpu {
@@ -32,29 +31,6 @@ namespace {
 using sketch::feature_t;
 
 constexpr double gib = 1024.0 * 1024.0 * 1024.0;
-
-// One task at a time on a thread of its own; wait() rethrows its failure.
-class BackgroundTask {
- public:
-  void start(std::function<void()> task) {
-    wait();
-    group_.emplace();
-    group_->spawn(std::move(task));
-  }
-  void wait() {
-    if (!group_) return;
-    try {
-      group_->join();
-    } catch (...) {
-      group_.reset();
-      throw;
-    }
-    group_.reset();
-  }
-
- private:
-  std::optional<host::ThreadGroup> group_;  // its destructor joins a task still running
-};
 
 // What one GPU of the layout holds: two host batches (the driver packs one
 // while a round uploads the other), the batch on the GPU and the buffer its
@@ -147,8 +123,9 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
 
   // Every shard's pairs exported (its table's and the sentinel spills of its
   // range), the tables freed, then the shards finalized side by side, one
-  // host thread each on its GPU, and concatenated in range order.
-  db::FeatureIndex finalize() override {
+  // host thread each on its GPU, each left there: the index is their
+  // concatenation in range order (device_index.hpp).
+  BuiltIndex finalize() override {
     host::Stopwatch clock;
     const unsigned shards = layout_.shards();
     for (unsigned s = 0; s < shards; ++s)
@@ -172,20 +149,19 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
     }
     table_.reset();  // free the tables before the finalize needs their memory
     times_.export_ = clock.lap();
-    std::vector<db::FeatureIndex> parts(shards);
+    std::vector<DeviceIndex::Shard> parts(shards);
     std::vector<FinalizeTimes> times(shards);
     host::parallel_for(shards, shards, [&](std::size_t s) {
-      sketcher_of(unsigned(s)).device.select();
+      const Sketcher& on = sketcher_of(unsigned(s));
+      on.device.select();
       const cuda::stream stream;
-      parts[s] = finalize_on_gpu(std::move(exported[s]), options_.params.cap_rule(), stream,
-                                 times[s]);
+      parts[s].device = on.device.device();
+      parts[s].index = finalize_on_gpu(std::move(exported[s]), options_.params.cap_rule(), stream,
+                                       times[s]);
     });
-    for (const FinalizeTimes& t : times) {
-      times_.finalize.gpu = std::max(times_.finalize.gpu, t.gpu);
-      times_.finalize.download = std::max(times_.finalize.download, t.download);
-    }
+    for (const FinalizeTimes& t : times) times_.finalize.gpu = std::max(times_.finalize.gpu, t.gpu);
     times_.finalize_all = clock.lap();
-    return db::concatenate(std::move(parts));
+    return BuiltIndex(std::make_unique<DeviceIndex>(std::move(parts), options_.gpu.staging_bytes));
   }
 
   std::string stages() const override {
@@ -195,10 +171,11 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
     std::snprintf(line, sizeof line,
                   "GPUs: %u shards over %s, exchange %s; tables %.2f GiB; %llu rounds, waiting "
                   "for the GPUs while reading %.2f s; finalize: table export %.2f s, shards side "
-                  "by side %.2f s (slowest shard: sort+cap on the GPU %.2f s, download %.2f s)",
+                  "by side %.2f s (slowest shard: sort+cap on the GPU %.2f s), the index left "
+                  "on the GPUs",
                   layout_.shards(), describe(layout_).c_str(), exchange_.c_str(),
                   table_bytes / gib, (unsigned long long)rounds_, times_.wait, times_.export_,
-                  times_.finalize_all, times_.finalize.gpu, times_.finalize.download);
+                  times_.finalize_all, times_.finalize.gpu);
     return line;
   }
 
@@ -276,7 +253,7 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
   int side_ = 0;         // which host batch of every GPU the filling round uses
   std::uint64_t rounds_ = 0;
   Times times_;
-  BackgroundTask round_;  // last: a round still running is joined before the rest goes
+  host::BackgroundTask round_;  // last: a round still running is joined before the rest goes
 };
 
 }  // namespace
