@@ -49,6 +49,11 @@ void random_pairs(std::size_t n, std::size_t mean_copies, std::uint64_t seed, st
 
 }  // namespace
 
+// The matrix spells the CSR row out (it only declares the template).
+static_assert(std::is_same_v<std::tuple_element_t<0, matrix::CsrTables>,
+                             CsrTable<std::uint32_t, std::uint32_t>>,
+              "the CSR row starts with the defaults");
+
 TEMPLATE_LIST_TEST_CASE("CSR table matches std::multimap", "[gpu][csr]", matrix::CsrTables) {
   using Table = TestType;
   using K = typename Table::key_type;
