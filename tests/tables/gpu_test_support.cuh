@@ -79,9 +79,9 @@ std::vector<K> keys_with_repeats(std::size_t n, std::size_t distinct, std::uint6
   return keys;
 }
 
-// The values of `key` in a reference multimap, sorted.
+// The values a reference multimap holds for `key`, sorted (what a lookup must give).
 template <class K, class V>
-std::vector<V> sorted_values(const std::unordered_multimap<K, V>& reference, K key) {
+std::vector<V> expected_values(const std::unordered_multimap<K, V>& reference, K key) {
   std::vector<V> out;
   const auto [first, last] = reference.equal_range(key);
   for (auto it = first; it != last; ++it) out.push_back(it->second);
