@@ -1,8 +1,10 @@
 #pragma once
-// Small helpers for the table GPU tests: host<->device vectors and random keys.
+// Small helpers for the table GPU tests: host<->device vectors, random keys
+// and values, a multimap's values of a key.
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -61,6 +63,30 @@ std::vector<T> random_values(std::size_t n, std::uint64_t seed) {
   std::vector<T> values(n);
   for (auto& v : values) v = T(rng());
   return values;
+}
+
+// n keys from a pool of `distinct`, skewed: low pool indices are drawn much
+// more often (multiplicities up to about n / 2).
+template <class K>
+std::vector<K> keys_with_repeats(std::size_t n, std::size_t distinct, std::uint64_t seed) {
+  const auto pool = distinct_keys<K>(distinct, seed);
+  std::mt19937_64 rng(seed + 1);
+  std::vector<K> keys(n);
+  for (auto& k : keys) {
+    const std::size_t r = rng() % distinct;
+    k = pool[(r * r) / distinct];
+  }
+  return keys;
+}
+
+// The values a reference multimap holds for `key`, sorted (what a lookup must give).
+template <class K, class V>
+std::vector<V> expected_values(const std::unordered_multimap<K, V>& reference, K key) {
+  std::vector<V> out;
+  const auto [first, last] = reference.equal_range(key);
+  for (auto it = first; it != last; ++it) out.push_back(it->second);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace metawarp::tables::testing

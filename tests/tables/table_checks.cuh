@@ -1,17 +1,15 @@
 #pragma once
 // The one check suite of the tables with a single value per key (single
-// value, bucketed cuckoo, iceberg, portable map) and the multi-value lookups
-// (multi value, bucket list, CSR), against std::unordered_map /
-// std::unordered_multimap.
-// A table's test file is a TEMPLATE_TEST_CASE over its configurations that
-// calls these with how the table is made and what it promises:
+// value, bucketed cuckoo, iceberg, portable map) against std::unordered_map,
+// and what every family's suite uses (multi_value_checks.cuh,
+// key_table_checks.cuh). A table's test file runs its row of the matrix
+// (table_matrix.cuh) with TEMPLATE_LIST_TEST_CASE and calls the suite with
+// how the table is made and what it promises:
 //   check_single_value_table<Table>(make, traits): unique keys (hits, misses,
 //     contains, size, load factor, retrieve_all, for_each where the table
 //     has it), duplicates in one bulk insert and against
 //     stored keys, sentinel keys rejected, erase then reinsert, and what a
-//     table does with more pairs than slots;
-//   check_multi_value_lookups(table, keys, values, stream): count / retrieve /
-//     contains of hits and misses against std::unordered_multimap.
+//     table does with more pairs than slots.
 // `make(min_capacity, stream)` builds an empty table.
 #include <algorithm>
 #include <cstdint>
@@ -357,47 +355,5 @@ struct DevicePairs {
 };
 template <class Table>
 using DevicePairsOf = DevicePairs<typename Table::key_type, typename Table::value_type>;
-
-// count / retrieve / contains of every stored key and of misses against
-// std::unordered_multimap (values of a key compared as sorted lists).
-template <class Table, class K, class V>
-void check_multi_value_lookups(const Table& table, const std::vector<K>& keys,
-                               const std::vector<V>& values, cudaStream_t stream) {
-  namespace mwc = metawarp::cuda;
-  std::unordered_multimap<K, V> reference;
-  for (std::size_t i = 0; i < keys.size(); ++i) reference.emplace(keys[i], values[i]);
-  std::vector<K> queries;
-  std::unordered_set<K> distinct;
-  for (K k : keys) {
-    if (distinct.insert(k).second) queries.push_back(k);
-  }
-  for (K k : distinct_keys<K>(2000, 999)) {
-    if (!reference.count(k)) queries.push_back(k);
-  }
-  auto d_queries = to_device(queries);
-  mwc::device_buffer<std::uint64_t> d_offsets(queries.size() + 1);
-  const std::uint64_t total =
-      table.retrieve_offsets(d_queries.data(), queries.size(), d_offsets.data(), stream);
-  REQUIRE(total == keys.size());
-  mwc::device_buffer<V> d_out(std::max<std::uint64_t>(total, 1));
-  table.retrieve(d_queries.data(), queries.size(), d_offsets.data(), d_out.data(), stream);
-  const auto offsets = to_host(d_offsets, queries.size() + 1);
-  const auto out = to_host(d_out, total);
-  for (std::size_t i = 0; i < queries.size(); ++i) {
-    std::vector<V> got(out.begin() + offsets[i], out.begin() + offsets[i + 1]);
-    std::vector<V> expected;
-    const auto [first, last] = reference.equal_range(queries[i]);
-    for (auto it = first; it != last; ++it) expected.push_back(it->second);
-    std::sort(got.begin(), got.end());
-    std::sort(expected.begin(), expected.end());
-    REQUIRE(got == expected);
-  }
-  mwc::device_buffer<bool> d_found(queries.size());
-  table.contains(d_queries.data(), queries.size(), d_found.data(), stream);
-  const auto found = to_host(d_found, queries.size());
-  for (std::size_t i = 0; i < queries.size(); ++i) {
-    REQUIRE(found[i] == (reference.count(queries[i]) > 0));
-  }
-}
 
 }  // namespace metawarp::tables::testing

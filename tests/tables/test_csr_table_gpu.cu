@@ -1,7 +1,8 @@
-// CsrTable (HashGraph): the shared multi-value lookups (table_checks.cuh,
-// against std::unordered_multimap) over key/value types x group sizes x both
-// builds x load factors above 1, every key value valid; the CSR arrays; the
-// intersection probe against std::set_intersection.
+// CsrTable (HashGraph): its row of the matrix (table_matrix.cuh: key/value
+// types x group sizes) x the three builds x load factors below and above 1,
+// every key value valid, through the multi-value lookups
+// (multi_value_checks.cuh, against std::unordered_multimap); the CSR arrays;
+// the intersection probe against std::set_intersection.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -14,7 +15,8 @@
 #include "gpu_test_support.cuh"
 #include "metawarp/tables/csr_intersection.cuh"
 #include "metawarp/tables/csr_table.cuh"
-#include "table_checks.cuh"
+#include "multi_value_checks.cuh"
+#include "table_matrix.cuh"
 
 namespace mwc = metawarp::cuda;
 using namespace metawarp::tables;
@@ -45,20 +47,14 @@ void random_pairs(std::size_t n, std::size_t mean_copies, std::uint64_t seed, st
   }
 }
 
-template <class K, class V>
-std::map<K, std::vector<V>> grouped(const std::vector<K>& keys, const std::vector<V>& values) {
-  std::map<K, std::vector<V>> out;
-  for (std::size_t i = 0; i < keys.size(); ++i) out[keys[i]].push_back(values[i]);
-  for (auto& [k, vs] : out) std::sort(vs.begin(), vs.end());
-  return out;
-}
-
 }  // namespace
 
-TEMPLATE_TEST_CASE("CSR table matches std::multimap", "[gpu][csr]",
-                   (CsrTable<std::uint32_t, std::uint32_t, MurmurHasher, 4>),
-                   (CsrTable<std::uint32_t, std::uint64_t, MurmurHasher, 32>),
-                   (CsrTable<std::uint64_t, std::uint32_t, MurmurHasher, 8>)) {
+// The matrix spells the CSR row out (it only declares the template).
+static_assert(std::is_same_v<std::tuple_element_t<0, matrix::CsrTables>,
+                             CsrTable<std::uint32_t, std::uint32_t>>,
+              "the CSR row starts with the defaults");
+
+TEMPLATE_LIST_TEST_CASE("CSR table matches std::multimap", "[gpu][csr]", matrix::CsrTables) {
   using Table = TestType;
   using K = typename Table::key_type;
   using V = typename Table::value_type;

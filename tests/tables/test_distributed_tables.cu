@@ -36,19 +36,6 @@ const std::vector<unsigned> shard_counts = {1, 2, 3, 4, 8};
 
 std::vector<int> one_gpu(unsigned shards) { return std::vector<int>(shards, 0); }
 
-// Keys from a pool of `distinct`, each drawn 1.. many times (skewed).
-template <class K>
-std::vector<K> keys_with_repeats(std::size_t n, std::size_t distinct, uint64_t seed) {
-  const auto pool = distinct_keys<K>(distinct, seed);
-  std::mt19937_64 rng(seed + 1);
-  std::vector<K> keys(n);
-  for (auto& k : keys) {
-    const std::size_t r = rng() % distinct;
-    k = pool[(r * r) / distinct];
-  }
-  return keys;
-}
-
 // Keys that `owner` gives to shard `target` only.
 template <class K, class Owner>
 std::vector<K> keys_owned_by(const Owner& owner, unsigned target, std::size_t n, uint64_t seed) {
@@ -71,15 +58,6 @@ std::vector<std::vector<V>> per_key(const std::vector<uint64_t>& offsets, const 
     out[i].assign(values.begin() + offsets[i], values.begin() + offsets[i + 1]);
     std::sort(out[i].begin(), out[i].end());
   }
-  return out;
-}
-
-template <class K, class V>
-std::vector<V> expected_values(const std::unordered_multimap<K, V>& ref, K key) {
-  std::vector<V> out;
-  const auto [a, b] = ref.equal_range(key);
-  for (auto it = a; it != b; ++it) out.push_back(it->second);
-  std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -1,5 +1,6 @@
-// IcebergTable: the shared checks (table_checks.cuh) over key/value types,
-// layouts and bucket sizes, and a race test: many repetitions of one kernel
+// IcebergTable: its row of the matrix (table_matrix.cuh: key/value types,
+// layouts, bucket sizes) through the single-value suite (table_checks.cuh),
+// and a race test: many repetitions of one kernel
 // that inserts keys repeated side by side (copies race in one warp, in the
 // front yard and under the backyard lock) while other groups look up keys
 // stored before, at loads 0.5 up to the table's claimed limit.
@@ -15,6 +16,7 @@
 #include "gpu_test_support.cuh"
 #include "metawarp/tables/iceberg_table.cuh"
 #include "table_checks.cuh"
+#include "table_matrix.cuh"
 
 namespace mwc = metawarp::cuda;
 using namespace metawarp::tables;
@@ -48,12 +50,7 @@ constexpr double claimed_load = B == 8 ? 0.85 : 0.9;
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("iceberg table", "[gpu][iceberg]",
-                   (IcebergTable<std::uint32_t, std::uint32_t, 8>),
-                   (IcebergTable<std::uint32_t, std::uint32_t, 16>),
-                   (IcebergTable<std::uint32_t, std::uint32_t, 32>),
-                   (IcebergTable<std::uint64_t, std::uint64_t, 16,
-                                 SoaLayout<std::uint64_t, std::uint64_t>>)) {
+TEMPLATE_LIST_TEST_CASE("iceberg table", "[gpu][iceberg]", matrix::IcebergTables) {
   using Table = TestType;
   using K = typename Table::key_type;
   using V = typename Table::value_type;

@@ -1,5 +1,6 @@
-// DevicePortableMap: the shared checks (table_checks.cuh; growth from a
-// small table among them) over key/value types x window sizes; tombstone
+// DevicePortableMap: its row of the matrix (table_matrix.cuh: key/value
+// types x window sizes) through the single-value suite (table_checks.cuh;
+// growth from a small table among them); tombstone
 // cleanup, host <-> device round trips (same slots on both sides) and the
 // device API from a user kernel.
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include "gpu_test_support.cuh"
 #include "metawarp/tables/portable_map.cuh"
 #include "table_checks.cuh"
+#include "table_matrix.cuh"
 
 namespace mwc = metawarp::cuda;
 using namespace metawarp::tables;
@@ -34,10 +36,8 @@ std::unordered_map<typename Map::key_type, typename Map::value_type> host_conten
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("device portable map matches std::unordered_map", "[gpu][portable]",
-                   (DevicePortableMap<std::uint32_t, std::uint32_t, 32>),
-                   (DevicePortableMap<std::uint32_t, std::uint32_t, 16>),
-                   (DevicePortableMap<std::uint64_t, std::uint64_t, 32>)) {
+TEMPLATE_LIST_TEST_CASE("device portable map matches std::unordered_map", "[gpu][portable]",
+                        matrix::PortableMaps) {
   using Map = TestType;
   using K = typename Map::key_type;
   using V = typename Map::value_type;

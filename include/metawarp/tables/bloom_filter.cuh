@@ -27,6 +27,7 @@ class BloomFilter {
  public:
   static_assert(BlockWords == 1 || BlockWords == 2 || BlockWords == 4,
                 "a block is 1, 2 or 4 words (at most one 32-byte sector)");
+  using key_type = K;
   static constexpr int block_words = BlockWords;
   static constexpr std::uint32_t block_bits = 64 * BlockWords;
   struct alignas(8 * BlockWords) Block {
