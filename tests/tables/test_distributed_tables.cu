@@ -289,7 +289,7 @@ TEST_CASE("all-to-all retrieval: every shard asks for its own keys") {
   const auto values = random_values<uint64_t>(keys.size(), 52);
   std::unordered_multimap<uint64_t, uint64_t> ref;
   for (std::size_t i = 0; i < keys.size(); ++i) ref.emplace(keys[i], values[i]);
-  // Present keys (repeated), absent ones, shuffled; shard 1 asks for nothing.
+  // Present keys (repeated) and absent ones, shuffled.
   auto pool = distinct_keys<uint64_t>(20000, 51);
   auto absent = distinct_keys<uint64_t>(3000, 53);
   std::vector<uint64_t> all(pool.begin(), pool.end());
