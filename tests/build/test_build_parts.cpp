@@ -238,7 +238,7 @@ pipeline::MakeBuildExecutor resident_executor(ResidentUse& use) {
 TEST_CASE("a part left on its executor is written from there, or downloaded where the host "
           "keeps it") {
   test::ScratchDir dir("build_resident");
-  pipeline::BuildOptions o = test_data_options();
+  pipeline::BuildOptions o = test::test_build_options();
   o.params.max_locations_per_feature = 3;
   const fs::path plain = dir / "plain.mwdb", resident = dir / "resident.mwdb";
   pipeline::run_build(o, plain);
@@ -270,7 +270,7 @@ TEST_CASE("a part left on its executor is written from there, or downloaded wher
 // a temporary nor a spill file is left.
 TEST_CASE("a partitioned build whose part fails to append in the background keeps the old file") {
   test::ScratchDir dir("build_resident_failure");
-  pipeline::BuildOptions o = test_data_options();
+  pipeline::BuildOptions o = test::test_build_options();
   const fs::path path = dir / "db.mwdb";
   pipeline::run_build(o, path);
   const std::vector<char> before = bytes_of(path);
