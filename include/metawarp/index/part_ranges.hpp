@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "metawarp/config.hpp"
+
 namespace metawarp::index {
 
 // `count` elements of part `part` from its element `first`, at position `at`
