@@ -2,13 +2,13 @@
 // (pipeline::for_each_record_in_order, as `metawarp build` reads them) and
 // their bases packed into 64 MiB batches, without a GPU, beside the host's
 // limits, so that what bounds the build's read+sketch stage shows.
-//   bench_build_input [--threads T] [--copiers C] FILE_OR_DIR...
+//   bench_build_input [--threads T] [--copiers C[,C2...]] FILE_OR_DIR...
 // Rows (GB/s of uncompressed input; 1 GB = 1e9 bytes), each run twice, the best kept:
 //   read(2) of every file by T threads      the page cache's rate (the limit of any parse)
 //   memcpy, 1 and C threads                  the memory's rate for the packing copies
 //   parse, records dropped                   the ordered reader alone
 //   parse + pack on the driver thread        the build before issue 28's packing pool
-//   parse + pack by C copy threads           the build with it (host::CopyPool)
+//   parse + pack by C copy threads           the build with it (host::CopyPool), for each C
 // Defaults: T = all cores, C = T / 4 (the build's rule, pipeline::gpu::copy_threads).
 #include <fcntl.h>
 #include <unistd.h>
@@ -122,21 +122,28 @@ struct Batches {
 
 int main(int argc, char** argv) {
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  unsigned copiers = 0;
+  std::vector<unsigned> copiers;
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--threads" && i + 1 < argc) threads = unsigned(std::stoul(argv[++i]));
-    else if (a == "--copiers" && i + 1 < argc) copiers = unsigned(std::stoul(argv[++i]));
+    else if (a == "--copiers" && i + 1 < argc) {
+      const std::string list = argv[++i];
+      for (std::size_t at = 0; at < list.size();) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        copiers.push_back(unsigned(std::stoul(list.substr(at, comma - at))));
+        at = comma + 1;
+      }
+    }
     else args.push_back(a);
   }
-  if (copiers == 0) copiers = std::max(1u, threads / 4);
+  if (copiers.empty()) copiers.push_back(std::max(1u, threads / 4));
   const std::vector<std::string> files = list_files(args);
   if (files.empty()) {
     std::fprintf(stderr, "usage: bench_build_input [--threads T] [--copiers C] FILE_OR_DIR...\n");
     return 2;
   }
-  std::printf("%zu files, %u threads, %u copy threads\n", files.size(), threads, copiers);
+  std::printf("%zu files, %u threads\n", files.size(), threads);
   double read = 0;
   std::uint64_t bytes = 0;
   for (int run = 0; run < 2; ++run) {
@@ -147,7 +154,8 @@ int main(int argc, char** argv) {
   std::printf("read(2) by %u threads        %7.2f GB/s (%.2f GB on disk)\n", threads, read,
               double(bytes) / 1e9);
   std::printf("memcpy, 1 thread             %7.2f GB/s\n", memcpy_gbps(1));
-  std::printf("memcpy, %u threads           %7.2f GB/s\n", copiers, memcpy_gbps(copiers));
+  for (const unsigned c : copiers)
+    std::printf("memcpy, %2u threads          %7.2f GB/s\n", c, memcpy_gbps(c));
   std::printf("parse, records dropped       %7.2f GB/s\n",
               parse_gbps(files, threads, [](io::SequenceRecord&) {}));
   {
@@ -160,8 +168,8 @@ int main(int argc, char** argv) {
                   });
                 }));
   }
-  {
-    host::CopyPool pool(copiers);
+  for (const unsigned c : copiers) {
+    host::CopyPool pool(c);
     Batches batches;
     const double gbps = parse_gbps(files, threads, [&](io::SequenceRecord& r) {
       auto sequence = std::make_shared<const std::string>(std::move(r.sequence));
@@ -171,7 +179,7 @@ int main(int argc, char** argv) {
     });
     batches.copies[0].wait();
     batches.copies[1].wait();
-    std::printf("parse + pack by %u copiers   %7.2f GB/s\n", copiers, gbps);
+    std::printf("parse + pack by %2u copiers  %7.2f GB/s\n", c, gbps);
   }
   return 0;
 }
