@@ -107,6 +107,9 @@ void run_build(BuildCommand& cmd) {
                  "build: %u partitions (the references read once per partition; the times "
                  "above are their sums)\n",
                  summary.partitions);
+  if (cmd.verbose)
+    std::fprintf(stderr, "build: read+sketch: waiting for the readers' records %.2f s\n",
+                 summary.seconds_read_wait);
   if (cmd.verbose && !summary.executor_stages.empty())
     std::fprintf(stderr, "build: %s\n", summary.executor_stages.c_str());
   std::fputs(build_warnings(summary, cmd.database).c_str(), stderr);

@@ -122,6 +122,7 @@ BuiltIndex read_pass(const BuildOptions& options, const BuildInputs& inputs,
     executor->flush();
   }
   summary.seconds_read_sketch += clock.lap();
+  summary.seconds_read_wait += double(counters.consumer_wait_ns.load()) * 1e-9;
   if (first_pass) summary.input_bytes = counters.bytes.load();
   else check_same_targets(catalog.targets(), again.targets(), label);
 

@@ -107,6 +107,7 @@ struct BuildSummary {
   double seconds_prepare = 0;      // options checked, inputs listed, taxonomy loaded, partitions planned
   double seconds_setup = 0;        // the executor made ready (GPU: table, buffers, streams)
   double seconds_read_sketch = 0;  // reading, with the executor's work overlapped
+  double seconds_read_wait = 0;    // of which the driver waited for the readers' records
   // Sort, dedupe, cap: the query layout, on the host (a GPU's downloaded
   // here when the host keeps it: partitions, build_database).
   double seconds_finalize = 0;

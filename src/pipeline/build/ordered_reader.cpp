@@ -1,6 +1,7 @@
 #include "pipeline/build/ordered_reader.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <filesystem>
 #include <memory>
@@ -106,7 +107,15 @@ void for_each_record_in_order(
         job = open.front();
       }
       io::SequenceRecord record;
-      while (job.records->pop(record)) {
+      while (true) {
+        const auto asked = std::chrono::steady_clock::now();
+        const bool got = job.records->pop(record);
+        counters.consumer_wait_ns.fetch_add(
+            std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::steady_clock::now() - asked)
+                              .count()),
+            std::memory_order_relaxed);
+        if (!got) break;
         counters.records.fetch_add(1, std::memory_order_relaxed);
         consume(record, f);
       }
