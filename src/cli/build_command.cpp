@@ -1,7 +1,9 @@
 // `metawarp build DB REF...`: options, validation at the edge, then the pipeline.
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
+#include <vector>
 
 #include "cli/build_command.hpp"
 #include "cli/build_warnings.hpp"
@@ -18,6 +20,7 @@
 #include "pipeline/build/build.hpp"
 #include "pipeline/build/build_estimate.hpp"
 #include "pipeline/build/build_inputs.hpp"
+#include "pipeline/gpu_available.hpp"
 #include "pipeline/query/query_output.hpp"
 #include "pipeline/shard_layout.hpp"
 
@@ -61,15 +64,22 @@ void run_build(BuildCommand& cmd) {
   check_before_work(cmd);
   const bool gpu = use_gpu(cmd.device, "build", cmd.options.quiet, cmd.verbose,
                            cmd.device == "auto" ? build_workload(cmd) : Workload{}, build_rates);
+  // The GPUs' start-up beside the inputs' listing and the taxonomy's load.
+  std::optional<pipeline::GpuStartUp> start_up;
+  if (gpu)
+    start_up.emplace(cmd.options.gpu.layout_given ? cmd.options.gpu.layout.devices
+                                                  : std::vector<int>{cmd.options.gpu.device});
+  const double before_pipeline = host::seconds_since(start);
   if (gpu && cmd.options.cpu_shards > 1)
     throw std::invalid_argument("--shards is for --device cpu; on GPUs use --gpus and --shards-per-gpu");
   if (!gpu && cmd.options.gpu.layout_given)
     throw std::invalid_argument("--gpus and --shards-per-gpu need the GPU build (--device gpu)");
   // On the GPU the partitions follow from its memory plan unless given.
-  const pipeline::BuildSummary summary = pipeline::run_build(
+  pipeline::BuildSummary summary = pipeline::run_build(
       cmd.options, cmd.database,
       gpu ? pipeline::make_gpu_build_executor : pipeline::make_cpu_build_executor,
       gpu ? pipeline::PartitionsNeeded(pipeline::gpu_partitions_needed) : nullptr);
+  summary.seconds_prepare += before_pipeline;
   const double total = host::seconds_since(start);
   // After the database: a failed build keeps the database and the summary
   // that were there.
@@ -82,12 +92,14 @@ void run_build(BuildCommand& cmd) {
   std::fprintf(stderr,
                "build: %llu files, %llu targets (%llu unmapped), %.1f Mbp, %llu features, "
                "%llu locations\n"
-               "build: setup %.2f s, read+sketch %.2f s, finalize %.2f s, write %.2f s; total "
+               "build: prepare %.2f s, setup %.2f s, read+sketch %.2f s, finalize %.2f s, write "
+               "%.2f s; total "
                "%.2f s, %.1f MB/s of input (%.1f MB/s to the database in memory)\n",
                (unsigned long long)summary.files, (unsigned long long)summary.targets,
                (unsigned long long)summary.unmapped_targets, double(summary.bases) / 1e6,
                (unsigned long long)summary.features, (unsigned long long)summary.locations,
-               summary.seconds_setup, summary.seconds_read_sketch, summary.seconds_finalize,
+               summary.seconds_prepare, summary.seconds_setup, summary.seconds_read_sketch,
+               summary.seconds_finalize,
                summary.seconds_write, total, double(summary.input_bytes) / 1e6 / total,
                double(summary.input_bytes) / 1e6 / (total - summary.seconds_write));
   if (summary.partitions > 1)
@@ -95,6 +107,9 @@ void run_build(BuildCommand& cmd) {
                  "build: %u partitions (the references read once per partition; the times "
                  "above are their sums)\n",
                  summary.partitions);
+  if (cmd.verbose)
+    std::fprintf(stderr, "build: read+sketch: waiting for the readers' records %.2f s\n",
+                 summary.seconds_read_wait);
   if (cmd.verbose && !summary.executor_stages.empty())
     std::fprintf(stderr, "build: %s\n", summary.executor_stages.c_str());
   std::fputs(build_warnings(summary, cmd.database).c_str(), stderr);

@@ -122,6 +122,7 @@ BuiltIndex read_pass(const BuildOptions& options, const BuildInputs& inputs,
     executor->flush();
   }
   summary.seconds_read_sketch += clock.lap();
+  summary.seconds_read_wait += double(counters.consumer_wait_ns.load()) * 1e-9;
   if (first_pass) summary.input_bytes = counters.bytes.load();
   else check_same_targets(catalog.targets(), again.targets(), label);
 
@@ -173,7 +174,7 @@ db::FeatureIndex part_on_host(BuiltIndex part, BuildSummary& summary) {
 // returns the database without its index.
 db::Database build_parts(const BuildOptions& options, const BuildInputs& inputs,
                          const MakeBuildExecutor& make, const PartitionsNeeded& needed,
-                         BuildSummary& summary,
+                         BuildSummary& summary, host::Stopwatch& prepare,
                          const std::function<void(BuiltIndex, std::span<const db::Target>)>&
                              take_part) {
   const unsigned partitions = count_partitions(options, inputs, needed);
@@ -182,6 +183,7 @@ db::Database build_parts(const BuildOptions& options, const BuildInputs& inputs,
       options.features, partitions, feature_distribution(options.params.sketch));
   summary.partitions = partitions;
   summary.features = summary.locations = 0;
+  summary.seconds_prepare += prepare.lap();
   TargetCatalog catalog;
   for (unsigned p = 0; p < partitions; ++p) {
     const std::string label = partition_label(p, partitions);
@@ -238,12 +240,13 @@ db::Database build_parts(const BuildOptions& options, const BuildInputs& inputs,
 
 db::Database build_database(const BuildOptions& options, BuildSummary* summary,
                             const MakeBuildExecutor& make, const PartitionsNeeded& needed) {
+  host::Stopwatch prepare;
   BuildSummary local;
   BuildInputs inputs = find_build_inputs(options);
   load_build_taxonomy(options, inputs);
   BuildSummary& out = summary ? *summary : local;
   std::vector<db::FeatureIndex> parts;
-  db::Database database = build_parts(options, inputs, make, needed, out,
+  db::Database database = build_parts(options, inputs, make, needed, out, prepare,
                                       [&](BuiltIndex part, std::span<const db::Target>) {
                                         parts.push_back(part_on_host(std::move(part), out));
                                       });
@@ -253,6 +256,7 @@ db::Database build_database(const BuildOptions& options, BuildSummary* summary,
 
 BuildSummary run_build(const BuildOptions& options, const std::filesystem::path& database,
                        const MakeBuildExecutor& make, const PartitionsNeeded& needed) {
+  host::Stopwatch prepare;
   BuildInputs inputs = find_build_inputs(options);
   // The database path may be written (a new path or a regular file to
   // replace, written at offsets) and is none of the files the build reads:
@@ -278,7 +282,7 @@ BuildSummary run_build(const BuildOptions& options, const std::filesystem::path&
   std::optional<db::PartWriter> writer;
   host::BackgroundTask appending;  // after the writer: joined before it goes
   host::Stopwatch clock;
-  db::Database built = build_parts(options, inputs, make, needed, summary,
+  db::Database built = build_parts(options, inputs, make, needed, summary, prepare,
                                    [&](BuiltIndex part, std::span<const db::Target> targets) {
     if (summary.partitions == 1) {
       whole.emplace(std::move(part));

@@ -104,8 +104,10 @@ struct BuildSummary {
   std::vector<std::string> repeated_files;         // named more than once; read once
   std::vector<std::string> unknown_ranks;          // NCBI rank names metawarp does not know
   // Wall time of the driver's stages.
+  double seconds_prepare = 0;      // options checked, inputs listed, taxonomy loaded, partitions planned
   double seconds_setup = 0;        // the executor made ready (GPU: table, buffers, streams)
   double seconds_read_sketch = 0;  // reading, with the executor's work overlapped
+  double seconds_read_wait = 0;    // of which the driver waited for the readers' records
   // Sort, dedupe, cap: the query layout, on the host (a GPU's downloaded
   // here when the host keeps it: partitions, build_database).
   double seconds_finalize = 0;

@@ -17,6 +17,9 @@ struct ReadCounters {
   std::atomic<std::uint64_t> bytes{0};       // uncompressed input bytes parsed
   std::atomic<std::uint64_t> records{0};
   std::atomic<std::uint64_t> files_done{0};
+  // The consumer waiting for the readers' next record (ns): the share of
+  // the consumer's time that the parse, not the consumer, decided.
+  std::atomic<std::uint64_t> consumer_wait_ns{0};
 };
 
 // Calls consume(record, file_index) for every record, in order, on the calling

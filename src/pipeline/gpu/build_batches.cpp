@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "metawarp/cuda/error.hpp"
+#include "metawarp/host/clock.hpp"
 #include "metawarp/sketch/sketch.hpp"
 
 namespace metawarp::pipeline::gpu {
@@ -29,9 +30,17 @@ std::uint64_t max_batch_windows(std::uint64_t batch_bases, const sketch::SketchP
 HostBatch::HostBatch(std::uint64_t batch_bases)
     : bases(batch_bases), segments(max_batch_segments) {}
 
-std::uint64_t pack_windows(HostBatch& batch, const TargetSequence& target, std::uint64_t w0,
-                           const sketch::SketchParams& params) {
-  const std::string& seq = target.sequence;
+unsigned copy_threads(unsigned threads) { return threads < 4 ? 0 : std::min(8u, threads / 4); }
+
+void wait_for_copies(HostBatch& batch, double& waited) {
+  host::Stopwatch clock;
+  batch.copies->wait();
+  waited += clock.lap();
+}
+
+std::uint64_t pack_windows(HostBatch& batch, const SharedTarget& target, std::uint64_t w0,
+                           const sketch::SketchParams& params, host::CopyPool& copier) {
+  const std::string& seq = *target.sequence;
   const std::uint64_t stride = params.stride();
   const std::uint64_t overhead = piece_overhead(params);
   const std::uint64_t room = batch.bases.size() - batch.used;
@@ -40,7 +49,8 @@ std::uint64_t pack_windows(HostBatch& batch, const TargetSequence& target, std::
   const std::uint64_t count = std::min(fit, target.windows - w0);
   const sketch::BaseRange bases = sketch::window_bases(seq.size(), w0, w0 + count, params);
   const std::uint64_t length = bases.end - bases.begin;
-  std::copy_n(seq.data() + bases.begin, length, batch.bases.data() + batch.used);
+  copier.copy(*batch.copies, target.sequence, seq.data() + bases.begin,
+              batch.bases.data() + batch.used, length);
   batch.segments[batch.segment_count++] = kernels::BatchSegment{
       batch.used, bases.begin, seq.size(), batch.windows, target.target, sketch::window_id_t(w0)};
   batch.used += length;

@@ -5,6 +5,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "db/database.hpp"
@@ -12,6 +14,7 @@
 #include "kernels/build_table.hpp"
 #include "metawarp/cuda/device_buffer.hpp"
 #include "metawarp/cuda/pinned_buffer.hpp"
+#include "metawarp/host/copy_pool.hpp"
 #include "metawarp/sketch/types.hpp"
 #include "pipeline/build/build_executor.hpp"
 
@@ -27,25 +30,52 @@ void check_batch_size(std::uint64_t batch_bases, const sketch::SketchParams& par
 // piece of n windows carries at least (n - 1) * stride + 1 bases).
 std::uint64_t max_batch_windows(std::uint64_t batch_bases, const sketch::SketchParams& params);
 
-// A batch being filled on the host (pinned, for asynchronous uploads).
+// A batch being filled on the host (pinned, for asynchronous uploads). Its
+// bases are copied in by a host::CopyPool: wait for `copies` before the
+// upload reads them or clear() reuses the buffer.
 struct HostBatch {
   cuda::pinned_buffer<char> bases;
   cuda::pinned_buffer<kernels::BatchSegment> segments;
   std::uint64_t used = 0;     // bases
   std::uint64_t windows = 0;  // of all segments
   std::uint32_t segment_count = 0;
+  std::unique_ptr<host::CopyGroup> copies = std::make_unique<host::CopyGroup>();
 
   explicit HostBatch(std::uint64_t batch_bases);
   void clear() { used = windows = segment_count = 0; }
 };
 
+// How many threads copy the targets' bases into the batches, beside the
+// build's `threads` readers: a quarter of them, at most 8 (one core copies
+// about 10 GB/s; the driver thread, which decides where every piece goes in
+// target-id order, copied them alone before, and bounded the build); none
+// below 4 threads (the driver copies, as on a machine with no cores to spare).
+unsigned copy_threads(unsigned threads);
+
+// Waits for the copies into `batch`, adding the seconds waited to `waited`.
+void wait_for_copies(HostBatch& batch, double& waited);
+
+// A target whose bases may still be copied after add() returned: the copies
+// keep the sequence alive.
+struct SharedTarget {
+  sketch::target_id_t target = 0;
+  std::uint64_t windows = 0;
+  std::shared_ptr<const std::string> sequence;
+
+  explicit SharedTarget(TargetSequence t)
+      : target(t.target),
+        windows(t.windows),
+        sequence(std::make_shared<const std::string>(std::move(t.sequence))) {}
+};
+
 // Appends windows [w0, ...) of `target` to `batch`, cut at window boundaries
 // (each piece carries the bases its windows' sketches read:
-// sketch::window_bases, their own and their context). Returns the first
-// window not packed: w0 when the batch is full (submit it, pack the rest into
-// an empty one; an empty batch takes at least one window: check_batch_size).
-std::uint64_t pack_windows(HostBatch& batch, const TargetSequence& target, std::uint64_t w0,
-                           const sketch::SketchParams& params);
+// sketch::window_bases, their own and their context), the bases copied by
+// `copier` (counted in batch.copies). Returns the first window not packed: w0
+// when the batch is full (submit it, pack the rest into an empty one; an
+// empty batch takes at least one window: check_batch_size).
+std::uint64_t pack_windows(HostBatch& batch, const SharedTarget& target, std::uint64_t w0,
+                           const sketch::SketchParams& params, host::CopyPool& copier);
 
 // A batch's buffers on the GPU.
 struct DeviceBatch {

@@ -2,6 +2,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <exception>
+
 namespace metawarp::pipeline {
 
 std::string gpu_unavailable_reason() {
@@ -13,6 +15,25 @@ std::string gpu_unavailable_reason() {
   }
   if (count == 0) return "no CUDA device found";
   return {};
+}
+
+GpuStartUp::GpuStartUp(const std::vector<int>& devices) {
+  try {
+    for (const int device : devices)
+      threads_.spawn([device] {
+        if (cudaSetDevice(device) == cudaSuccess) (void)cudaFree(nullptr);
+        (void)cudaGetLastError();  // the first real use says what failed
+      });
+  } catch (const std::exception&) {
+    // No thread to spare: the GPUs start when first used, as without this.
+  }
+}
+
+GpuStartUp::~GpuStartUp() {
+  try {
+    threads_.join();
+  } catch (...) {
+  }
 }
 
 }  // namespace metawarp::pipeline

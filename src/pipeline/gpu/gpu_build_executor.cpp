@@ -13,6 +13,7 @@
 #include "metawarp/cuda/event.hpp"
 #include "metawarp/cuda/stream.hpp"
 #include "metawarp/host/clock.hpp"
+#include "metawarp/host/copy_pool.hpp"
 #include "pipeline/build/build_estimate.hpp"
 #include "pipeline/build/build_executor.hpp"
 #include "pipeline/gpu/build_batches.hpp"
@@ -45,7 +46,8 @@ class GpuBuildExecutor final : public BuildExecutor {
       : device_(options.gpu.device, "build"),
         options_(options),
         params_(options.params.sketch),
-        range_(options.features) {
+        range_(options.features),
+        copier_(gpu::copy_threads(options.threads)) {
     gpu::check_batch_size(options.gpu.batch_bases, params_);
     const std::uint64_t all_pairs = options.gpu.table_capacity != 0
                                         ? options.gpu.table_capacity
@@ -61,9 +63,10 @@ class GpuBuildExecutor final : public BuildExecutor {
     cuda::check(cudaStreamSynchronize(kernel_stream_), "setting up the GPU table");
   }
 
-  void add(TargetSequence target) override {
+  void add(TargetSequence sequence) override {
+    const gpu::SharedTarget target(std::move(sequence));
     for (std::uint64_t w0 = 0; w0 < target.windows;) {
-      const std::uint64_t next = gpu::pack_windows(current().host, target, w0, params_);
+      const std::uint64_t next = gpu::pack_windows(current().host, target, w0, params_, copier_);
       if (next == w0) submit();  // full: the rest goes to the other slot
       w0 = next;
     }
@@ -99,9 +102,11 @@ class GpuBuildExecutor final : public BuildExecutor {
   std::string stages() const override {
     char line[512];
     std::snprintf(line, sizeof line,
-                  "GPU: table %.2f GiB; waiting for the GPU while reading %.2f s; finalize: table "
-                  "export %.2f s, sort+cap on the GPU %.2f s, the index left there",
-                  double(plan_.table_bytes) / gib, times_.wait, times_.export_,
+                  "GPU: table %.2f GiB; waiting for the GPU while reading %.2f s, for the %u copy "
+                  "threads %.2f s; finalize: table export %.2f s, sort+cap on the GPU %.2f s, the "
+                  "index left there",
+                  double(plan_.table_bytes) / gib, times_.wait, copier_.threads(), times_.copies,
+                  times_.export_,
                   times_.finalize.gpu);
     return line;
   }
@@ -113,6 +118,7 @@ class GpuBuildExecutor final : public BuildExecutor {
   void submit() {
     device_.select();
     BatchSlot& slot = current();
+    wait_for_copies(slot.host, times_.copies);  // its bases all in before the upload reads them
     if (slot.host.windows > 0) {
       const kernels::BatchView batch = slot.device.upload(slot.host, copy_stream_);
       slot.uploaded.record(copy_stream_);
@@ -138,6 +144,7 @@ class GpuBuildExecutor final : public BuildExecutor {
   // The time the executor's stages took, for its summary line.
   struct Times {
     double wait = 0;     // the host waiting for the GPU while reading
+    double copies = 0;   // the host waiting for the copies into a batch it submits
     double export_ = 0;  // table pairs out, table freed
     gpu::FinalizeTimes finalize;
   };
@@ -154,6 +161,8 @@ class GpuBuildExecutor final : public BuildExecutor {
   std::optional<kernels::BuildTable> table_;
   std::optional<BatchSlot> slots_[2];
   int current_ = 0;
+  // After the slots: a copy still queued into them is done before they go.
+  host::CopyPool copier_;
   std::optional<gpu::SpillBuffers> spill_;
   Times times_;
 };

@@ -16,6 +16,7 @@
 #include "metawarp/cuda/stream.hpp"
 #include "metawarp/host/background_task.hpp"
 #include "metawarp/host/clock.hpp"
+#include "metawarp/host/copy_pool.hpp"
 #include "metawarp/host/parallel_for.hpp"
 #include "metawarp/index/feature_split.hpp"
 #include "pipeline/build/build_estimate.hpp"
@@ -67,7 +68,8 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
         params_(options.params.sketch),
         layout_(options.gpu.layout),
         ranges_(index::split_features(options.features, layout_.shards(),
-                                      feature_distribution(params_))) {
+                                      feature_distribution(params_))),
+        copier_(copy_threads(options.threads)) {
     check_batch_size(options.gpu.batch_bases, params_);
     const std::uint64_t all_pairs = options.gpu.table_capacity != 0
                                         ? options.gpu.table_capacity
@@ -108,9 +110,10 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
   // Packs the target into the current GPU's batch of the round being
   // filled; a full batch passes the turn to the next GPU, and once every GPU
   // has one the round is started.
-  void add(TargetSequence target) override {
+  void add(TargetSequence sequence) override {
+    const SharedTarget target(std::move(sequence));
     for (std::uint64_t w0 = 0; w0 < target.windows;) {
-      const std::uint64_t next = pack_windows(filling(), target, w0, params_);
+      const std::uint64_t next = pack_windows(filling(), target, w0, params_, copier_);
       if (next == w0 && ++gpu_ == sketchers_.size()) submit_round();
       w0 = next;
     }
@@ -170,11 +173,12 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
     char line[640];
     std::snprintf(line, sizeof line,
                   "GPUs: %u shards over %s, exchange %s; tables %.2f GiB; %llu rounds, waiting "
-                  "for the GPUs while reading %.2f s; finalize: table export %.2f s, shards side "
-                  "by side %.2f s (slowest shard: sort+cap on the GPU %.2f s), the index left "
-                  "on the GPUs",
+                  "for the GPUs while reading %.2f s, for the %u copy threads %.2f s; finalize: "
+                  "table export %.2f s, shards side by side %.2f s (slowest shard: sort+cap on "
+                  "the GPU %.2f s), the index left on the GPUs",
                   layout_.shards(), describe(layout_).c_str(), exchange_.c_str(),
-                  table_bytes / gib, (unsigned long long)rounds_, times_.wait, times_.export_,
+                  table_bytes / gib, (unsigned long long)rounds_, times_.wait, copier_.threads(),
+                  times_.copies, times_.export_,
                   times_.finalize_all, times_.finalize.gpu);
     return line;
   }
@@ -188,6 +192,7 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
   void submit_round() {
     wait_for_round();
     const int side = side_;
+    for (const auto& sketcher : sketchers_) wait_for_copies(sketcher->host[side], times_.copies);
     round_.start([this, side] { run_round(side); });
     ++rounds_;
     side_ ^= 1;
@@ -236,6 +241,7 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
   // The time the executor's stages took, for its summary line.
   struct Times {
     double wait = 0;          // the driver waiting for rounds while reading
+    double copies = 0;        // the driver waiting for the copies into a round's batches
     double export_ = 0;       // tables' pairs out, tables freed
     double finalize_all = 0;  // the shards' finalizes, side by side
     FinalizeTimes finalize;   // the slowest shard's
@@ -247,6 +253,8 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
   const std::vector<index::FeatureRange> ranges_;  // shard s keeps ranges_[s]
   std::vector<MemoryPlan> plans_;                  // shard s's table
   std::vector<std::unique_ptr<Sketcher>> sketchers_;  // one per GPU, in layout order
+  // After the sketchers: a copy still queued into their batches is done before they go.
+  host::CopyPool copier_;
   std::optional<kernels::ShardedBuildTable> table_;
   std::string exchange_;
   std::size_t gpu_ = 0;  // the GPU whose batch of the filling round is being packed

@@ -18,6 +18,9 @@ namespace {
 
 std::string gpu_unavailable_reason() { return "this metawarp was built without CUDA"; }
 
+GpuStartUp::GpuStartUp(const std::vector<int>&) {}
+GpuStartUp::~GpuStartUp() = default;
+
 std::unique_ptr<BuildExecutor> make_gpu_build_executor(const BuildOptions&, const BuildInputs&) {
   unavailable("GPU build");
 }
