@@ -76,10 +76,14 @@ void print_gpu_stats(const pipeline::GpuQueryStats& g) {
 // loads above, its lookups and downloads inside the hit lookups).
 void print_gpu_part_stats(const pipeline::GpuPartStats& g, const pipeline::ShardLayout& layout) {
   std::fprintf(stderr,
-               "query: GPU parts on %s: %llu uploads %.2f s (the largest %.1f MiB on the "
+               "query: GPU parts on %s: %llu uploads %.2f s (%llu of them prefetched while "
+               "looking up, %.2f s; %llu prefetches skipped for GPU memory; %llu parts used "
+               "again still on the GPU; the largest %.1f MiB on the "
                "device), %llu features looked up %.2f s, %llu hits downloaded %.2f s\n",
                pipeline::describe(layout).c_str(), (unsigned long long)g.parts_uploaded,
-               g.upload_seconds, double(g.largest_part_bytes) / (1024.0 * 1024.0),
+               g.upload_seconds, (unsigned long long)g.parts_prefetched, g.prefetch_seconds,
+               (unsigned long long)g.prefetches_skipped, (unsigned long long)g.parts_reused,
+               double(g.largest_part_bytes) / (1024.0 * 1024.0),
                (unsigned long long)g.features, g.lookup_seconds, (unsigned long long)g.hits,
                g.download_seconds);
 }
