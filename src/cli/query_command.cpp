@@ -76,10 +76,14 @@ void print_gpu_stats(const pipeline::GpuQueryStats& g) {
 // loads above, its lookups and downloads inside the hit lookups).
 void print_gpu_part_stats(const pipeline::GpuPartStats& g, const pipeline::ShardLayout& layout) {
   std::fprintf(stderr,
-               "query: GPU parts on %s: %llu uploads %.2f s (the largest %.1f MiB on the "
+               "query: GPU parts on %s: %llu uploads %.2f s (%llu of them prefetched while "
+               "looking up, %.2f s; %llu prefetches skipped for GPU memory; %llu parts used "
+               "again still on the GPU; the largest %.1f MiB on the "
                "device), %llu features looked up %.2f s, %llu hits downloaded %.2f s\n",
                pipeline::describe(layout).c_str(), (unsigned long long)g.parts_uploaded,
-               g.upload_seconds, double(g.largest_part_bytes) / (1024.0 * 1024.0),
+               g.upload_seconds, (unsigned long long)g.parts_prefetched, g.prefetch_seconds,
+               (unsigned long long)g.prefetches_skipped, (unsigned long long)g.parts_reused,
+               double(g.largest_part_bytes) / (1024.0 * 1024.0),
                (unsigned long long)g.features, g.lookup_seconds, (unsigned long long)g.hits,
                g.download_seconds);
 }
@@ -303,16 +307,28 @@ void print_partition_stats(const LoadedForQuery& loaded, const QueryCommand& cmd
   const pipeline::PartitionStats stats = loaded.streamed_engine->stats();
   std::fprintf(stderr,
                "query: %zu part(s) (the largest %s), %llu super-batch(es) in %llu walks "
-               "over them, %llu part loads "
+               "(sweeps) over them, %llu part loads (%llu read from the file) "
                "%.2f s, hit lookups %.2f s, decisions %.2f s, at most %s of hits, %s in a "
                "super-batch (its budget %s); %s resident at most\n",
                stats.parts, pipeline::format_bytes(stats.largest_part_bytes).c_str(),
                (unsigned long long)stats.super_batches, (unsigned long long)stats.walks,
-               (unsigned long long)stats.part_loads, stats.load_seconds, stats.collect_seconds,
+               (unsigned long long)stats.part_loads, (unsigned long long)stats.part_reads,
+               stats.load_seconds, stats.collect_seconds,
                stats.decide_seconds, pipeline::format_bytes(stats.largest_hits_bytes).c_str(),
                pipeline::format_bytes(stats.largest_super_batch_bytes).c_str(),
                pipeline::format_bytes(loaded.streamed_engine->plan().hit_memory).c_str(),
                pipeline::format_bytes(pipeline::peak_resident_bytes()).c_str());
+  const std::uint64_t keep = loaded.streamed_engine->plan().keep_bytes;
+  if (stats.kept_parts == stats.parts)
+    std::fprintf(stderr, "query: every part read from the file once, kept in host memory (%s)\n",
+                 pipeline::format_bytes(stats.kept_bytes).c_str());
+  else
+    std::fprintf(stderr,
+                 "query: %zu of %zu parts kept in host memory (%s; the budget %s%s), the "
+                 "others read from the file at each use\n",
+                 stats.kept_parts, stats.parts, pipeline::format_bytes(stats.kept_bytes).c_str(),
+                 pipeline::format_bytes(keep).c_str(),
+                 cmd.partitions.max_memory != 0 ? ": none with --max-memory" : "");
   if (loaded.gpu_collector) print_gpu_part_stats(loaded.gpu_collector->stats(), cmd.gpu.layout);
 }
 

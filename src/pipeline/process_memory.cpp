@@ -6,9 +6,9 @@
 namespace metawarp::pipeline {
 namespace {
 
-// The value of a "Name:   1234 kB" line of /proc/self/status, in bytes.
-std::uint64_t status_kilobytes(const char* name) {
-  std::FILE* status = std::fopen("/proc/self/status", "r");
+// The value of a "Name:   1234 kB" line of a /proc file, in bytes.
+std::uint64_t proc_kilobytes(const char* file, const char* name) {
+  std::FILE* status = std::fopen(file, "r");
   if (!status) return 0;
   char line[256];
   unsigned long long kilobytes = 0;
@@ -24,8 +24,10 @@ std::uint64_t status_kilobytes(const char* name) {
 
 }  // namespace
 
-std::uint64_t resident_bytes() { return status_kilobytes("VmRSS"); }
+std::uint64_t resident_bytes() { return proc_kilobytes("/proc/self/status", "VmRSS"); }
 
-std::uint64_t peak_resident_bytes() { return status_kilobytes("VmHWM"); }
+std::uint64_t peak_resident_bytes() { return proc_kilobytes("/proc/self/status", "VmHWM"); }
+
+std::uint64_t available_memory_bytes() { return proc_kilobytes("/proc/meminfo", "MemAvailable"); }
 
 }  // namespace metawarp::pipeline

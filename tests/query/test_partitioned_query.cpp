@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <iterator>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -54,11 +56,14 @@ Outputs whole(const db::Database& db, const pipeline::QueryOptions& options,
   return read_outputs(o);
 }
 
+// `keep_bytes`: the plan's parts kept in memory (PartCache), when given.
 Outputs parted(const db::PartialDatabase& db, const pipeline::PartitionOptions& partitions,
                const pipeline::QueryOptions& options, const test::ScratchDir& dir,
-               pipeline::PartitionStats* stats = nullptr) {
+               pipeline::PartitionStats* stats = nullptr,
+               std::optional<std::uint64_t> keep_bytes = {}) {
   const pipeline::QueryOptions o = with_outputs(options, dir, "parted");
-  const pipeline::PartitionPlan plan = pipeline::plan_partitions(db, partitions);
+  pipeline::PartitionPlan plan = pipeline::plan_partitions(db, partitions);
+  if (keep_bytes) plan.keep_bytes = *keep_bytes;
   pipeline::run_partitioned_query(db, plan, o, nullptr, nullptr, stats);
   return read_outputs(o);
 }
@@ -74,10 +79,11 @@ pipeline::QueryOptions reads_options(bool paired) {
 
 // Every way of splitting gives the whole database's outputs.
 // `thread_counts`: the tiny-limit runs' thread counts (each run loads parts
-// hundreds of times: the random databases take one, to keep CI's ASan run short).
+// hundreds of times: the random databases take one, to keep CI's ASan run short);
+// run i keeps every part, none, or half of the index's bytes (i mod 3).
 void check_partitions(const db::Database& whole_db, const fs::path& file,
                       const pipeline::QueryOptions& options,
-                      std::initializer_list<unsigned> thread_counts = {1u, 3u}) {
+                      std::initializer_list<unsigned> thread_counts = {1u, 3u, 2u}) {
   test::ScratchDir dir("partitioned");
   const Outputs reference = whole(whole_db, options, dir);
   REQUIRE(reference.tsv.size() > 1000);
@@ -89,10 +95,13 @@ void check_partitions(const db::Database& whole_db, const fs::path& file,
     CHECK(parted(db, p, options, dir) == reference);
   }
   // A tiny memory limit: many parts, many super-batches, odd batch sizes and
-  // thread counts.
+  // thread counts; every part kept once read, none, or some.
   const std::uint64_t bytes = db::index_bytes(db.feature_count(), db.location_count());
-  for (const unsigned threads : thread_counts) {
-    INFO(threads << " threads");
+  const std::uint64_t keeps[] = {bytes * 2, 0, bytes / 2};
+  for (std::size_t run = 0; run < std::size(thread_counts); ++run) {
+    const unsigned threads = std::data(thread_counts)[run];
+    const std::uint64_t keep = keeps[run % std::size(keeps)];
+    INFO(threads << " threads, parts kept up to " << keep << " bytes");
     pipeline::PartitionOptions p;
     p.part_bytes = bytes / 25;
     p.hit_memory = 256 << 10;
@@ -100,13 +109,28 @@ void check_partitions(const db::Database& whole_db, const fs::path& file,
     o.threads = threads;
     o.batch_size = threads == 1 ? 1000 : 37;
     pipeline::PartitionStats stats;
-    CHECK(parted(db, p, o, dir, &stats) == reference);
+    CHECK(parted(db, p, o, dir, &stats, keep) == reference);
     CHECK(stats.parts >= 25);
     CHECK(stats.largest_part_bytes <= p.part_bytes);
     CHECK(stats.super_batches > 1);
     // Every other walk goes over the parts backwards, keeping the last one.
     CHECK(stats.walks >= stats.super_batches);
     CHECK(stats.part_loads == stats.parts + (stats.walks - 1) * (stats.parts - 1));
+    // Read from the file: each part once when all are kept, at each use when
+    // none is, in between when some are.
+    CHECK(stats.kept_bytes <= keep);
+    if (keep >= bytes) {
+      CHECK(stats.kept_parts == stats.parts);
+      CHECK(stats.part_reads == stats.parts);
+    } else if (keep == 0) {
+      CHECK(stats.kept_parts == 0);
+      CHECK(stats.part_reads == stats.part_loads);
+    } else {
+      CHECK(stats.kept_parts > 0);
+      CHECK(stats.kept_parts < stats.parts);
+      CHECK(stats.part_reads > stats.parts);
+      CHECK(stats.part_reads < stats.part_loads);
+    }
   }
 }
 

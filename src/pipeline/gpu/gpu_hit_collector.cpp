@@ -4,8 +4,19 @@
 // kernels/part_lookup.hpp, and their locations come back in pieces of a
 // bounded buffer, appended to the batch's BatchHits (each feature's list
 // where its list_start says).
+//
+// Parts on the GPU: two slots. A part still in a slot is used again without
+// an upload (with two parts, every walk after the first two uploads); a part
+// used goes into the slot not in use, so the one in use stays while the GPU
+// holds both. prefetch() uploads the walk's next part into the slot not in
+// use on a thread of its own (the upload's own streams) while collect()
+// looks in the current one, where one GPU's memory holds both and the
+// collector's buffers; else the part goes up when used, one at a time.
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <exception>
+#include <future>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -35,6 +46,23 @@ constexpr std::uint64_t max_gathered_hits = std::uint64_t(1) << 24;
 
 constexpr const char* collecting = "looking the reads' features up in a part on the GPU";
 
+// What the GPU keeps free beside a prefetched part: the collector's own
+// buffers (a chunk's per-feature arrays, 128 MiB; a piece of hits, 128 MiB;
+// CUB's scratch) grow while the upload runs.
+constexpr std::uint64_t prefetch_reserve = std::uint64_t(1) << 30;
+
+bool same_part(const db::IndexPart& a, const db::IndexPart& b) {
+  return a.first_feature == b.first_feature && a.last_feature == b.last_feature &&
+         a.first_location == b.first_location && a.last_location == b.last_location;
+}
+
+// A part on the GPU, or none.
+struct PartSlot {
+  db::IndexPart where;
+  std::optional<gpu::DeviceDatabase> index;
+  bool holds(const db::IndexPart& part) const { return index && same_part(where, part); }
+};
+
 class GpuCollector final : public GpuHitCollector {
  public:
   GpuCollector(std::span<const db::Target> targets, const ShardLayout& layout)
@@ -42,40 +70,114 @@ class GpuCollector final : public GpuHitCollector {
         layout_(layout),
         window_base_(gpu::window_bases(targets)) {}
   ~GpuCollector() override {
+    finish_prefetch();
     devices_.front().select();
     cudaStreamSynchronize(stream_);  // buffers must outlive work still queued
   }
 
   void use_part(const db::FeatureIndex& part, const db::IndexPart& where) override {
     host::Stopwatch clock;
+    finish_prefetch();
     devices_.front().select();
     cuda::check(cudaStreamSynchronize(stream_), collecting);
-    index_.reset();  // one part on the GPUs at a time
+    range_ = where.range;
+    for (std::size_t s = 0; s < slots_.size(); ++s)
+      if (slots_[s].holds(where)) {  // still on the GPU (kept, or prefetched)
+        current_ = s;
+        stats_.parts_reused += 1;
+        stats_.upload_seconds += clock.lap();
+        return;
+      }
+    // Into the slot not in use: the part in use may be the next one wanted
+    // again (a walk's last part is the next walk's first), so it goes only
+    // when the GPU cannot hold both.
+    const std::size_t target = slots_[current_].index ? 1 - current_ : current_;
+    slots_[target].index.reset();
     try {
-      index_.emplace(gpu::upload_index(part, window_base_, layout_));
-    } catch (const std::runtime_error& e) {
-      throw std::runtime_error(std::string("a part of the database: ") + e.what() +
-                               ", or smaller parts (more --partitions, a lower --max-memory; "
-                               "with --mpi, more ranks)");
+      upload(part, where, slots_[target]);
+    } catch (const std::runtime_error&) {
+      slots_[1 - target].index.reset();  // one part on the GPU at a time, then
+      try {
+        upload(part, where, slots_[target]);
+      } catch (const std::runtime_error& e) {
+        throw std::runtime_error(std::string("a part of the database: ") + e.what() +
+                                 ", or smaller parts (more --partitions, a lower --max-memory; "
+                                 "with --mpi, more ranks)");
+      }
     }
     devices_.front().select();
-    range_ = where.range;
+    current_ = target;
     stats_.parts_uploaded += 1;
-    stats_.largest_part_bytes = std::max(stats_.largest_part_bytes, index_->bytes());
     stats_.upload_seconds += clock.lap();
   }
 
+  void prefetch(const db::FeatureIndex& part, const db::IndexPart& where) override {
+    if (prefetching_.valid()) return;  // one upload in flight at a time
+    for (const PartSlot& slot : slots_)
+      if (slot.holds(where)) return;
+    const std::size_t target = 1 - current_;
+    devices_.front().select();
+    slots_[target].index.reset();  // its part is not in use: the wanted one takes its place
+    // Both parts on the GPU, and the collector's buffers beside them; else
+    // the part goes up when used, after the current one is freed.
+    std::size_t free_bytes = 0, total_bytes = 0;
+    cuda::check(cudaMemGetInfo(&free_bytes, &total_bytes), "querying free GPU memory");
+    const std::uint64_t needed =
+        gpu_shard_bytes(part.feature_count(), part.location_count()) +
+        part.feature_count() * sizeof(std::uint64_t) + prefetch_reserve;
+    // (Over several GPUs the memory of each would be weighed: not done, the
+    // parts go up when used.)
+    if (layout_.devices.size() != 1 || needed > free_bytes) {
+      stats_.prefetches_skipped += 1;
+      return;
+    }
+    PartSlot& slot = slots_[target];
+    prefetching_ = std::async(std::launch::async, [this, &part, where, &slot] {
+      host::Stopwatch clock;
+      devices_.front().select();  // the CUDA device is per thread
+      upload(part, where, slot);
+      return clock.lap();
+    });
+  }
+
   void collect(std::span<const SketchedBatch> batches, std::span<BatchHits> out) override {
-    if (!index_) throw std::logic_error("GpuHitCollector: collect() before use_part()");
+    if (!slots_[current_].index)
+      throw std::logic_error("GpuHitCollector: collect() before use_part()");
     if (out.size() != batches.size())
       throw std::invalid_argument("GpuHitCollector: one BatchHits per batch");
     devices_.front().select();  // the CUDA device is per thread
     for (std::size_t b = 0; b < batches.size(); ++b) collect_batch(batches[b], out[b]);
+    // The prefetched part's host copy is valid until now (PartHitCollector).
+    finish_prefetch();
   }
 
   GpuPartStats stats() const override { return stats_; }
 
  private:
+  const gpu::DeviceDatabase& index() const { return *slots_[current_].index; }
+
+  // `part` into `slot` (empty), its lookups built; returns when done.
+  void upload(const db::FeatureIndex& part, const db::IndexPart& where, PartSlot& slot) {
+    slot.index.emplace(gpu::upload_index(part, window_base_, layout_));
+    slot.where = where;
+    stats_.largest_part_bytes = std::max(stats_.largest_part_bytes, slot.index->bytes());
+  }
+
+  // Waits for the upload prefetch() started. One that failed (the GPU's
+  // memory taken meanwhile) leaves its slot empty: the part goes up when used.
+  void finish_prefetch() {
+    if (!prefetching_.valid()) return;
+    try {
+      stats_.prefetch_seconds += prefetching_.get();
+      stats_.parts_uploaded += 1;
+      stats_.parts_prefetched += 1;
+    } catch (const std::exception&) {
+      slots_[1 - current_].index.reset();
+      stats_.prefetches_skipped += 1;
+    }
+    devices_.front().select();
+  }
+
   void collect_batch(const SketchedBatch& batch, BatchHits& hits) {
     const std::uint64_t n = batch.features.size();
     for (std::uint64_t first = 0; first < n; first += max_chunk_features) {
@@ -107,7 +209,7 @@ class GpuCollector final : public GpuHitCollector {
     grow_to(positions_, m + 1);
     grow_to(host_positions_, m + 1);
     features_.copy_from_host(host_features_.data(), m, stream_);
-    kernels::count_part_hits(index_->view(0), range_, features_.data(), m, ranges_.data(),
+    kernels::count_part_hits(index().view(0), range_, features_.data(), m, ranges_.data(),
                              counts_.data(), positions_.data(), scratch_, stream_);
     cuda::check(cudaStreamSynchronize(stream_), collecting);
     stats_.lookup_seconds += clock.lap();
@@ -129,7 +231,7 @@ class GpuCollector final : public GpuHitCollector {
       const std::uint64_t piece = positions[b] - positions[a];
       if (piece > 0) {
         grow_to(hits_, piece);
-        kernels::gather_part_hits(index_->view(0), ranges_.data(), a, b, positions_.data(),
+        kernels::gather_part_hits(index().view(0), ranges_.data(), a, b, positions_.data(),
                                   hits_.data(), stream_);
         cuda::check(cudaStreamSynchronize(stream_), collecting);
         stats_.lookup_seconds += clock.lap();
@@ -154,9 +256,11 @@ class GpuCollector final : public GpuHitCollector {
   cuda::device_buffer<std::uint64_t> counts_;
   cuda::device_buffer<std::uint64_t> positions_;
   cuda::device_buffer<sketch::Location> hits_;
-  std::optional<gpu::DeviceDatabase> index_;  // the part in use
+  std::array<PartSlot, 2> slots_;
+  std::size_t current_ = 0;  // the slot collect() looks in
   index::FeatureRange range_;
-  GpuPartStats stats_;
+  GpuPartStats stats_;  // the prefetch's thread writes largest_part_bytes, joined before read
+  std::future<double> prefetching_;  // prefetch()'s upload, its seconds
 };
 
 }  // namespace

@@ -92,13 +92,18 @@ GpuLoadedDatabase load_for_gpu_query(const std::filesystem::path& path,
                                      const GpuQueryOptions& gpu = {});
 
 // The partitioned query's hits on the GPU (pipeline/query/part_hits.hpp): each
-// part is uploaded in the layout's shards (the previous one freed first, so
-// the GPUs hold one part at a time); collect() sends the reads' features,
+// part is uploaded in the layout's shards (two parts on the GPUs at most: the
+// one in use and the one used before or prefetched; one when two do not
+// fit); collect() sends the reads' features,
 // looks them up and gathers their locations on the GPU (the first of the
 // layout; the others' shards through peer access) and brings every read's
 // hits back. The same hits as make_cpu_hit_collector.
 struct GpuPartStats {
-  std::uint64_t parts_uploaded = 0;
+  std::uint64_t parts_uploaded = 0;      // prefetched ones included
+  std::uint64_t parts_reused = 0;        // used while still on the GPU: no upload
+  std::uint64_t parts_prefetched = 0;    // uploaded while the previous part was looked in
+  std::uint64_t prefetches_skipped = 0;  // the GPU's memory would not hold two parts
+  double prefetch_seconds = 0;           // those uploads (overlapping the lookups)
   std::uint64_t largest_part_bytes = 0;  // device bytes of the largest part, all GPUs
   std::uint64_t features = 0;            // features looked up
   std::uint64_t hits = 0;                // locations brought back

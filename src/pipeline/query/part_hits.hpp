@@ -11,6 +11,7 @@
 
 #include "db/database.hpp"
 #include "db/partial_load.hpp"
+#include "metawarp/host/large_vector.hpp"
 #include "pipeline/query/classifier.hpp"
 #include "pipeline/query/query.hpp"
 
@@ -33,8 +34,11 @@ struct SketchedBatch {
 // and when no part holds it). Each part appends its lists, so the memory is
 // that of the hits and 12 bytes a feature, however many parts there are (a
 // feature lies in one part); the evidence column needs each feature's list.
+// The locations are not zeroed when they grow (LargeVector's allocator): the
+// GPU's collector resizes them, then copies every hit in, and zeroing tens of
+// gigabytes of hits on one thread cost as much as the copy.
 struct BatchHits {
-  std::vector<sketch::Location> locations;
+  host::LargeVector<sketch::Location> locations;
   std::vector<std::uint64_t> list_start;  // one per feature of the batch
   std::vector<std::uint32_t> list_sizes;  // one per feature of the batch
   // Empty, for a batch of `features` features: before its first part.
@@ -71,6 +75,14 @@ class PartHitCollector {
   // they are. out[b] was reset() for batches[b] before the first part.
   // out.size() == batches.size().
   virtual void collect(std::span<const SketchedBatch> batches, std::span<BatchHits> out) = 0;
+  // A hint: `part` (the part `where`) is the one the next use_part will
+  // give, so a collector may start bringing it in while collect() works on
+  // the current one (the GPU's uploads it on a stream of its own). `part`
+  // stays valid until the next collect() returns. The CPU's ignores it.
+  virtual void prefetch(const db::FeatureIndex& part, const db::IndexPart& where) {
+    (void)part;
+    (void)where;
+  }
 };
 
 // Looks up in the part's FeatureIndex on `threads` threads (a batch each).

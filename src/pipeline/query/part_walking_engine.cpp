@@ -1,12 +1,10 @@
 #include "pipeline/query/part_walking_engine.hpp"
 
-#include <malloc.h>
-
 #include <algorithm>
-#include <optional>
 #include <vector>
 
 #include "metawarp/host/parallel_for.hpp"
+#include "pipeline/query/part_cache.hpp"
 #include "pipeline/query/part_hits.hpp"
 
 namespace metawarp::pipeline {
@@ -17,11 +15,11 @@ class PartWalkingClassifier final : public BatchClassifier {
  public:
   PartWalkingClassifier(const db::PartialDatabase& db, const PartitionPlan& plan,
                         const Classifier& classifier, unsigned threads)
-      : db_(db),
-        plan_(plan),
+      : plan_(plan),
         classifier_(classifier),
         threads_(std::max(1u, threads)),
         collector_(make_cpu_hit_collector(threads_)),
+        parts_(db, plan.parts, plan.keep_bytes, threads_),
         sketches_(threads_),
         hits_(threads_),
         scratch_(threads_),
@@ -42,13 +40,7 @@ class PartWalkingClassifier final : public BatchClassifier {
     const bool backwards = walks_++ % 2 == 1;
     for (std::size_t i = 0; i < parts; ++i) {
       const std::size_t p = backwards ? parts - 1 - i : i;
-      if (!loaded_ || loaded_part_ != p) {
-        loaded_.reset();  // one part in memory at a time
-        ::malloc_trim(0);
-        loaded_ = db_.load_part(plan_.parts[p], threads_);
-        loaded_part_ = p;
-        collector_->use_part(*loaded_, plan_.parts[p]);
-      }
+      parts_.use(p, *collector_);
       collector_->collect(std::span<const SketchedBatch>(sketches_).first(chunks),
                           std::span(hits_).first(chunks));
     }
@@ -59,17 +51,15 @@ class PartWalkingClassifier final : public BatchClassifier {
   }
 
  private:
-  const db::PartialDatabase& db_;
   const PartitionPlan& plan_;
   const Classifier& classifier_;
   unsigned threads_;
   std::unique_ptr<PartHitCollector> collector_;
+  PartCache parts_;  // the parts read, those kept
   std::vector<SketchedBatch> sketches_;  // per chunk
   std::vector<BatchHits> hits_;          // per chunk, over all parts
   std::vector<ClassifierScratch> scratch_;  // per thread
   std::vector<std::vector<std::span<const sketch::Location>>> lists_;  // per thread
-  std::optional<db::FeatureIndex> loaded_;
-  std::size_t loaded_part_ = 0;
   std::uint64_t walks_ = 0;
 };
 

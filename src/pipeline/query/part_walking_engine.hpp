@@ -2,8 +2,8 @@
 // A resident-style engine (QueryEngine::make_classifier) over a database read
 // part by part (db/partial_load.hpp), for callers that cut their own reads
 // (profile-db with --partitions or --max-memory): each classify() call
-// sketches its reads, walks every part of the plan, one in memory at a time,
-// gathering each feature's whole list (PartHitCollector), and decides every
+// sketches its reads, walks every part of the plan (each read from the file
+// once and kept while the plan's keep_bytes allow: part_cache.hpp), gathering each feature's whole list (PartHitCollector), and decides every
 // read with Classifier::decide_features, so its results are those of the
 // whole database's Classifier::classify. The query's streamed engine
 // (partitioned_query.hpp) does the same for the driver's super-batches; here
@@ -19,7 +19,7 @@
 namespace metawarp::pipeline {
 
 // Every classifier it makes walks the parts on `threads` threads (one
-// classifier at a time is the intent: each holds a part). `db` must outlive it.
+// classifier at a time is the intent: each holds its parts). `db` must outlive it.
 std::unique_ptr<QueryEngine> make_part_walking_engine(const db::PartialDatabase& db,
                                                       PartitionPlan plan,
                                                       const ClassifierOptions& options,

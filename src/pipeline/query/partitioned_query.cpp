@@ -1,6 +1,5 @@
 #include "pipeline/query/partitioned_query.hpp"
 
-#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +15,7 @@
 #include "metawarp/sketch/sampling.hpp"
 #include "pipeline/out_of_memory.hpp"
 #include "pipeline/progress.hpp"
+#include "pipeline/query/part_cache.hpp"
 #include "pipeline/query/query_batch.hpp"
 #include "pipeline/query/query_buffers.hpp"
 
@@ -53,8 +53,7 @@ struct ClassifyState {
   std::vector<BatchHits> hits;              // per batch, over all parts
   std::vector<ClassifierScratch> scratch;   // per thread
   std::vector<std::vector<std::span<const sketch::Location>>> lists;  // per thread
-  std::optional<db::FeatureIndex> loaded;   // the part in memory
-  std::size_t loaded_part = 0;
+  std::optional<PartCache> parts;  // the parts read, those kept
   std::uint64_t walks = 0;  // over the parts, by every super-batch
 };
 
@@ -79,6 +78,7 @@ class PartitionedGroups final : public GroupClassifier {
         stats_(stats) {
     state_.scratch.resize(threads_);
     state_.lists.resize(threads_);
+    state_.parts.emplace(db_, parts_, plan.keep_bytes, options_.threads);
     stats_.parts = parts_.size();
     for (const db::IndexPart& part : parts_)
       stats_.largest_part_bytes =
@@ -244,23 +244,22 @@ class PartitionedGroups final : public GroupClassifier {
     const std::size_t least = first + (end - first + 1) / 2;  // batches kept at least
     for (std::size_t i = 0; i < parts_.size(); ++i) {
       const std::size_t p = backwards ? parts_.size() - 1 - i : i;
-      if (!state.loaded || state.loaded_part != p) {
-        host::Stopwatch clock;
-        state.loaded.reset();  // one part in memory at a time
-        ::malloc_trim(0);      // and what malloc kept of it (its lookup) given back
-        const db::IndexPart& part = parts_[p];
-        naming_out_of_memory(
-            "reading part " + std::to_string(p + 1) + "/" + std::to_string(parts_.size()) +
-                " of database '" + db_.path().string() + "' (" +
-                format_bytes(db::index_bytes(part.features(), part.locations())) + ")",
-            "give --max-memory (the memory the query may use) or more --partitions", [&] {
-              state.loaded = db_.load_part(part, options_.threads);
-              state.loaded_part = p;
-              collector_.use_part(*state.loaded, part);
-            });
+      host::Stopwatch clock;
+      const db::IndexPart& part = parts_[p];
+      const PartUse used = naming_out_of_memory(
+          "reading part " + std::to_string(p + 1) + "/" + std::to_string(parts_.size()) +
+              " of database '" + db_.path().string() + "' (" +
+              format_bytes(db::index_bytes(part.features(), part.locations())) + ")",
+          "give --max-memory (the memory the query may use) or more --partitions",
+          [&] { return state.parts->use(p, collector_); });
+      if (used.switched) {
         ++stats.part_loads;
+        stats.part_reads += used.from_file ? 1 : 0;
         stats.load_seconds += clock.lap();
       }
+      // The walk's next part may come in while this one is looked in (the
+      // next walk starts with this walk's last part: nothing to bring).
+      if (i + 1 < parts_.size()) state.parts->prefetch(backwards ? p - 1 : p + 1, collector_);
       collector_.collect(std::span(state.sketches).subspan(first, end - first),
                          std::span(state.hits).subspan(first, end - first));
       std::uint64_t held = others + hit_bytes(state, first, end, Held::capacity);
@@ -274,6 +273,8 @@ class PartitionedGroups final : public GroupClassifier {
     for (std::size_t b = first; b < end; ++b)
       hits += state.hits[b].locations.size() * sizeof(sketch::Location);
     stats.largest_hits_bytes = std::max(stats.largest_hits_bytes, hits);
+    stats.kept_parts = std::max(stats.kept_parts, state.parts->kept_parts());
+    stats.kept_bytes = std::max(stats.kept_bytes, state.parts->kept_bytes());
   }
 
   // Every read's hits over all parts, decided as Classifier::classify does,
@@ -436,6 +437,8 @@ PartitionPlan plan_partitions(const db::PartialDatabase& db, const PartitionOpti
                     : options.max_memory != 0
                         ? (options.max_memory - fixed_bytes(in_use) - largest) * 2 / 3
                         : default_hit_memory();
+  plan.keep_bytes =
+      options.max_memory != 0 ? 0 : default_keep_bytes(with_allocator_slack(plan.hit_memory));
   return plan;
 }
 
@@ -445,6 +448,9 @@ void add(PartitionStats& sum, const PartitionStats& more) {
   sum.super_batches += more.super_batches;
   sum.walks += more.walks;
   sum.part_loads += more.part_loads;
+  sum.part_reads += more.part_reads;
+  sum.kept_parts = std::max(sum.kept_parts, more.kept_parts);
+  sum.kept_bytes = std::max(sum.kept_bytes, more.kept_bytes);
   sum.largest_hits_bytes = std::max(sum.largest_hits_bytes, more.largest_hits_bytes);
   sum.largest_super_batch_bytes =
       std::max(sum.largest_super_batch_bytes, more.largest_super_batch_bytes);

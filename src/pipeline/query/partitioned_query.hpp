@@ -9,9 +9,11 @@
 // after the last part each read's hits are decided by the same code as the
 // whole-database query (Classifier::decide_features), and the batches are
 // formatted and written in input order by the same writer. The price: a
-// super-batch's hits are held until the last part, and every part is read
-// once per super-batch (the last part of one super-batch is kept for the
-// next, which walks the parts backwards).
+// super-batch's hits are held until the last part, and every part is given to
+// the collector once per super-batch (the last part of one super-batch is
+// kept for the next, which walks the parts backwards). Each part is read
+// from the file once and kept in host memory while the parts fit in the
+// plan's keep_bytes (part_cache.hpp); parts beyond it are read again.
 // docs/architecture.md "The partitioned query"; what --max-memory bounds:
 // docs/cli-query.md "Databases larger than memory".
 #include <cstdint>
@@ -78,6 +80,10 @@ struct MemoryInUse {
 struct PartitionPlan {
   std::vector<db::IndexPart> parts;
   std::uint64_t hit_memory = 0;  // budget of a super-batch (PartitionOptions::hit_memory)
+  // The parts' db::index_bytes kept in host memory once read (PartCache),
+  // so that later walks do not read the file again: 0 with --max-memory (it
+  // bounds the memory to one part), else default_keep_bytes().
+  std::uint64_t keep_bytes = 0;
 };
 
 // The least --max-memory a query of `db` runs in: what is in use, the
@@ -106,10 +112,13 @@ struct PartitionStats {
   std::uint64_t largest_part_bytes = 0;  // db::index_bytes of the largest part
   std::uint64_t super_batches = 0;
   std::uint64_t walks = 0;       // over the parts: one a super-batch, more where it put batches off
-  std::uint64_t part_loads = 0;  // parts read (a part kept for the next walk: once)
+  std::uint64_t part_loads = 0;  // parts given to the collector (a part kept for the next walk: once)
+  std::uint64_t part_reads = 0;  // of those, read from the file (the others were kept)
+  std::size_t kept_parts = 0;    // parts kept in host memory (PartCache)
+  std::uint64_t kept_bytes = 0;  // their db::index_bytes
   std::uint64_t largest_hits_bytes = 0;  // the most hits a super-batch held
   std::uint64_t largest_super_batch_bytes = 0;  // the most a super-batch held (as estimated)
-  double load_seconds = 0;     // reading parts (and building their lookups)
+  double load_seconds = 0;     // reading parts and giving them to the collector (its uploads)
   double collect_seconds = 0;  // finding the hits in the parts
   double decide_seconds = 0;   // sorting hits, candidates, assignment, formatting
 };
@@ -121,9 +130,9 @@ void add(PartitionStats& sum, const PartitionStats& more);
 // The streamed engine (query.hpp's QueryEngine): run_query on the database's
 // metadata with it gives the outputs of the whole database's query. Every
 // query it runs takes the reads in super-batches of about the plan's
-// hit_memory; each super-batch walks the parts (db::PartialDatabase::load_part,
-// one in memory at a time), the hits found by `collector` (nullptr: the
-// CPU's, on the query's threads).
+// hit_memory; each super-batch walks the parts (db::PartialDatabase::load_part
+// through a PartCache of the plan's keep_bytes), the hits found by
+// `collector` (nullptr: the CPU's, on the query's threads).
 class PartitionedQueryEngine : public QueryEngine {
  public:
   // Summed over the queries it ran.
