@@ -16,8 +16,9 @@ namespace metawarp::tables::distributed {
 
 struct PhaseTimes {
   double partition_ms = 0;  // multisplit (or the chunking of independent mode)
-  // cudaMalloc of the buffers the exchange fills, apart from the exchange
-  // so that exchange_ms compares with the links' bandwidth (issue 28).
+  // Allocating the buffers the exchange fills (from the devices' memory
+  // pools: next to nothing once warmed), apart from the exchange so that
+  // exchange_ms compares with the links' bandwidth (issue 28).
   double allocate_ms = 0;
   double exchange_ms = 0;   // sizes and data, both directions
   double table_ms = 0;      // the shards' own table operations

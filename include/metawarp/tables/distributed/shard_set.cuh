@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "metawarp/cuda/error.hpp"
+#include "metawarp/cuda/memory_pool.hpp"
 #include "metawarp/cuda/stream.hpp"
 #include "metawarp/tables/distributed/owner.hpp"
 
@@ -45,6 +46,15 @@ class ShardSet {
     for (std::size_t s = 0; s < devices_.size(); ++s) {
       DeviceGuard on(devices_[s]);
       streams_.push_back(std::make_unique<cuda::stream>());
+    }
+    // The operations' temporaries come from the devices' memory pools, whose
+    // memory another GPU may use only once shared: peer copies and NCCL
+    // (which writes into a peer's buffers when its ranks share a process)
+    // move data straight between the shards' pool buffers.
+    for (int a : devices_) {
+      for (int b : devices_) {
+        if (a != b) cuda::share_device_pool(a, b);
+      }
     }
   }
 
