@@ -281,9 +281,33 @@ TEST_CASE("all-to-all: every shard inserts its own batch") {
   table.insert_from_shards(batches);
   CHECK(table.peek_status().ok());
   CHECK(table.size() == keys.size());
+  // Every shard's own insert kernels were timed (its own segment, then what arrived).
+  CHECK(table.last_times().shard_table_ms.size() == shards);
   std::vector<uint64_t> queries = distinct_keys<uint64_t>(20000, 41);  // the key pool
   check_retrieve(table, queries, ref);
   check_ownership(table, keys);
+}
+
+TEST_CASE("between_shards: the plan without each shard's segment to itself") {
+  // counts[s][d]; shard 2 sends nothing, shard 1 nothing to itself.
+  const std::vector<std::vector<uint64_t>> counts = {{3, 1, 2}, {4, 0, 5}, {0, 0, 0}};
+  const AllToAllPlan plan = plan_all_to_all(counts);
+  const AllToAllPlan remote = between_shards(plan);
+  CHECK(remote.recv_totals == std::vector<uint64_t>{4, 1, 7});
+  for (const Transfer& t : remote.transfers) CHECK(t.from != t.to);
+  // Receiver 2 gets shard 0's 2 then shard 1's 5, packed from 0; the senders'
+  // offsets are the plan's (shard 0's segment for 2 follows its 3 + 1).
+  std::vector<Transfer> to2;
+  for (const Transfer& t : remote.transfers) if (t.to == 2 && t.count > 0) to2.push_back(t);
+  REQUIRE(to2.size() == 2);
+  CHECK((to2[0].from == 0 && to2[0].send_offset == 4 && to2[0].recv_offset == 0));
+  CHECK(to2[0].count == 2);
+  CHECK((to2[1].from == 1 && to2[1].send_offset == 4 && to2[1].recv_offset == 2));
+  CHECK(to2[1].count == 5);
+  const Transfer own0 = own_segment(plan, 0);
+  CHECK((own0.send_offset == 0 && own0.count == 3));
+  CHECK(own_segment(plan, 1).count == 0);
+  CHECK(own_segment(plan, 2).count == 0);
 }
 
 TEST_CASE("all-to-all retrieval: every shard asks for its own keys") {

@@ -70,7 +70,7 @@ class SizeExchange {
       DeviceGuard on(shards_.device(d));
       recv_[d].copy_to_host(received + std::size_t(d) * S, S, shards_.stream(d));
     }
-    shards_.synchronize_all();
+    shards_.synchronize_streams();  // not the table streams: an insert's own segment goes on
     SizeMatrix matrix(S, std::vector<std::uint64_t>(S, 0));
     for (unsigned d = 0; d < S; ++d) {
       for (unsigned s = 0; s < S; ++s) matrix[s][d] = received[std::size_t(d) * S + s];
