@@ -32,8 +32,9 @@ struct PhaseTimes {
   double table_ms = 0;      // the shards' own table operations
   double merge_ms = 0;      // answers back into input order
   // Each shard's table kernels, summed (events on the stream they ran on;
-  // empty where an operation does not time them): as long as table_ms when
-  // the shards' work runs side by side at full speed.
+  // empty where an operation does not time them). An insert's include its
+  // own segment's, which ran beside the exchange; a retrieval's are about
+  // table_ms when the shards run side by side at full speed.
   std::vector<double> shard_table_ms;
   double total_ms() const {
     return partition_ms + allocate_ms + exchange_ms + table_ms + merge_ms;
