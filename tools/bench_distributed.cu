@@ -4,7 +4,11 @@
 // input order), timed with CUDA events. The plain single table (no
 // distribution) and GPU 0's measured copy bandwidth are printed as the
 // references: on one GPU the exchange is a device-to-device copy, so its
-// floor is bytes / copy bandwidth.
+// floor is bytes / copy bandwidth; with the shards on distinct GPUs the
+// floor is the bytes one GPU sends to the others over the measured peer
+// copy rate between GPU 0 and GPU 1 (both directions at once, measured
+// before the first row on several GPUs, so that the 1-shard reference runs
+// as it always did, without peer access enabled).
 //
 //   bench_distributed --n 300000000 --shards 1,2,4,8 --values-per-key 4
 //   bench_distributed --n 1000000 --shards 1,3            (quick check)
@@ -18,18 +22,30 @@
 // is made on its own GPU and inserted with insert_from_shards (the full
 // all-to-all), and the printed efficiency is the 1-shard time over this time.
 // The weak retrieval has every shard ask for its own keys from its own GPU
-// (retrieve_from_shards: the answers come back to the GPU that asked).
+// (retrieve_from_shards: the answers come back to the GPU that asked, into
+// answer buffers kept from run to run as an application's query loop keeps
+// them; the first run sizes them).
+//
+// --verbose adds, under each row, every shard's own table time (its table
+// kernels, events on its stream; the row's table phase is the slowest
+// shard's plus whatever kept them from running side by side), and at the
+// end the plain table's insert again on GPU 0 and on every GPU at once (peer
+// access enabled by then): whether a GPU's insert is slower beside the
+// others or after peer access.
 //
 // Every shard count runs once unmeasured (the warm-up: lazily loaded kernels,
-// first allocations on each GPU) and then --repeat R times (default 3), each
-// time on a fresh table made outside the timing; a row prints the median of
-// each phase over the R runs and their sum as the total.
+// first allocations on each GPU, the library's memory pools filling) and
+// then --repeat R times (default 3), each time on a fresh table made outside
+// the timing; a row prints the median of each phase over the R runs and their
+// sum as the total.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -37,6 +53,7 @@
 
 #include "metawarp/cuda/device_buffer.hpp"
 #include "metawarp/cuda/event.hpp"
+#include "metawarp/cuda/stream.hpp"
 #include "metawarp/tables/distributed/distributed_table.cuh"
 #include "metawarp/tables/launch.cuh"
 #include "metawarp/tables/multi_value_table.cuh"
@@ -62,6 +79,7 @@ struct Options {
   unsigned gpus = 1;   // shard s on GPU s % gpus
   bool weak = false;   // n pairs per shard, inserted from the shards' own GPUs
   unsigned repeat = 3; // measured runs per shard count, after one warm-up
+  bool verbose = false;  // per-shard table times; the plain insert beside the others
 };
 
 Options parse(int argc, char** argv) {
@@ -82,6 +100,8 @@ Options parse(int argc, char** argv) {
       o.gpus = unsigned(std::stoul(next()));
     } else if (arg == "--weak") {
       o.weak = true;
+    } else if (arg == "--verbose") {
+      o.verbose = true;
     } else if (arg == "--repeat") {
       o.repeat = unsigned(std::stoul(next()));
     } else if (arg == "--shards") {
@@ -91,7 +111,7 @@ Options parse(int argc, char** argv) {
     } else {
       throw std::invalid_argument("unknown option " + arg +
                                   " (--n N --shards 1,2,4,8 --values-per-key R --load F"
-                                  " --gpus G --weak --repeat R)");
+                                  " --gpus G --weak --repeat R --verbose)");
     }
   }
   if (o.n == 0 || o.values_per_key == 0 || o.values_per_key > o.n || o.shards.empty() ||
@@ -133,19 +153,110 @@ void generate(uint64_t n, uint64_t distinct, uint64_t first_key, uint64_t* keys,
   mwc::check(cudaDeviceSynchronize(), "generating pairs");
 }
 
-// copy_bytes_per_s 0: no floor printed (the exchange crosses GPUs).
-void print_row(const char* op, unsigned shards, uint64_t items, const mwd::PhaseTimes& t,
-               double copy_bytes_per_s, uint64_t exchanged_bytes, double reference_ms) {
-  char floor[32] = "      -";
-  if (copy_bytes_per_s > 0) {
-    std::snprintf(floor, sizeof floor, "%7.2f",
-                  1e3 * double(exchanged_bytes) * 2.0 / copy_bytes_per_s);
+// Lets `device` reach `peer`'s memory (already enabled is fine).
+void enable_peer_access(int device, int peer) {
+  mwd::DeviceGuard on(device);
+  const cudaError_t status = cudaDeviceEnablePeerAccess(peer, 0);
+  if (status == cudaErrorPeerAccessAlreadyEnabled) {
+    cudaGetLastError();  // not an error here; leave no sticky last error
+    return;
   }
+  mwc::check(status, "cudaDeviceEnablePeerAccess");
+}
+
+// Peer copy rate between GPU 0 and GPU 1: bytes per second each way with both
+// directions copying at once (what an all-to-all asks of the link), best of
+// 3, host-timed around both copies; 0 without a peer path.
+double peer_bandwidth() {
+  int forward = 0, backward = 0;
+  mwc::check(cudaDeviceCanAccessPeer(&forward, 0, 1), "cudaDeviceCanAccessPeer");
+  mwc::check(cudaDeviceCanAccessPeer(&backward, 1, 0), "cudaDeviceCanAccessPeer");
+  if (forward == 0 || backward == 0) return 0;
+  enable_peer_access(0, 1);
+  enable_peer_access(1, 0);
+  const uint64_t bytes = uint64_t(1) << 30;
+  std::vector<mwc::device_buffer<unsigned char>> from(2), to(2);
+  std::vector<std::unique_ptr<mwc::stream>> streams;
+  for (int d = 0; d < 2; ++d) {
+    mwd::DeviceGuard on(d);
+    from[d] = mwc::device_buffer<unsigned char>(bytes);
+    to[d] = mwc::device_buffer<unsigned char>(bytes);
+    streams.push_back(std::make_unique<mwc::stream>());
+    from[d].fill_bytes(1, streams[d]->get());
+    streams[d]->synchronize();
+  }
+  double best = 1e30;
+  for (int r = 0; r < 4; ++r) {  // the first is a warm-up
+    const auto start = std::chrono::steady_clock::now();
+    for (int d = 0; d < 2; ++d) {
+      mwd::DeviceGuard on(d);
+      mwc::check(cudaMemcpyPeerAsync(to[1 - d].data(), 1 - d, from[d].data(), d, bytes,
+                                     streams[d]->get()),
+                 "peer copy");
+    }
+    for (int d = 0; d < 2; ++d) {
+      mwd::DeviceGuard on(d);
+      streams[d]->synchronize();
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (r > 0) best = std::min(best, seconds);
+  }
+  for (int d = 0; d < 2; ++d) {  // freed with their devices current
+    mwd::DeviceGuard on(d);
+    from[d] = {};
+    to[d] = {};
+  }
+  return double(bytes) / best;
+}
+
+// The bytes an exchange moves: to other GPUs (per sending GPU, each way) and
+// by device copies (a GPU to itself, or every copy when all shards share one
+// GPU).
+struct Traffic {
+  double peer_bytes = 0;
+  double copied_bytes = 0;
+};
+
+// The exchange's floor in ms: peer bytes over the peer rate and copied bytes
+// (read + write) over the copy rate, the two at once; -1 (printed '-') when a
+// rate it needs is unknown.
+double floor_ms(const Traffic& t, double copy_bytes_per_s, double peer_bytes_per_s) {
+  if (t.peer_bytes > 0 && peer_bytes_per_s <= 0) return -1;
+  if (t.copied_bytes > 0 && copy_bytes_per_s <= 0) return -1;
+  const double peer = t.peer_bytes > 0 ? t.peer_bytes / peer_bytes_per_s : 0;
+  const double copied = t.copied_bytes > 0 ? 2.0 * t.copied_bytes / copy_bytes_per_s : 0;
+  return 1e3 * std::max(peer, copied);
+}
+
+void print_row(const char* op, unsigned shards, uint64_t items, const mwd::PhaseTimes& t,
+               double exchange_floor_ms, double reference_ms) {
+  char floor[32] = "      -";
+  if (exchange_floor_ms >= 0) std::snprintf(floor, sizeof floor, "%7.2f", exchange_floor_ms);
   std::printf("%-8s shards %2u  partition %8.2f ms  allocate %7.2f ms  exchange %8.2f ms "
               "(copy floor %s)  table %8.2f ms  merge %8.2f ms  total %9.2f ms  %6.3f G/s",
               op, shards, t.partition_ms, t.allocate_ms, t.exchange_ms, floor, t.table_ms,
               t.merge_ms, t.total_ms(), double(items) / (t.total_ms() / 1e3) / 1e9);
   if (reference_ms > 0) std::printf("  efficiency %5.1f %%", 100.0 * reference_ms / t.total_ms());
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
+// --verbose: every shard's own table time (median over the runs).
+void print_shard_tables(const char* op, const std::vector<mwd::PhaseTimes>& runs,
+                        const std::vector<int>& devices) {
+  std::printf("  %s per shard, table kernels (median):", op);
+  for (std::size_t s = 0; s < devices.size(); ++s) {
+    std::vector<double> v;
+    for (const mwd::PhaseTimes& t : runs) {
+      if (s < t.shard_table_ms.size()) v.push_back(t.shard_table_ms[s]);
+    }
+    if (v.empty()) continue;
+    std::sort(v.begin(), v.end());
+    const std::size_t h = v.size() / 2;
+    const double m = v.size() % 2 == 1 ? v[h] : (v[h - 1] + v[h]) / 2;
+    std::printf("  shard %zu (GPU %d) %.2f ms", s, devices[s], m);
+  }
   std::printf("\n");
   std::fflush(stdout);
 }
@@ -165,6 +276,61 @@ mwd::PhaseTimes median(const std::vector<mwd::PhaseTimes>& runs) {
   m.table_ms = middle(&mwd::PhaseTimes::table_ms);
   m.merge_ms = middle(&mwd::PhaseTimes::merge_ms);
   return m;
+}
+
+// --verbose, at the end (peer access enabled by the runs before it): the
+// plain table's insert of n pairs on GPU 0 alone, then on every GPU at once
+// (each its own table and pairs), each timed with events on its GPU. Beside
+// the first plain insert and the rows' per-shard times this says whether an
+// insert is slower after peer access, beside the other GPUs, or neither.
+void plain_inserts_beside(const Options& o, uint64_t distinct) {
+  const int gpus = int(o.gpus);
+  const uint64_t capacity = uint64_t(double(o.n) / o.load);
+  std::vector<mwc::device_buffer<uint64_t>> keys(gpus), values(gpus);
+  std::vector<std::unique_ptr<Table>> tables(gpus);
+  std::vector<std::unique_ptr<mwc::event>> start(gpus), stop(gpus);
+  for (int g = 0; g < gpus; ++g) {
+    mwd::DeviceGuard on(g);
+    keys[g] = mwc::device_buffer<uint64_t>(o.n);
+    values[g] = mwc::device_buffer<uint64_t>(o.n);
+    generate(o.n, distinct, uint64_t(g) * distinct, keys[g].data(), values[g].data());
+    start[g] = std::make_unique<mwc::event>();
+    stop[g] = std::make_unique<mwc::event>();
+  }
+  auto fresh = [&](int g) {  // a new empty table, cleared before the timing
+    mwd::DeviceGuard on(g);
+    tables[g].reset();
+    tables[g] = std::make_unique<Table>(capacity, mwt::TableOptions{}, bench_stream);
+    mwc::check(cudaDeviceSynchronize(), "clearing a plain table");
+  };
+  auto launch = [&](int g) {
+    mwd::DeviceGuard on(g);
+    start[g]->record(bench_stream);
+    tables[g]->insert(keys[g].data(), values[g].data(), o.n, bench_stream);
+    stop[g]->record(bench_stream);
+  };
+  auto report = [&](int g) {
+    mwd::DeviceGuard on(g);
+    stop[g]->synchronize();
+    const mwt::Status status = tables[g]->peek_status(bench_stream);
+    std::printf("  GPU %d %.2f ms%s", g, double(stop[g]->elapsed_ms_since(*start[g])),
+                status.ok() ? "" : " STATUS NOT OK");
+  };
+  fresh(0);
+  launch(0);
+  std::printf("plain table insert, GPU 0 alone, after the runs:");
+  report(0);
+  std::printf("\nplain table insert, every GPU at once:");
+  for (int g = 0; g < gpus; ++g) fresh(g);
+  for (int g = 0; g < gpus; ++g) launch(g);
+  for (int g = 0; g < gpus; ++g) report(g);
+  std::printf("\n");
+  for (int g = 0; g < gpus; ++g) {  // freed with their devices current
+    mwd::DeviceGuard on(g);
+    tables[g].reset();
+    keys[g] = {};
+    values[g] = {};
+  }
 }
 
 std::string device_list(const std::vector<int>& devices) {
@@ -215,12 +381,26 @@ int main(int argc, char** argv) try {
   // Weak scaling: each row against the first row's times (its shard count
   // should be 1).
   double reference_insert_ms = 0, reference_retrieve_ms = 0;
+  double peer = 0;  // measured before the first row on several GPUs
+  bool peer_measured = false;
   for (unsigned shards : o.shards) {
     std::vector<int> devices(shards);
     for (unsigned s = 0; s < shards; ++s) devices[s] = int(s % o.gpus);
     const uint64_t pairs = o.weak ? o.n * shards : o.n;
     const uint64_t keys_asked = o.weak ? distinct * shards : distinct;
     const uint64_t per_shard = uint64_t(double(pairs) / shards / o.load) + 1024;
+    // One shard per GPU (shards <= gpus): the exchange crosses GPUs.
+    const bool across_gpus = shards > 1 && o.gpus > 1 && shards <= o.gpus;
+    if (across_gpus && !peer_measured) {
+      peer_measured = true;
+      peer = peer_bandwidth();
+      if (peer > 0) {
+        std::printf("reference: peer copy GPU 0 <-> GPU 1 %.1f GB/s each way (both directions at "
+                    "once)\n", peer / 1e9);
+      } else {
+        std::printf("reference: no peer path between GPU 0 and GPU 1\n");
+      }
+    }
     // The weak run's inputs, made once: shard s's batch on its own GPU (its
     // keys distinct from the other shards'), whose first `distinct` keys are
     // the ones it asks for.
@@ -240,6 +420,7 @@ int main(int argc, char** argv) try {
     // Run 0 is the warm-up; every run builds its table (NCCL setup included)
     // before the timed insert and frees it before the next.
     std::vector<mwd::PhaseTimes> inserts, retrievals;
+    std::vector<mwd::ShardAnswers<uint64_t>> answers;  // reused by every run's retrieval
     uint64_t total = 0;
     for (unsigned run = 0; run <= o.repeat; ++run) {
       Dist table(devices, mwd::HashOwner(shards),
@@ -257,7 +438,8 @@ int main(int argc, char** argv) try {
       const mwd::PhaseTimes insert_times = table.last_times();
       if (o.weak) {
         total = 0;
-        for (const auto& answers : table.retrieve_from_shards(asked)) total += answers.total;
+        table.retrieve_from_shards(asked, answers);
+        for (const auto& shard_answers : answers) total += shard_answers.total;
       } else {
         mwc::device_buffer<uint64_t> offsets(keys_asked + 1);
         mwc::device_buffer<uint64_t> out;
@@ -274,15 +456,39 @@ int main(int argc, char** argv) try {
       retrievals.push_back(table.last_times());
     }
     const mwd::PhaseTimes insert = median(inserts), retrieval = median(retrievals);
-    const double floor_rate = o.gpus == 1 ? copy : 0;
+    // What crosses: a fraction (S-1)/S of every batch goes to other shards;
+    // an insert's own segment does not move (its table reads it in place), a
+    // retrieval's keys, counts and values do (own ones by a device copy).
+    // Weak: every GPU sends its share; otherwise all leaves GPU 0.
+    const double away = double(shards - 1) / shards;
+    const double insert_bytes = double(pairs) * 2 * sizeof(uint64_t);
+    const double retrieve_bytes =
+        double(keys_asked) * 2 * sizeof(uint64_t) + double(total) * sizeof(uint64_t);
+    Traffic insert_traffic, retrieve_traffic;
+    if (across_gpus) {
+      const double senders = o.weak ? shards : 1;
+      insert_traffic.peer_bytes = insert_bytes * away / senders;
+      retrieve_traffic.peer_bytes = retrieve_bytes * away / senders;
+      // Its own keys, counts and values: a device copy beside the transfers.
+      retrieve_traffic.copied_bytes = retrieve_bytes / shards / (o.weak ? shards : 1);
+    } else if (o.gpus == 1) {
+      insert_traffic.copied_bytes = insert_bytes * away;
+      retrieve_traffic.copied_bytes = retrieve_bytes;
+    } else {  // several shards per GPU: no floor
+      insert_traffic.peer_bytes = retrieve_traffic.peer_bytes = 1;
+    }
+    const double copy_rate = o.gpus == 1 || across_gpus ? copy : 0;
+    const double peer_rate = across_gpus ? peer : 0;
     if (o.weak && reference_insert_ms == 0) reference_insert_ms = insert.total_ms();
-    print_row("insert", shards, pairs, insert, floor_rate, pairs * 2 * sizeof(uint64_t),
+    print_row("insert", shards, pairs, insert, floor_ms(insert_traffic, copy_rate, peer_rate),
               reference_insert_ms);
+    if (o.verbose) print_shard_tables("insert", inserts, devices);
     if (o.weak && reference_retrieve_ms == 0) reference_retrieve_ms = retrieval.total_ms();
-    // Exchanged: keys out, counts back, values back.
-    print_row("retrieve", shards, total, retrieval, floor_rate,
-              keys_asked * 2 * sizeof(uint64_t) + total * sizeof(uint64_t), reference_retrieve_ms);
+    print_row("retrieve", shards, total, retrieval,
+              floor_ms(retrieve_traffic, copy_rate, peer_rate), reference_retrieve_ms);
+    if (o.verbose) print_shard_tables("retrieve", retrievals, devices);
   }
+  if (o.verbose) plain_inserts_beside(o, distinct);
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "bench_distributed: %s\n", e.what());

@@ -15,6 +15,8 @@
 #include "gpu_test_support.cuh"
 #include "metawarp/tables/bucket_list_table.cuh"
 #include "metawarp/tables/distributed/distributed_table.cuh"
+#include "metawarp/cuda/pooled_buffer.hpp"
+#include "metawarp/cuda/stream.hpp"
 #include "metawarp/tables/distributed/multisplit.cuh"
 #include "metawarp/tables/multi_value_table.cuh"
 #include "metawarp/tables/single_value_table.cuh"
@@ -279,9 +281,33 @@ TEST_CASE("all-to-all: every shard inserts its own batch") {
   table.insert_from_shards(batches);
   CHECK(table.peek_status().ok());
   CHECK(table.size() == keys.size());
+  // Every shard's own insert kernels were timed (its own segment, then what arrived).
+  CHECK(table.last_times().shard_table_ms.size() == shards);
   std::vector<uint64_t> queries = distinct_keys<uint64_t>(20000, 41);  // the key pool
   check_retrieve(table, queries, ref);
   check_ownership(table, keys);
+}
+
+TEST_CASE("between_shards: the plan without each shard's segment to itself") {
+  // counts[s][d]; shard 2 sends nothing, shard 1 nothing to itself.
+  const std::vector<std::vector<uint64_t>> counts = {{3, 1, 2}, {4, 0, 5}, {0, 0, 0}};
+  const AllToAllPlan plan = plan_all_to_all(counts);
+  const AllToAllPlan remote = between_shards(plan);
+  CHECK(remote.recv_totals == std::vector<uint64_t>{4, 1, 7});
+  for (const Transfer& t : remote.transfers) CHECK(t.from != t.to);
+  // Receiver 2 gets shard 0's 2 then shard 1's 5, packed from 0; the senders'
+  // offsets are the plan's (shard 0's segment for 2 follows its 3 + 1).
+  std::vector<Transfer> to2;
+  for (const Transfer& t : remote.transfers) if (t.to == 2 && t.count > 0) to2.push_back(t);
+  REQUIRE(to2.size() == 2);
+  CHECK((to2[0].from == 0 && to2[0].send_offset == 4 && to2[0].recv_offset == 0));
+  CHECK(to2[0].count == 2);
+  CHECK((to2[1].from == 1 && to2[1].send_offset == 4 && to2[1].recv_offset == 2));
+  CHECK(to2[1].count == 5);
+  const Transfer own0 = own_segment(plan, 0);
+  CHECK((own0.send_offset == 0 && own0.count == 3));
+  CHECK(own_segment(plan, 1).count == 0);
+  CHECK(own_segment(plan, 2).count == 0);
 }
 
 TEST_CASE("all-to-all retrieval: every shard asks for its own keys") {
@@ -348,6 +374,21 @@ TEST_CASE("all-to-all retrieval: every shard asks for its own keys") {
       }
     }
     CHECK(summed == total);
+    // Answers kept from call to call are reused (the second call's buffers
+    // are the first's) and hold the same answers.
+    std::vector<ShardAnswers<uint64_t>> reused;
+    for (int call = 0; call < 2; ++call) {
+      table.retrieve_from_shards(queries, reused);
+      REQUIRE(reused.size() == shards);
+      for (unsigned s = 0; s < shards; ++s) {
+        const uint64_t n = cut[s + 1] - cut[s];
+        REQUIRE(reused[s].total == answers[s].total);
+        CHECK(reused[s].device == 0);
+        CHECK(to_host(reused[s].offsets, n + 1) == to_host(answers[s].offsets, n + 1));
+        CHECK(to_host(reused[s].values, reused[s].total) ==
+              to_host(answers[s].values, answers[s].total));
+      }
+    }
   }
   DistributedOptions independent;
   independent.mode = Mode::independent;
@@ -355,6 +396,72 @@ TEST_CASE("all-to-all retrieval: every shard asks for its own keys") {
     return MultiTable(1000, {}, test_stream);
   }, independent);
   CHECK_THROWS_AS(table.retrieve_from_shards(std::vector<ShardQueries<uint64_t>>(2)), std::logic_error);
+}
+
+namespace {
+
+std::uint64_t pool_bytes(cudaMemPoolAttr what) {
+  std::uint64_t bytes = 0;
+  mwc::check(cudaMemPoolGetAttribute(mwc::device_pool(0), what, &bytes), "reading a pool attribute");
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("pooled buffers: stream-ordered scratch whose memory stays for the next call") {
+  mwc::stream stream;
+  std::vector<uint64_t> host(5000);
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = i * 7 + 1;
+  {
+    auto a = mwc::make_pooled<uint64_t>(host.size(), stream);
+    REQUIRE(a.size() == host.size());
+    a.copy_from_host(host.data(), host.size(), stream);
+    auto b = std::move(a);  // the allocator (pool, stream) moves with the memory
+    CHECK(a.empty());
+    std::vector<uint64_t> back(host.size());
+    b.copy_to_host(back.data(), back.size(), stream);
+    stream.synchronize();
+    CHECK(back == host);
+    CHECK(mwc::make_pooled<uint64_t>(0, stream).data() == nullptr);
+  }
+  stream.synchronize();
+  CHECK(pool_bytes(cudaMemPoolAttrUsedMemCurrent) == 0);
+  CHECK(pool_bytes(cudaMemPoolAttrReservedMemCurrent) > 0);  // kept, not handed back
+}
+
+TEST_CASE("distributed operations give every pooled buffer back, and a warmed one reserves no more") {
+  const auto keys = keys_with_repeats<uint64_t>(60000, 15000, 61);
+  const auto values = random_values<uint64_t>(keys.size(), 62);
+  const unsigned shards = 3;
+  auto d_keys = to_device(keys);
+  auto d_values = to_device(values);
+  std::vector<ShardBatch<uint64_t, uint64_t>> batches(shards);
+  std::vector<ShardQueries<uint64_t>> queries(shards);
+  const uint64_t piece = keys.size() / shards;
+  for (unsigned s = 0; s < shards; ++s) {
+    batches[s] = {d_keys.data() + s * piece, d_values.data() + s * piece, piece};
+    queries[s] = {d_keys.data() + s * piece, piece / 2};
+  }
+  std::vector<ShardAnswers<uint64_t>> answers;
+  std::uint64_t reserved = 0, total = 0;
+  for (int call = 0; call < 3; ++call) {  // as bench_distributed: a fresh table each time
+    INFO("call " << call);
+    DistributedTable<MultiTable> table(one_gpu(shards), HashOwner(shards), [&](unsigned) {
+      return MultiTable(keys.size(), {}, test_stream);
+    });
+    table.insert_from_shards(batches);
+    table.retrieve_from_shards(queries, answers);
+    table.shards().synchronize_all();
+    REQUIRE(table.peek_status().ok());
+    std::uint64_t sum = 0;
+    for (const auto& a : answers) sum += a.total;
+    if (call > 0) CHECK(sum == total);
+    total = sum;
+    CHECK(pool_bytes(cudaMemPoolAttrUsedMemCurrent) == 0);
+    // The same sizes again are served from what the pool kept.
+    if (call == 2) CHECK(pool_bytes(cudaMemPoolAttrReservedMemCurrent) == reserved);
+    reserved = pool_bytes(cudaMemPoolAttrReservedMemCurrent);
+  }
 }
 
 TEST_CASE("range owner: contiguous key ranges per shard") {

@@ -1,7 +1,7 @@
 #pragma once
 // Owning, move-only array in GPU global memory (owning_buffer over
-// device_memory) with the asynchronous fills and copies the tables use; every
-// one names its stream.
+// device_memory, or over a memory pool: pooled_buffer.hpp) with the
+// asynchronous fills and copies the tables use; every one names its stream.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -12,10 +12,10 @@
 
 namespace metawarp::cuda {
 
-template <class T>
-class device_buffer : public owning_buffer<T, device_memory> {
+template <class T, class Memory = device_memory>
+class device_buffer : public owning_buffer<T, Memory> {
  public:
-  using owning_buffer<T, device_memory>::owning_buffer;
+  using owning_buffer<T, Memory>::owning_buffer;
 
   // Byte-wise fill (e.g. 0 or 0xff), asynchronous on `stream`.
   void fill_bytes(int byte, cudaStream_t stream) {

@@ -11,6 +11,10 @@ namespace metawarp::cuda {
 class event {
  public:
   event() { check(cudaEventCreate(&handle_), "cudaEventCreate"); }
+  // With flags, e.g. cudaEventDisableTiming for an event that only orders streams.
+  explicit event(unsigned flags) {
+    check(cudaEventCreateWithFlags(&handle_, flags), "cudaEventCreateWithFlags");
+  }
   ~event() {
     if (handle_ != nullptr) cudaEventDestroy(handle_);
   }

@@ -1,9 +1,11 @@
 #pragma once
 // One owning, move-only array over an allocator: device_buffer (GPU global
-// memory) and pinned_buffer (page-locked host memory) are this with their
+// memory), pinned_buffer (page-locked host memory) and pooled_buffer
+// (stream-ordered pool memory, pooled_buffer.hpp) are this with their
 // allocator. Sizes are in elements and 64-bit, so buffers beyond 2^31
 // elements work. A failed allocation throws naming the size and the kind of
-// memory.
+// memory. An allocator may carry state (the pool's stream): the buffer keeps
+// a copy, empty allocators cost nothing (empty base).
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -27,13 +29,13 @@ struct pinned_host_memory {
 };
 
 template <class T, class Memory>
-class owning_buffer {
+class owning_buffer : private Memory {
  public:
   owning_buffer() = default;
-  explicit owning_buffer(std::size_t size) : size_(size) {
+  explicit owning_buffer(std::size_t size, Memory memory = {}) : Memory(memory), size_(size) {
     if (size_ == 0) return;
     void* raw = nullptr;
-    const cudaError_t status = Memory::allocate(&raw, size_ * sizeof(T));
+    const cudaError_t status = this->memory().allocate(&raw, size_ * sizeof(T));
     if (status != cudaSuccess) {
       size_ = 0;
       check(status, ("allocating " + std::to_string(size * sizeof(T)) + " bytes of " +
@@ -46,10 +48,13 @@ class owning_buffer {
   owning_buffer(const owning_buffer&) = delete;
   owning_buffer& operator=(const owning_buffer&) = delete;
   owning_buffer(owning_buffer&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+      : Memory(other.memory()),
+        data_(std::exchange(other.data_, nullptr)),
+        size_(std::exchange(other.size_, 0)) {}
   owning_buffer& operator=(owning_buffer&& other) noexcept {
     if (this != &other) {
       release();
+      static_cast<Memory&>(*this) = other.memory();
       data_ = std::exchange(other.data_, nullptr);
       size_ = std::exchange(other.size_, 0);
     }
@@ -62,8 +67,9 @@ class owning_buffer {
   bool empty() const noexcept { return size_ == 0; }
 
  private:
+  const Memory& memory() const noexcept { return *this; }
   void release() noexcept {
-    if (data_ != nullptr) Memory::release(data_);  // errors cannot be reported from a destructor
+    if (data_ != nullptr) memory().release(data_);  // errors cannot be reported from a destructor
     data_ = nullptr;
     size_ = 0;
   }

@@ -11,6 +11,13 @@ namespace metawarp::cuda {
 class stream {
  public:
   stream() { check(cudaStreamCreateWithFlags(&handle_, cudaStreamNonBlocking), "cudaStreamCreate"); }
+  // With a priority of the current device (cudaDeviceGetStreamPriorityRange:
+  // lower numbers first): pending blocks of a higher-priority stream's
+  // kernels are scheduled before those of lower-priority streams.
+  explicit stream(int priority) {
+    check(cudaStreamCreateWithPriority(&handle_, cudaStreamNonBlocking, priority),
+          "cudaStreamCreateWithPriority");
+  }
   ~stream() {
     if (handle_ != nullptr) cudaStreamDestroy(handle_);
   }
@@ -32,5 +39,12 @@ class stream {
  private:
   cudaStream_t handle_ = nullptr;
 };
+
+// The current device's highest stream priority (the numerically lowest).
+inline int greatest_stream_priority() {
+  int least = 0, greatest = 0;
+  check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+  return greatest;
+}
 
 }  // namespace metawarp::cuda

@@ -23,6 +23,15 @@
 // Results are in input order and do not depend on the number of shards, the
 // device list or the exchange (retrieve's values per key come in the order
 // the owning table yields them). Status: the OR of the shards' statuses.
+//
+// Memory: the tables are the shards' own (cudaMalloc at construction); every
+// buffer an operation needs in between (splits, what the exchange receives,
+// counts, offsets, scan scratch) comes from the devices' memory pools
+// (cuda/memory_pool.hpp) in the shards' stream order, and the words the host
+// reads back are page-locked words of the table, so a warmed operation
+// allocates nothing from the driver and no shard waits for another's
+// allocation. The caller's outputs (retrieve's values_out,
+// retrieve_from_shards' answers) are reused when large enough.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -36,14 +45,16 @@
 #include "metawarp/cuda/device_buffer.hpp"
 #include "metawarp/cuda/error.hpp"
 #include "metawarp/cuda/pinned_buffer.hpp"
+#include "metawarp/cuda/pooled_buffer.hpp"
 #include "metawarp/tables/distributed/exchange.cuh"
 #include "metawarp/tables/distributed/make_exchange.cuh"
+#include "metawarp/tables/distributed/merge.cuh"
 #include "metawarp/tables/distributed/multisplit.cuh"
 #include "metawarp/tables/distributed/owner.hpp"
 #include "metawarp/tables/distributed/phase_times.cuh"
 #include "metawarp/tables/distributed/shard_set.cuh"
+#include "metawarp/tables/distributed/size_exchange.cuh"
 #include "metawarp/tables/distributed/transfer.hpp"
-#include "metawarp/tables/launch.cuh"
 #include "metawarp/tables/scan.cuh"
 #include "metawarp/tables/sentinels.hpp"
 #include "metawarp/tables/status.hpp"
@@ -79,135 +90,6 @@ struct ShardBatch {
   std::uint64_t n = 0;
 };
 
-namespace detail {
-
-// Answers j (shard 0's buffers) -> input order. Distributed (source != null):
-// answer j belongs to input source[j]. Independent (source == null): answer
-// d * n + i is shard d's for input i, the first shard having the key wins.
-template <class V>
-void merge_found(const std::uint64_t* source, unsigned shards, std::uint64_t n, const V* answers,
-                 const Status* status, V* values_out, Status* status_out, cudaStream_t st) {
-  if (source != nullptr) {
-    launch_thread_per_item(n, st, [=] __device__(std::uint64_t j, bool valid) {
-      if (!valid) return;
-      const std::uint64_t i = source[j];
-      values_out[i] = answers[j];
-      if (status_out != nullptr) status_out[i] = status[j];
-    }, "distributed find merge");
-    return;
-  }
-  launch_thread_per_item(n, st, [=] __device__(std::uint64_t i, bool valid) {
-    if (!valid) return;
-    unsigned d = 0;
-    while (d + 1 < shards && !status[d * n + i].ok()) ++d;
-    values_out[i] = answers[d * n + i];
-    if (status_out != nullptr) status_out[i] = status[d * n + i];
-  }, "independent find merge");
-}
-
-inline void merge_contains(const std::uint64_t* source, unsigned shards, std::uint64_t n,
-                           const bool* answers, bool* out, cudaStream_t st) {
-  if (source != nullptr) {
-    launch_thread_per_item(n, st, [=] __device__(std::uint64_t j, bool valid) {
-      if (valid) out[source[j]] = answers[j];
-    }, "distributed contains merge");
-    return;
-  }
-  launch_thread_per_item(n, st, [=] __device__(std::uint64_t i, bool valid) {
-    if (!valid) return;
-    bool any = false;
-    for (unsigned d = 0; d < shards; ++d) any = any || answers[d * n + i];
-    out[i] = any;
-  }, "independent contains merge");
-}
-
-// Per-answer counts and the shards' values in answer order -> offsets and
-// values in input order (independent: a key's values shard by shard), in two
-// enqueued steps so that the merges of several askers (retrieve_from_shards)
-// run side by side on their GPUs: counts() places each key's total and scans
-// them into offsets_out; once the stream has passed it, total() is the number
-// of values and values() places them. Everything on the current device and
-// `st`; the merge must live until the stream has passed values(). `totals`:
-// two page-locked words of the caller's (allocating them is slow), so that the
-// scans' totals come back without blocking the host.
-template <class V>
-class RetrieveMerge {
- public:
-  explicit RetrieveMerge(std::uint64_t* totals) : totals_(totals) {}
-
-  void counts(const std::uint64_t* source, unsigned shards, std::uint64_t n, std::uint64_t slots,
-              const std::uint64_t* counts, std::uint64_t* offsets_out, cudaStream_t st) {
-    source_ = source, n_ = n, slots_ = slots, counts_ = counts, offsets_ = offsets_out;
-    const unsigned copies = source != nullptr ? 1 : shards;
-    // Per-key totals in input order, scanned into the output offsets.
-    launch_thread_per_item(n, st, [=] __device__(std::uint64_t j, bool valid) {
-      if (!valid) return;
-      if (source != nullptr) {
-        offsets_out[source[j]] = counts[j];
-        return;
-      }
-      std::uint64_t sum = 0;
-      for (unsigned d = 0; d < copies; ++d) sum += counts[d * n + j];
-      offsets_out[j] = sum;
-    }, "retrieve merge counts");
-    counts_to_offsets_async(offsets_out, n, st, output_scan_, totals_);
-    // Where answer j's values start among the answers: the scan of the counts.
-    answer_offsets_ = cuda::device_buffer<std::uint64_t>(slots + 1);
-    if (slots > 0) {
-      cuda::check(cudaMemcpyAsync(answer_offsets_.data(), counts, slots * sizeof(std::uint64_t),
-                                  cudaMemcpyDeviceToDevice, st),
-                  "copying retrieved counts");
-    }
-    counts_to_offsets_async(answer_offsets_.data(), slots, st, answer_scan_, totals_ + 1);
-  }
-
-  std::uint64_t total() const { return totals_[0]; }
-
-  void values(const V* answer_values, cuda::device_buffer<V>& values_out, cudaStream_t st) {
-    if (values_out.size() < total()) values_out = cuda::device_buffer<V>(total());
-    V* out = values_out.data();
-    const std::uint64_t* from = answer_offsets_.data();
-    const std::uint64_t* source = source_;
-    const std::uint64_t n = n_;
-    const std::uint64_t* counts = counts_;
-    const std::uint64_t* offsets = offsets_;
-    launch_group_per_item<8>(slots_, st, [=] __device__(const cg::thread_block_tile<8>& g,
-                                                        std::uint64_t j) {
-      const std::uint64_t i = source != nullptr ? source[j] : j % n;
-      std::uint64_t at = offsets[i];
-      for (std::uint64_t d = 0; source == nullptr && d < j / n; ++d) at += counts[d * n + i];
-      const std::uint64_t c = counts[j];
-      for (std::uint64_t k = g.thread_rank(); k < c; k += 8) out[at + k] = answer_values[from[j] + k];
-    }, "retrieve merge values");
-  }
-
- private:
-  const std::uint64_t* source_ = nullptr;
-  std::uint64_t n_ = 0, slots_ = 0;
-  const std::uint64_t* counts_ = nullptr;
-  std::uint64_t* offsets_ = nullptr;
-  cuda::device_buffer<std::uint64_t> answer_offsets_;
-  cuda::device_buffer<unsigned char> output_scan_, answer_scan_;
-  std::uint64_t* totals_;  // the output's (total()) and the answers' (not needed)
-};
-
-// One merge, waited for; returns the total number of values. `totals`: as
-// RetrieveMerge's.
-template <class V>
-std::uint64_t merge_retrieved(const std::uint64_t* source, unsigned shards, std::uint64_t n,
-                              std::uint64_t slots, const std::uint64_t* counts,
-                              const V* answer_values, std::uint64_t* offsets_out,
-                              cuda::device_buffer<V>& values_out, std::uint64_t* totals,
-                              cudaStream_t st) {
-  RetrieveMerge<V> merge(totals);
-  merge.counts(source, shards, n, slots, counts, offsets_out, st);
-  cuda::check(cudaStreamSynchronize(st), "waiting for the retrieve merge's counts");
-  merge.values(answer_values, values_out, st);
-  cuda::check(cudaStreamSynchronize(st), "waiting for the retrieve merge");
-  return merge.total();
-}
-
-}  // namespace detail
 
 // A batch of keys resident on one shard's device (retrieve_from_shards).
 template <class K>
@@ -218,11 +100,15 @@ struct ShardQueries {
 
 // One shard's retrieved values, on its device, in its queries' order: the
 // values of key i are values[offsets[i] .. offsets[i + 1]), total of them.
+// The buffers are the caller's (plain device memory, freed whenever the
+// caller likes): a retrieval into answers of an earlier one reuses them where
+// they are on the right device and large enough.
 template <class V>
 struct ShardAnswers {
-  cuda::device_buffer<std::uint64_t> offsets;  // n + 1
+  cuda::device_buffer<std::uint64_t> offsets;  // at least n + 1
   cuda::device_buffer<V> values;               // at least total
   std::uint64_t total = 0;
+  int device = -1;  // where offsets and values live (-1: nowhere yet)
 };
 
 template <class Table, class Owner = HashOwner>
@@ -243,7 +129,11 @@ class DistributedTable {
         owner_(owner),
         mode_(options.mode),
         clock_(shards_),
-        host_totals_(2 * shards_.size()) {
+        shard_timer_(shards_),
+        sizes_(shards_),
+        host_totals_(2 * shards_.size()),
+        host_splits_(std::size_t(shards_.size()) * (shards_.size() + 1)),
+        host_runs_(2 * std::size_t(shards_.size()) * shards_.size()) {
     if (owner_.num_shards() != shards_.size()) {
       throw std::invalid_argument("the owner policy has " + std::to_string(owner_.num_shards()) +
                                   " shards but the device list " +
@@ -305,8 +195,8 @@ class DistributedTable {
     if (batches.size() != num_shards()) throw std::invalid_argument("one batch per shard expected");
     PhaseTimes t;
     const unsigned S = num_shards();
-    std::vector<cuda::device_buffer<K>> split_keys(S);
-    std::vector<cuda::device_buffer<V>> split_values(S);
+    std::vector<cuda::pooled_buffer<K>> split_keys(S);
+    std::vector<cuda::pooled_buffer<V>> split_values(S);
     std::vector<const K*> keys(S);
     std::vector<const V*> values(S);
     std::vector<std::uint64_t> n(S);
@@ -351,20 +241,23 @@ class DistributedTable {
     PhaseTimes t;
     Route route = route_queries(keys, n, t);
     const unsigned S = num_shards();
-    std::vector<cuda::device_buffer<V>> shard_values(S);
-    std::vector<cuda::device_buffer<Status>> shard_status(S);
+    std::vector<cuda::pooled_buffer<V>> shard_values(S);
+    std::vector<cuda::pooled_buffer<Status>> shard_status(S);
+    // Where the answers come back to; made before the table phase ends (every
+    // stream waited for), as the exchange's copies may write them from others.
+    auto answers = temporary<V>(0, route.answer_slots());
+    auto answer_status = temporary<Status>(0, route.answer_slots());
     clock_.begin();
     for (unsigned d = 0; d < S; ++d) {
       DeviceGuard on(shards_.device(d));
-      shard_values[d] = cuda::device_buffer<V>(route.received[d]);
-      shard_status[d] = cuda::device_buffer<Status>(route.received[d]);
+      const cudaStream_t st = shards_.stream(d);
+      shard_values[d] = cuda::make_pooled<V>(route.received[d], st);
+      shard_status[d] = cuda::make_pooled<Status>(route.received[d], st);
       tables_[d]->find(route.shard_keys[d].data(), route.received[d], shard_values[d].data(),
-                       not_found_value, shards_.stream(d), shard_status[d].data());
+                       not_found_value, st, shard_status[d].data());
     }
     t.table_ms = clock_.end();
     DeviceGuard home(shards_.device(0));
-    cuda::device_buffer<V> answers(route.answer_slots());
-    cuda::device_buffer<Status> answer_status(route.answer_slots());
     clock_.begin();
     const std::vector<Transfer> back = route.answers_back();
     exchange_->run_typed<V>(back, pointers(shard_values), at_shard0(answers.data()));
@@ -384,17 +277,17 @@ class DistributedTable {
     PhaseTimes t;
     Route route = route_queries(keys, n, t);
     const unsigned S = num_shards();
-    std::vector<cuda::device_buffer<bool>> shard_found(S);
+    std::vector<cuda::pooled_buffer<bool>> shard_found(S);
+    auto answers = temporary<bool>(0, route.answer_slots());  // before the phase's end, as find's
     clock_.begin();
     for (unsigned d = 0; d < S; ++d) {
       DeviceGuard on(shards_.device(d));
-      shard_found[d] = cuda::device_buffer<bool>(route.received[d]);
+      shard_found[d] = cuda::make_pooled<bool>(route.received[d], shards_.stream(d));
       tables_[d]->contains(route.shard_keys[d].data(), route.received[d], shard_found[d].data(),
                            shards_.stream(d));
     }
     t.table_ms = clock_.end();
     DeviceGuard home(shards_.device(0));
-    cuda::device_buffer<bool> answers(route.answer_slots());
     clock_.begin();
     exchange_->run_typed<bool>(route.answers_back(), pointers(shard_found), at_shard0(answers.data()));
     t.exchange_ms += clock_.end();
@@ -417,26 +310,27 @@ class DistributedTable {
     PhaseTimes t;
     Route route = route_queries(keys, n, t);
     const unsigned S = num_shards();
-    std::vector<cuda::device_buffer<std::uint64_t>> shard_counts(S), shard_offsets(S);
-    std::vector<cuda::device_buffer<V>> shard_values(S);
-    std::vector<std::vector<std::uint64_t>> value_rows(S, std::vector<std::uint64_t>(S, 0));
+    std::vector<cuda::pooled_buffer<std::uint64_t>> shard_counts(S), shard_offsets(S);
+    std::vector<cuda::pooled_buffer<V>> shard_values(S);
+    SizeMatrix value_rows(S, std::vector<std::uint64_t>(S, 0));
+    const std::uint64_t slots = route.answer_slots();
+    auto answer_counts = temporary<std::uint64_t>(0, slots);  // before the phase's end, as find's
     clock_.begin();
     const std::vector<std::uint64_t> totals = retrieve_on_owners(
         pointers(route.shard_keys), route.received, shard_counts, shard_offsets, shard_values);
     for (unsigned d = 0; d < S; ++d) value_rows[d][0] = totals[d];
     t.table_ms = clock_.end();
+    t.shard_table_ms = shard_timer_.ms();
 
     DeviceGuard home(shards_.device(0));
-    const std::uint64_t slots = route.answer_slots();
-    cuda::device_buffer<std::uint64_t> answer_counts(slots);
     clock_.begin();
     exchange_->run_typed<std::uint64_t>(route.answers_back(), pointers(shard_counts),
                                         at_shard0(answer_counts.data()));
     // Values: shard d sends its whole value array to shard 0, sizes first.
-    const AllToAllPlan value_plan = plan_all_to_all(exchange_sizes(value_rows));
+    const AllToAllPlan value_plan = plan_all_to_all(sizes_.run(*exchange_, value_rows));
     t.exchange_ms += clock_.end();
     clock_.begin();
-    cuda::device_buffer<V> answer_values(value_plan.recv_totals[0]);
+    auto answer_values = temporary<V>(0, value_plan.recv_totals[0]);
     t.allocate_ms += clock_.end();
     clock_.begin();
     exchange_->run_typed<V>(value_plan.transfers, pointers(shard_values),
@@ -458,8 +352,10 @@ class DistributedTable {
   // splits its keys by owner, all-to-all, every owner counts and retrieves,
   // the counts and values travel back the way the keys came, and each asker
   // puts them in its input order on its own device, the shards side by side.
-  // answers[s] holds shard s's; a key's values as retrieve() gives them.
-  std::vector<ShardAnswers<V>> retrieve_from_shards(const std::vector<ShardQueries<K>>& queries)
+  // answers[s] holds shard s's (resized to one per shard; buffers reused, see
+  // ShardAnswers); a key's values as retrieve() gives them.
+  void retrieve_from_shards(const std::vector<ShardQueries<K>>& queries,
+                            std::vector<ShardAnswers<V>>& answers)
     requires RetrieveTable<Table>
   {
     if (mode_ != Mode::distributed) {
@@ -470,14 +366,15 @@ class DistributedTable {
     }
     PhaseTimes t;
     const unsigned S = num_shards();
+    answers.resize(S);
     std::vector<const K*> keys(S);
     std::vector<std::uint64_t> asked(S);
     for (unsigned s = 0; s < S; ++s) {
       keys[s] = queries[s].keys;
       asked[s] = queries[s].n;
     }
-    std::vector<cuda::device_buffer<K>> split_keys(S);
-    std::vector<cuda::device_buffer<std::uint64_t>> source(S);
+    std::vector<cuda::pooled_buffer<K>> split_keys(S);
+    std::vector<cuda::pooled_buffer<std::uint64_t>> source(S);
     clock_.begin();
     const auto rows = split_on_shards(keys, std::vector<const V*>(S, nullptr), asked, split_keys,
                                       nullptr, &source);
@@ -485,15 +382,14 @@ class DistributedTable {
 
     // The keys to their owners.
     clock_.begin();
-    const AllToAllPlan plan = plan_all_to_all(exchange_sizes(rows));
+    const AllToAllPlan plan = plan_all_to_all(sizes_.run(*exchange_, rows));
     t.exchange_ms = clock_.end();
     clock_.begin();
-    std::vector<cuda::device_buffer<K>> owned(S);
-    std::vector<cuda::device_buffer<std::uint64_t>> answer_counts(S);
+    std::vector<cuda::pooled_buffer<K>> owned(S);
+    std::vector<cuda::pooled_buffer<std::uint64_t>> answer_counts(S);
     for (unsigned s = 0; s < S; ++s) {
-      DeviceGuard on(shards_.device(s));
-      owned[s] = cuda::device_buffer<K>(plan.recv_totals[s]);
-      answer_counts[s] = cuda::device_buffer<std::uint64_t>(asked[s]);
+      owned[s] = temporary<K>(s, plan.recv_totals[s]);
+      answer_counts[s] = temporary<std::uint64_t>(s, asked[s]);
     }
     t.allocate_ms += clock_.end();
     clock_.begin();
@@ -501,37 +397,25 @@ class DistributedTable {
     t.exchange_ms += clock_.end();
 
     clock_.begin();
-    std::vector<cuda::device_buffer<std::uint64_t>> counts(S), offsets(S);
-    std::vector<cuda::device_buffer<V>> values(S);
+    std::vector<cuda::pooled_buffer<std::uint64_t>> counts(S), offsets(S);
+    std::vector<cuda::pooled_buffer<V>> values(S);
     retrieve_on_owners(pointers(owned), plan.recv_totals, counts, offsets, values);
     t.table_ms = clock_.end();
+    t.shard_table_ms = shard_timer_.ms();
 
     // Counts back along the keys' paths; values back, owner d's run for
     // asker s being the values of the keys s sent it (contiguous in d's
-    // offsets).
+    // offsets). The runs' ends are read on the owners' streams, enqueued
+    // before the counts' exchange, which waits for every stream.
     clock_.begin();
+    read_run_ends(plan.transfers, offsets);
     exchange_->run_typed<std::uint64_t>(reverse(plan.transfers), pointers(counts),
                                         mutable_pointers(answer_counts));
-    std::vector<std::vector<std::uint64_t>> value_rows(S, std::vector<std::uint64_t>(S, 0));
-    for (const Transfer& k : plan.transfers) {
-      if (k.count == 0) continue;
-      DeviceGuard on(shards_.device(k.to));
-      std::uint64_t ends[2];
-      for (int e = 0; e < 2; ++e) {
-        cuda::check(cudaMemcpy(&ends[e], offsets[k.to].data() + k.recv_offset + e * k.count,
-                               sizeof(std::uint64_t), cudaMemcpyDeviceToHost),
-                    "reading where an asker's values start");
-      }
-      value_rows[k.to][k.from] = ends[1] - ends[0];
-    }
-    const AllToAllPlan value_plan = plan_all_to_all(exchange_sizes(value_rows));
+    const AllToAllPlan value_plan = plan_all_to_all(sizes_.run(*exchange_, run_sizes(plan.transfers)));
     t.exchange_ms += clock_.end();
     clock_.begin();
-    std::vector<cuda::device_buffer<V>> answer_values(S);
-    for (unsigned s = 0; s < S; ++s) {
-      DeviceGuard on(shards_.device(s));
-      answer_values[s] = cuda::device_buffer<V>(value_plan.recv_totals[s]);
-    }
+    std::vector<cuda::pooled_buffer<V>> answer_values(S);
+    for (unsigned s = 0; s < S; ++s) answer_values[s] = temporary<V>(s, value_plan.recv_totals[s]);
     t.allocate_ms += clock_.end();
     clock_.begin();
     exchange_->run_typed<V>(value_plan.transfers, pointers(values), mutable_pointers(answer_values));
@@ -539,16 +423,22 @@ class DistributedTable {
 
     // Every asker's merge, side by side.
     clock_.begin();
-    std::vector<ShardAnswers<V>> answers(S);
     std::vector<detail::RetrieveMerge<V>> merges;
+    merges.reserve(S);
     for (unsigned s = 0; s < S; ++s) merges.emplace_back(host_totals_.data() + 2 * s);
     for (unsigned s = 0; s < S; ++s) {
       DeviceGuard on(shards_.device(s));
-      answers[s].offsets = cuda::device_buffer<std::uint64_t>(asked[s] + 1);
+      prepare_answers(answers[s], s, asked[s] + 1);
       merges[s].counts(source[s].data(), S, asked[s], asked[s], answer_counts[s].data(),
                        answers[s].offsets.data(), shards_.stream(s));
     }
     shards_.synchronize_all();
+    for (unsigned s = 0; s < S; ++s) {  // a first call's allocations before any merge runs
+      if (answers[s].values.size() >= merges[s].total()) continue;
+      DeviceGuard on(shards_.device(s));
+      answers[s].values = {};
+      answers[s].values = cuda::device_buffer<V>(merges[s].total());
+    }
     for (unsigned s = 0; s < S; ++s) {
       DeviceGuard on(shards_.device(s));
       merges[s].values(answer_values[s].data(), answers[s].values, shards_.stream(s));
@@ -556,6 +446,14 @@ class DistributedTable {
     }
     t.merge_ms = clock_.end();
     finish(t);
+  }
+
+  // The same into new answers.
+  std::vector<ShardAnswers<V>> retrieve_from_shards(const std::vector<ShardQueries<K>>& queries)
+    requires RetrieveTable<Table>
+  {
+    std::vector<ShardAnswers<V>> answers;
+    retrieve_from_shards(queries, answers);
     return answers;
   }
 
@@ -598,10 +496,10 @@ class DistributedTable {
   struct Route {
     std::uint64_t n = 0;
     bool broadcast = false;                   // independent mode: every shard gets all n
-    cuda::device_buffer<K> split_keys;        // distributed: keys in owner order (shard 0)
-    cuda::device_buffer<std::uint64_t> source_index;  // distributed: input position of split j
+    cuda::pooled_buffer<K> split_keys;        // distributed: keys in owner order (shard 0)
+    cuda::pooled_buffer<std::uint64_t> source_index;  // distributed: input position of split j
     std::vector<std::uint64_t> received;      // keys per shard
-    std::vector<cuda::device_buffer<K>> shard_keys;   // on each shard's device
+    std::vector<cuda::pooled_buffer<K>> shard_keys;   // on each shard's device
 
     // Answer j (shard 0's buffer): shard d's answers follow shard d-1's.
     std::uint64_t answer_slots() const {
@@ -627,8 +525,16 @@ class DistributedTable {
 
   void finish(const PhaseTimes& t) { last_ = t; }
 
+  // n elements of scratch on shard s's device, in its stream's order. Another
+  // stream may use it once a phase has ended (all streams waited for).
   template <class T>
-  static std::vector<const T*> pointers(const std::vector<cuda::device_buffer<T>>& buffers) {
+  cuda::pooled_buffer<T> temporary(unsigned s, std::uint64_t n) const {
+    DeviceGuard on(shards_.device(s));
+    return cuda::make_pooled<T>(n, shards_.stream(s));
+  }
+
+  template <class T, class Memory>
+  static std::vector<const T*> pointers(const std::vector<cuda::device_buffer<T, Memory>>& buffers) {
     std::vector<const T*> p;
     for (const auto& b : buffers) p.push_back(b.data());
     return p;
@@ -640,8 +546,8 @@ class DistributedTable {
     v[0] = p;
     return v;
   }
-  template <class T>
-  static std::vector<T*> mutable_pointers(std::vector<cuda::device_buffer<T>>& buffers) {
+  template <class T, class Memory>
+  static std::vector<T*> mutable_pointers(std::vector<cuda::device_buffer<T, Memory>>& buffers) {
     std::vector<T*> p;
     for (auto& b : buffers) p.push_back(b.data());
     return p;
@@ -652,39 +558,45 @@ class DistributedTable {
   // source, where asked), allocated here on its device. The splits are
   // enqueued on every GPU before any is waited for (waiting in the loop ran
   // them one after another). Returns rows[s][d]: shard s's pairs for d.
-  std::vector<std::vector<std::uint64_t>> split_on_shards(
-      const std::vector<const K*>& keys, const std::vector<const V*>& values,
-      const std::vector<std::uint64_t>& n, std::vector<cuda::device_buffer<K>>& split_keys,
-      std::vector<cuda::device_buffer<V>>* split_values,
-      std::vector<cuda::device_buffer<std::uint64_t>>* source) {
+  SizeMatrix split_on_shards(const std::vector<const K*>& keys, const std::vector<const V*>& values,
+                             const std::vector<std::uint64_t>& n,
+                             std::vector<cuda::pooled_buffer<K>>& split_keys,
+                             std::vector<cuda::pooled_buffer<V>>* split_values,
+                             std::vector<cuda::pooled_buffer<std::uint64_t>>* source) {
     const unsigned S = num_shards();
-    std::vector<std::vector<std::uint64_t>> rows(S, std::vector<std::uint64_t>(S, 0));
+    SizeMatrix rows(S, std::vector<std::uint64_t>(S, 0));
     std::vector<std::optional<PendingSplit>> pending(S);
     for (unsigned s = 0; s < S; ++s) {
       if (n[s] == 0) continue;
       DeviceGuard on(shards_.device(s));
-      split_keys[s] = cuda::device_buffer<K>(n[s]);
+      const cudaStream_t st = shards_.stream(s);
+      split_keys[s] = cuda::make_pooled<K>(n[s], st);
       V* values_out = nullptr;
       if (split_values != nullptr) {
-        (*split_values)[s] = cuda::device_buffer<V>(n[s]);
+        (*split_values)[s] = cuda::make_pooled<V>(n[s], st);
         values_out = (*split_values)[s].data();
       }
       std::uint64_t* source_out = nullptr;
       if (source != nullptr) {
-        (*source)[s] = cuda::device_buffer<std::uint64_t>(n[s]);
+        (*source)[s] = cuda::make_pooled<std::uint64_t>(n[s], st);
         source_out = (*source)[s].data();
       }
       pending[s].emplace(multisplit_async(keys[s], values[s], n[s], owner_, split_keys[s].data(),
-                                          values_out, source_out, shards_.stream(s)));
+                                          values_out, source_out, split_offsets(s), st));
     }
     for (unsigned s = 0; s < S; ++s) {
       if (!pending[s]) continue;
       DeviceGuard on(shards_.device(s));
       const SplitOffsets split = pending[s]->wait();
       for (unsigned d = 0; d < S; ++d) rows[s][d] = split.count(d);
-      pending[s].reset();  // its scratch is freed on its own device
+      pending[s].reset();  // its scratch goes back to its device's pool
     }
     return rows;
+  }
+
+  // Shard s's page-locked words for its split's offsets (S + 1).
+  std::uint64_t* split_offsets(unsigned s) {
+    return host_splits_.data() + std::size_t(s) * (num_shards() + 1);
   }
 
   // The owners' part of a retrieval: shard d counts the values of its m[d]
@@ -693,17 +605,19 @@ class DistributedTable {
   // allocated here on its device. Returns each shard's number of values.
   std::vector<std::uint64_t> retrieve_on_owners(
       const std::vector<const K*>& keys, const std::vector<std::uint64_t>& m,
-      std::vector<cuda::device_buffer<std::uint64_t>>& counts,
-      std::vector<cuda::device_buffer<std::uint64_t>>& offsets,
-      std::vector<cuda::device_buffer<V>>& values) {
+      std::vector<cuda::pooled_buffer<std::uint64_t>>& counts,
+      std::vector<cuda::pooled_buffer<std::uint64_t>>& offsets,
+      std::vector<cuda::pooled_buffer<V>>& values) {
     const unsigned S = num_shards();
-    std::vector<cuda::device_buffer<unsigned char>> scan_scratch(S);
+    std::vector<cuda::pooled_buffer<unsigned char>> scan_scratch(S);
     std::uint64_t* totals = host_totals_.data();
+    shard_timer_.reset();
     for (unsigned d = 0; d < S; ++d) {
       DeviceGuard on(shards_.device(d));
       const cudaStream_t st = shards_.stream(d);
-      counts[d] = cuda::device_buffer<std::uint64_t>(m[d]);
-      offsets[d] = cuda::device_buffer<std::uint64_t>(m[d] + 1);
+      counts[d] = cuda::make_pooled<std::uint64_t>(m[d], st);
+      offsets[d] = cuda::make_pooled<std::uint64_t>(m[d] + 1, st);
+      shard_timer_.begin(d, st);
       tables_[d]->count(keys[d], m[d], counts[d].data(), st);
       if (m[d] > 0) {
         cuda::check(cudaMemcpyAsync(offsets[d].data(), counts[d].data(),
@@ -711,72 +625,138 @@ class DistributedTable {
                     "copying a shard's value counts");
       }
       counts_to_offsets_async(offsets[d].data(), m[d], st, scan_scratch[d], totals + d);
+      shard_timer_.end(d, st);
     }
     shards_.synchronize_all();
     for (unsigned d = 0; d < S; ++d) {
       DeviceGuard on(shards_.device(d));
-      values[d] = cuda::device_buffer<V>(totals[d]);
-      tables_[d]->retrieve(keys[d], m[d], offsets[d].data(), values[d].data(), shards_.stream(d));
+      const cudaStream_t st = shards_.stream(d);
+      values[d] = cuda::make_pooled<V>(totals[d], st);
+      shard_timer_.begin(d, st);
+      tables_[d]->retrieve(keys[d], m[d], offsets[d].data(), values[d].data(), st);
+      shard_timer_.end(d, st);
     }
     shards_.synchronize_all();
     return std::vector<std::uint64_t>(totals, totals + S);
   }
 
-  // rows[s][d] known to shard s -> the matrix as the receivers learn it: each
-  // shard sends its row through the exchange (what separate processes must
-  // do) and reads its column back.
-  std::vector<std::vector<std::uint64_t>> exchange_sizes(
-      const std::vector<std::vector<std::uint64_t>>& rows) {
+  // Where each asker's run of values starts and ends on its owner: for every
+  // transfer of keys (asker k.from -> owner k.to), the owner's offsets at
+  // the run's first key and one past its last, copied to page-locked words
+  // on the owner's stream (enqueued only: read by run_sizes once the streams
+  // have been waited for).
+  void read_run_ends(const std::vector<Transfer>& transfers,
+                     const std::vector<cuda::pooled_buffer<std::uint64_t>>& offsets) {
+    for (const Transfer& k : transfers) {
+      if (k.count == 0) continue;
+      DeviceGuard on(shards_.device(k.to));
+      std::uint64_t* ends = run_ends(k);
+      const std::uint64_t* first = offsets[k.to].data() + k.recv_offset;
+      for (int e = 0; e < 2; ++e) {
+        cuda::check(cudaMemcpyAsync(ends + e, first + e * k.count, sizeof(std::uint64_t),
+                                    cudaMemcpyDeviceToHost, shards_.stream(k.to)),
+                    "reading where an asker's values start");
+      }
+    }
+  }
+  // rows[d][s]: values owner d sends back to asker s (read_run_ends, waited for).
+  SizeMatrix run_sizes(const std::vector<Transfer>& transfers) {
     const unsigned S = num_shards();
-    std::vector<cuda::device_buffer<std::uint64_t>> send(S), recv(S);
-    std::vector<Transfer> unit;
-    for (unsigned s = 0; s < S; ++s) {
-      DeviceGuard on(shards_.device(s));
-      send[s] = cuda::device_buffer<std::uint64_t>(S);
-      recv[s] = cuda::device_buffer<std::uint64_t>(S);
-      send[s].copy_from_host(rows[s].data(), S, shards_.stream(s));
-      for (unsigned d = 0; d < S; ++d) unit.push_back(Transfer{s, d, d, s, 1});
+    SizeMatrix rows(S, std::vector<std::uint64_t>(S, 0));
+    for (const Transfer& k : transfers) {
+      if (k.count == 0) continue;
+      const std::uint64_t* ends = run_ends(k);
+      rows[k.to][k.from] = ends[1] - ends[0];
     }
-    exchange_->run_typed<std::uint64_t>(unit, pointers(send), mutable_pointers(recv));
-    std::vector<std::vector<std::uint64_t>> matrix(S, std::vector<std::uint64_t>(S, 0));
-    std::vector<std::uint64_t> column(S);
-    for (unsigned d = 0; d < S; ++d) {
-      DeviceGuard on(shards_.device(d));
-      recv[d].copy_to_host(column.data(), S, shards_.stream(d));
-      cuda::check(cudaStreamSynchronize(shards_.stream(d)), "reading exchanged sizes");
-      for (unsigned s = 0; s < S; ++s) matrix[s][d] = column[s];
-    }
-    return matrix;
+    return rows;
+  }
+  std::uint64_t* run_ends(const Transfer& k) {
+    return host_runs_.data() + 2 * (std::size_t(k.to) * num_shards() + k.from);
   }
 
-  // Sends each shard's segments (rows[s][d] pairs from its split buffers) and
-  // inserts what every shard received.
-  void receive_and_insert(const std::vector<std::vector<std::uint64_t>>& rows,
-                          const std::vector<const K*>& send_keys,
+  // Shard s's answers on its device with room for `offsets` offsets; buffers
+  // on another device (answers from another table) are dropped.
+  void prepare_answers(ShardAnswers<V>& answers, unsigned s, std::uint64_t offsets) {
+    if (answers.device != shards_.device(s)) {
+      answers.offsets = {};
+      answers.values = {};
+      answers.device = shards_.device(s);
+    }
+    if (answers.offsets.size() < offsets) {
+      answers.offsets = {};
+      answers.offsets = cuda::device_buffer<std::uint64_t>(offsets);
+    }
+    answers.total = 0;
+  }
+
+  // Waits for the table streams when it goes out of scope, an exception
+  // included: declared after the pooled buffers that table kernels on those
+  // streams read, so that none goes back to its pool (in its own stream's
+  // order) while a kernel may still read it.
+  class TableStreamsDone {
+   public:
+    explicit TableStreamsDone(const ShardSet& shards) : shards_(shards) {}
+    ~TableStreamsDone() { shards_.synchronize_tables_noexcept(); }
+    TableStreamsDone(const TableStreamsDone&) = delete;
+    TableStreamsDone& operator=(const TableStreamsDone&) = delete;
+
+   private:
+    const ShardSet& shards_;
+  };
+
+  // Sends each shard's segments (rows[s][d] pairs from its split buffers)
+  // and inserts what every shard received. A shard's segment to itself does
+  // not travel: its table inserts it from the send buffer, on its table
+  // stream, while the exchange moves the other segments between the GPUs
+  // (issue 28: at 2 GPUs the copy and the transfers took 4.1 ms before the
+  // table started); what arrived follows on the same stream. The exchange's
+  // kernels are enqueued before the inserts, and their stream has the higher
+  // priority, so they are not scheduled behind the insert's blocks.
+  // exchange_ms ends when the last segment has arrived, table_ms is the
+  // table work left after it (the phases add up to the insert's time).
+  void receive_and_insert(const SizeMatrix& rows, const std::vector<const K*>& send_keys,
                           const std::vector<const V*>& send_values, PhaseTimes& t) {
     const unsigned S = num_shards();
     clock_.begin();
-    const AllToAllPlan plan = plan_all_to_all(exchange_sizes(rows));
+    const AllToAllPlan plan = plan_all_to_all(sizes_.run(*exchange_, rows));
     t.exchange_ms = clock_.end();
+    const AllToAllPlan remote = between_shards(plan);
     clock_.begin();
-    std::vector<cuda::device_buffer<K>> keys(S);
-    std::vector<cuda::device_buffer<V>> values(S);
+    std::vector<cuda::pooled_buffer<K>> keys(S);
+    std::vector<cuda::pooled_buffer<V>> values(S);
     for (unsigned d = 0; d < S; ++d) {
-      DeviceGuard on(shards_.device(d));
-      keys[d] = cuda::device_buffer<K>(plan.recv_totals[d]);
-      values[d] = cuda::device_buffer<V>(plan.recv_totals[d]);
+      keys[d] = temporary<K>(d, remote.recv_totals[d]);
+      values[d] = temporary<V>(d, remote.recv_totals[d]);
     }
     t.allocate_ms += clock_.end();
+    const TableStreamsDone tables_done(shards_);
+    shard_timer_.reset();
     clock_.begin();
-    exchange_->run_typed<K>(plan.transfers, send_keys, mutable_pointers(keys));
-    exchange_->run_typed<V>(plan.transfers, send_values, mutable_pointers(values));
-    t.exchange_ms += clock_.end();
+    exchange_->enqueue_typed<K>(remote.transfers, send_keys, mutable_pointers(keys));
+    exchange_->enqueue_typed<V>(remote.transfers, send_values, mutable_pointers(values));
+    for (unsigned d = 0; d < S; ++d) {
+      const Transfer own = own_segment(plan, d);
+      if (own.count == 0) continue;
+      DeviceGuard on(shards_.device(d));
+      const cudaStream_t st = shards_.table_stream(d);
+      shard_timer_.begin(d, st);
+      tables_[d]->insert(send_keys[d] + own.send_offset, send_values[d] + own.send_offset,
+                         own.count, st);
+      shard_timer_.end(d, st);
+    }
+    exchange_->wait();
+    t.exchange_ms += clock_.end_of_exchange();
     clock_.begin();
     for (unsigned d = 0; d < S; ++d) {
+      if (remote.recv_totals[d] == 0) continue;
       DeviceGuard on(shards_.device(d));
-      tables_[d]->insert(keys[d].data(), values[d].data(), plan.recv_totals[d], shards_.stream(d));
+      const cudaStream_t st = shards_.table_stream(d);
+      shard_timer_.begin(d, st);
+      tables_[d]->insert(keys[d].data(), values[d].data(), remote.recv_totals[d], st);
+      shard_timer_.end(d, st);
     }
     t.table_ms = clock_.end();
+    t.shard_table_ms = shard_timer_.ms();
     finish(t);
   }
 
@@ -784,7 +764,7 @@ class DistributedTable {
   void insert_chunked(const ShardBatch<K, V>& batch) {
     const unsigned S = num_shards();
     PhaseTimes t;
-    std::vector<std::vector<std::uint64_t>> rows(S, std::vector<std::uint64_t>(S, 0));
+    SizeMatrix rows(S, std::vector<std::uint64_t>(S, 0));
     for (unsigned d = 0; d < S; ++d) {
       rows[0][d] = batch.n * (d + 1) / S - batch.n * d / S;
     }
@@ -810,16 +790,19 @@ class DistributedTable {
       send[0] = keys;
     } else {
       DeviceGuard on(shards_.device(0));
-      route.split_keys = cuda::device_buffer<K>(n);
-      route.source_index = cuda::device_buffer<std::uint64_t>(n);
+      const cudaStream_t st = shards_.stream(0);
+      route.split_keys = cuda::make_pooled<K>(n, st);
+      route.source_index = cuda::make_pooled<std::uint64_t>(n, st);
       const SplitOffsets split =
-          multisplit(keys, static_cast<const V*>(nullptr), n, owner_, route.split_keys.data(),
-                     static_cast<V*>(nullptr), route.source_index.data(), shards_.stream(0));
-      std::vector<std::vector<std::uint64_t>> rows(S, std::vector<std::uint64_t>(S, 0));
+          multisplit_async(keys, static_cast<const V*>(nullptr), n, owner_,
+                           route.split_keys.data(), static_cast<V*>(nullptr),
+                           route.source_index.data(), split_offsets(0), st)
+              .wait();
+      SizeMatrix rows(S, std::vector<std::uint64_t>(S, 0));
       for (unsigned d = 0; d < S; ++d) rows[0][d] = split.count(d);
       t.partition_ms = clock_.end();
       clock_.begin();
-      const AllToAllPlan plan = plan_all_to_all(exchange_sizes(rows));
+      const AllToAllPlan plan = plan_all_to_all(sizes_.run(*exchange_, rows));
       out = plan.transfers;
       route.received = plan.recv_totals;
       send[0] = route.split_keys.data();
@@ -827,10 +810,7 @@ class DistributedTable {
     t.exchange_ms += clock_.end();
     clock_.begin();
     route.shard_keys.resize(S);
-    for (unsigned d = 0; d < S; ++d) {
-      DeviceGuard on(shards_.device(d));
-      route.shard_keys[d] = cuda::device_buffer<K>(route.received[d]);
-    }
+    for (unsigned d = 0; d < S; ++d) route.shard_keys[d] = temporary<K>(d, route.received[d]);
     t.allocate_ms += clock_.end();
     clock_.begin();
     exchange_->run_typed<K>(out, send, mutable_pointers(route.shard_keys));
@@ -843,9 +823,13 @@ class DistributedTable {
   Owner owner_;
   Mode mode_;
   PhaseClock clock_;
-  // Page-locked words the retrievals' scans return their totals to (two per
-  // shard), allocated once: pinned allocations cost more than the scans.
-  cuda::pinned_buffer<std::uint64_t> host_totals_;
+  ShardTimer shard_timer_;
+  SizeExchange sizes_;
+  // Page-locked words the host reads back without blocking a stream,
+  // allocated once (a pinned allocation costs more than a small scan): the
+  // retrievals' scan totals (two per shard), every shard's split offsets
+  // (S + 1 each) and the ends of every (owner, asker) run of values (two).
+  cuda::pinned_buffer<std::uint64_t> host_totals_, host_splits_, host_runs_;
   std::vector<std::unique_ptr<Table>> tables_;
   PhaseTimes last_;
 };

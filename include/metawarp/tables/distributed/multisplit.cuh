@@ -20,9 +20,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "metawarp/cuda/device_buffer.hpp"
 #include "metawarp/cuda/error.hpp"
-#include "metawarp/cuda/pinned_buffer.hpp"
+#include "metawarp/cuda/pooled_buffer.hpp"
 #include "metawarp/tables/distributed/owner.hpp"
 
 namespace metawarp::tables::distributed {
@@ -116,13 +115,15 @@ struct SplitOffsets {
 };
 
 // A multisplit enqueued on its stream and not yet waited for: it owns the
-// scratch the kernels use and the page-locked copy of the shard offsets, so
-// several shards' multisplits run at once (a distributed insert enqueues one
-// per GPU, then waits for all) instead of one after another.
+// scratch the kernels use (pool memory in the stream's order: a warmed split
+// allocates nothing from the driver) and points to the caller's page-locked
+// words that receive the shard offsets, so several shards' multisplits run at
+// once (a distributed insert enqueues one per GPU, then waits for all)
+// instead of one after another.
 class PendingSplit {
  public:
-  PendingSplit(unsigned shards, cudaStream_t stream)
-      : stream_(stream), offsets_(shards + 1), host_offsets_(shards + 1) {}
+  PendingSplit(unsigned shards, std::uint64_t* host_offsets, cudaStream_t stream)
+      : stream_(stream), shards_(shards), host_offsets_(host_offsets) {}
   PendingSplit(PendingSplit&&) noexcept = default;
   PendingSplit& operator=(PendingSplit&&) noexcept = default;
 
@@ -131,41 +132,44 @@ class PendingSplit {
   SplitOffsets wait() {
     cuda::check(cudaStreamSynchronize(stream_), "waiting for the multisplit");
     SplitOffsets result;
-    result.offsets.assign(host_offsets_.begin(), host_offsets_.end());
+    result.offsets.assign(host_offsets_, host_offsets_ + shards_ + 1);
     return result;
   }
 
  private:
   template <class K, class V, class Owner>
   friend PendingSplit multisplit_async(const K*, const V*, std::uint64_t, const Owner&, K*, V*,
-                                       std::uint64_t*, cudaStream_t);
+                                       std::uint64_t*, std::uint64_t*, cudaStream_t);
   cudaStream_t stream_;
-  cuda::device_buffer<std::uint64_t> starts_;
-  cuda::device_buffer<unsigned char> temp_;
-  cuda::device_buffer<std::uint64_t> offsets_;
-  cuda::pinned_buffer<std::uint64_t> host_offsets_;
+  unsigned shards_;
+  std::uint64_t* host_offsets_;  // the caller's, shards + 1 words
+  cuda::pooled_buffer<std::uint64_t> starts_;
+  cuda::pooled_buffer<unsigned char> temp_;
+  cuda::pooled_buffer<std::uint64_t> offsets_;
 };
 
 // Splits n keys (and values, if not null) by owner(key) into keys_out /
 // values_out; source_index_out (optional) gets each output's input position.
 // All pointers are device memory on the current device; inputs and outputs
-// must not overlap. Only enqueues on `stream`: the outputs and the offsets
-// are ready once the returned PendingSplit's wait() returns.
+// must not overlap. host_offsets: shards + 1 words of host memory, written
+// by the stream; page-locked, or the copy blocks the host. Only enqueues on
+// `stream`: the outputs and the offsets are ready once the returned
+// PendingSplit's wait() returns.
 template <class K, class V, class Owner>
 PendingSplit multisplit_async(const K* keys, const V* values, std::uint64_t n, const Owner& owner,
                               K* keys_out, V* values_out, std::uint64_t* source_index_out,
-                              cudaStream_t stream) {
+                              std::uint64_t* host_offsets, cudaStream_t stream) {
   const unsigned shards = owner.num_shards();
-  PendingSplit pending(shards, stream);
+  PendingSplit pending(shards, host_offsets, stream);
   if (n == 0) {
-    std::fill(pending.host_offsets_.begin(), pending.host_offsets_.end(), std::uint64_t(0));
+    std::fill(host_offsets, host_offsets + shards + 1, std::uint64_t(0));
     return pending;
   }
   const std::uint64_t tiles = (n + detail::tile_items - 1) / detail::tile_items;
   if (tiles >= (std::uint64_t(1) << 31)) throw std::invalid_argument("multisplit batch too large");
   // (shard, tile) counts shard-major, plus one entry that the scan turns into n.
   const std::uint64_t cells = std::uint64_t(shards) * tiles;
-  pending.starts_ = cuda::device_buffer<std::uint64_t>(cells + 1);
+  pending.starts_ = cuda::make_pooled<std::uint64_t>(cells + 1, stream);
   std::uint64_t* starts = pending.starts_.data();
   cuda::check(cudaMemsetAsync(starts + cells, 0, sizeof(std::uint64_t), stream),
               "clearing the multisplit total");
@@ -175,28 +179,32 @@ PendingSplit multisplit_async(const K* keys, const V* values, std::uint64_t n, c
   std::size_t temp_bytes = 0;
   cuda::check(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, starts, starts, cells + 1, stream),
               "sizing the multisplit scan");
-  pending.temp_ = cuda::device_buffer<unsigned char>(temp_bytes);
+  pending.temp_ = cuda::make_pooled<unsigned char>(temp_bytes, stream);
   cuda::check(cub::DeviceScan::ExclusiveSum(pending.temp_.data(), temp_bytes, starts, starts,
                                             cells + 1, stream),
               "multisplit scan");
   detail::split_scatter<<<unsigned(tiles), detail::split_block, 0, stream>>>(
       keys, values, n, owner, tiles, starts, keys_out, values_out, source_index_out);
   cuda::check_launch("multisplit scatter");
+  pending.offsets_ = cuda::make_pooled<std::uint64_t>(shards + 1, stream);
   detail::split_shard_offsets<<<1, max_shards + 1, 0, stream>>>(starts, tiles, shards,
                                                                 pending.offsets_.data());
   cuda::check_launch("multisplit offsets");
-  cuda::check(cudaMemcpyAsync(pending.host_offsets_.data(), pending.offsets_.data(),
+  cuda::check(cudaMemcpyAsync(host_offsets, pending.offsets_.data(),
                               (shards + 1) * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream),
               "copying the multisplit offsets");
   return pending;
 }
 
-// The same, waited for: returns once the split is done.
+// The same, waited for: returns once the split is done (the offsets come
+// back through pageable memory: one blocking copy).
 template <class K, class V, class Owner>
 SplitOffsets multisplit(const K* keys, const V* values, std::uint64_t n, const Owner& owner,
                         K* keys_out, V* values_out, std::uint64_t* source_index_out,
                         cudaStream_t stream) {
-  return multisplit_async(keys, values, n, owner, keys_out, values_out, source_index_out, stream)
+  std::vector<std::uint64_t> host_offsets(owner.num_shards() + 1);
+  return multisplit_async(keys, values, n, owner, keys_out, values_out, source_index_out,
+                          host_offsets.data(), stream)
       .wait();
 }
 

@@ -4,7 +4,8 @@
 // this process; every transfer of a run is one ncclSend on the sender's
 // communicator and stream and one ncclRecv on the receiver's, all inside one
 // ncclGroupStart/End so the pairs progress together (no ordering deadlock).
-// A shard's transfer to itself is a plain device copy. The constructor
+// A shard's transfer to itself is a device copy beside the group's kernels
+// (exchange.cuh). The constructor
 // connects every pair of ranks (see connect_every_pair). Included by
 // make_exchange.cuh only when CMake found NCCL (METAWARP_HAVE_NCCL).
 #include <cuda_runtime_api.h>
@@ -28,7 +29,7 @@ inline void nccl_check(ncclResult_t result, const char* what) {
 
 class NcclExchange final : public Exchange {
  public:
-  explicit NcclExchange(const ShardSet& shards) : shards_(shards), comms_(shards.size()) {
+  explicit NcclExchange(const ShardSet& shards) : Exchange(shards), comms_(shards.size()) {
     nccl_check(ncclCommInitAll(comms_.data(), int(shards.size()), shards.devices().data()),
                "creating the NCCL communicators (ncclCommInitAll)");
     try {
@@ -44,25 +45,22 @@ class NcclExchange final : public Exchange {
 
   const char* name() const override { return "nccl"; }
 
-  void run(const std::vector<Transfer>& transfers, std::size_t elem_bytes,
-           const std::vector<const void*>& send, const std::vector<void*>& recv) override {
+  // The kernels go on the shards' streams at ncclGroupEnd; each shard's
+  // segment to itself is copied beside them (it used to be a copy on the
+  // same stream before the group's kernel, which waited for it: issue 28).
+  void enqueue(const std::vector<Transfer>& transfers, std::size_t elem_bytes,
+               const std::vector<const void*>& send, const std::vector<void*>& recv) override {
+    const std::vector<bool> own = fork_own_segments(transfers);
     nccl_check(ncclGroupStart(), "ncclGroupStart");
     try {
       for (const Transfer& t : transfers) {
-        if (t.count == 0) continue;  // both sides know the count: both skip
-        const auto* src = static_cast<const unsigned char*>(send[t.from]) + t.send_offset * elem_bytes;
-        auto* dst = static_cast<unsigned char*>(recv[t.to]) + t.recv_offset * elem_bytes;
+        if (t.count == 0 || t.from == t.to) continue;  // both sides know the count: both skip
         const std::size_t bytes = t.count * elem_bytes;
-        if (t.from == t.to) {
-          DeviceGuard on(shards_.device(t.from));
-          cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
-                                      shards_.stream(t.from)),
-                      "copying a shard's own exchange segment");
-          continue;
-        }
-        nccl_check(ncclSend(src, bytes, ncclChar, int(t.to), comms_[t.from], shards_.stream(t.from)),
+        nccl_check(ncclSend(source(t, elem_bytes, send), bytes, ncclChar, int(t.to),
+                            comms_[t.from], shards_.stream(t.from)),
                    "ncclSend");
-        nccl_check(ncclRecv(dst, bytes, ncclChar, int(t.from), comms_[t.to], shards_.stream(t.to)),
+        nccl_check(ncclRecv(destination(t, elem_bytes, recv), bytes, ncclChar, int(t.from),
+                            comms_[t.to], shards_.stream(t.to)),
                    "ncclRecv");
       }
     } catch (...) {
@@ -70,7 +68,7 @@ class NcclExchange final : public Exchange {
       throw;
     }
     nccl_check(ncclGroupEnd(), "ncclGroupEnd (the exchange between GPUs)");
-    shards_.synchronize_all();
+    copy_own_segments(transfers, elem_bytes, send, recv, own);
   }
 
  private:
@@ -108,7 +106,6 @@ class NcclExchange final : public Exchange {
     }
   }
 
-  const ShardSet& shards_;
   std::vector<ncclComm_t> comms_;
 };
 

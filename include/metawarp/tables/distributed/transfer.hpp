@@ -48,6 +48,31 @@ inline AllToAllPlan plan_all_to_all(const std::vector<std::vector<std::uint64_t>
   return plan;
 }
 
+// The transfers of `plan` between distinct shards, each receiver's laid out
+// one after another in its buffer without its own segment (what a shard
+// sends itself need not travel: an insert reads it where it is), and how
+// many each receives. The order of the segments in a receiver stays the
+// plan's (by sender).
+inline AllToAllPlan between_shards(const AllToAllPlan& plan) {
+  AllToAllPlan remote;
+  remote.recv_totals.assign(plan.recv_totals.size(), 0);
+  for (const Transfer& t : plan.transfers) {
+    if (t.from == t.to) continue;
+    remote.transfers.push_back(Transfer{t.from, t.to, t.send_offset, remote.recv_totals[t.to],
+                                        t.count});
+    remote.recv_totals[t.to] += t.count;
+  }
+  return remote;
+}
+
+// Shard s's segment to itself in `plan` (count 0 when it has none).
+inline Transfer own_segment(const AllToAllPlan& plan, unsigned s) {
+  for (const Transfer& t : plan.transfers) {
+    if (t.from == s && t.to == s) return t;
+  }
+  return Transfer{s, s, 0, 0, 0};
+}
+
 // The reverse of `plan`: every transfer sent back (receiver's offsets become
 // the sender's), e.g. query answers returning along the path the keys came.
 inline std::vector<Transfer> reverse(const std::vector<Transfer>& transfers) {
