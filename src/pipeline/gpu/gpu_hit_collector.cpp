@@ -16,7 +16,6 @@
 #include <array>
 #include <cstring>
 #include <exception>
-#include <future>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -27,6 +26,7 @@
 #include "metawarp/cuda/grow.hpp"
 #include "metawarp/cuda/pinned_buffer.hpp"
 #include "metawarp/cuda/stream.hpp"
+#include "metawarp/host/background_task.hpp"
 #include "metawarp/host/clock.hpp"
 #include "pipeline/gpu/device_database.hpp"
 #include "pipeline/gpu/selected_gpu.hpp"
@@ -112,7 +112,7 @@ class GpuCollector final : public GpuHitCollector {
   }
 
   void prefetch(const db::FeatureIndex& part, const db::IndexPart& where) override {
-    if (prefetching_.valid()) return;  // one upload in flight at a time
+    if (prefetching_) return;  // one upload in flight at a time
     for (const PartSlot& slot : slots_)
       if (slot.holds(where)) return;
     const std::size_t target = 1 - current_;
@@ -132,11 +132,12 @@ class GpuCollector final : public GpuHitCollector {
       return;
     }
     PartSlot& slot = slots_[target];
-    prefetching_ = std::async(std::launch::async, [this, &part, where, &slot] {
+    prefetching_ = true;
+    prefetch_.start([this, &part, where, &slot] {
       host::Stopwatch clock;
       devices_.front().select();  // the CUDA device is per thread
       upload(part, where, slot);
-      return clock.lap();
+      prefetch_upload_seconds_ = clock.lap();
     });
   }
 
@@ -166,9 +167,11 @@ class GpuCollector final : public GpuHitCollector {
   // Waits for the upload prefetch() started. One that failed (the GPU's
   // memory taken meanwhile) leaves its slot empty: the part goes up when used.
   void finish_prefetch() {
-    if (!prefetching_.valid()) return;
+    if (!prefetching_) return;
+    prefetching_ = false;
     try {
-      stats_.prefetch_seconds += prefetching_.get();
+      prefetch_.wait();
+      stats_.prefetch_seconds += prefetch_upload_seconds_;
       stats_.parts_uploaded += 1;
       stats_.parts_prefetched += 1;
     } catch (const std::exception&) {
@@ -260,7 +263,11 @@ class GpuCollector final : public GpuHitCollector {
   std::size_t current_ = 0;  // the slot collect() looks in
   index::FeatureRange range_;
   GpuPartStats stats_;  // the prefetch's thread writes largest_part_bytes, joined before read
-  std::future<double> prefetching_;  // prefetch()'s upload, its seconds
+  // prefetch()'s upload on a thread of its own, and its seconds (written by
+  // that thread, read once it is joined).
+  host::BackgroundTask prefetch_;
+  bool prefetching_ = false;
+  double prefetch_upload_seconds_ = 0;
 };
 
 }  // namespace
