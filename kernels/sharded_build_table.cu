@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "metawarp/cuda/memory_pool.hpp"
 #include "metawarp/tables/bucket_list_table.cuh"
 #include "metawarp/tables/distributed/distributed_table.cuh"
 #include "metawarp/tables/multi_value_table.cuh"
@@ -91,7 +92,18 @@ ShardedBuildTable::ShardedBuildTable(BuildTableKind kind, const std::vector<Shar
     });
 }
 
-ShardedBuildTable::~ShardedBuildTable() = default;
+// The exchange's temporaries stay cached in the devices' memory pools
+// (metawarp/cuda/memory_pool.hpp) for the next call; the build has none
+// after its tables, and its finalize wants that memory (the memory plan
+// counts the exchange's buffers only while the tables live).
+ShardedBuildTable::~ShardedBuildTable() {
+  impl_.reset();
+  try {
+    cuda::trim_device_pools();
+  } catch (const std::exception&) {
+    // A failed trim leaves the memory cached: the finalize's own allocation says so if it matters.
+  }
+}
 
 void ShardedBuildTable::insert_from_shards(const std::vector<ShardPairs>& batches) {
   impl_->insert_from_shards(batches);

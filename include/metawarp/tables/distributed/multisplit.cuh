@@ -100,8 +100,12 @@ __global__ void split_scatter(const K* keys, const V* values, std::uint64_t n, O
 }
 
 // offsets[s] = tile_starts[s * tiles] (first output of shard s), offsets[shards] = n.
-inline __global__ void split_shard_offsets(const std::uint64_t* tile_starts, std::uint64_t tiles,
-                                           unsigned shards, std::uint64_t* offsets) {
+// A template (of the one offset type) so that a header may define it: nvcc
+// ignores `inline` on a __global__ function, and a plain one defined here
+// would be defined again by every file that includes the header.
+template <class Offset>
+__global__ void split_shard_offsets(const Offset* tile_starts, Offset tiles, unsigned shards,
+                                    Offset* offsets) {
   const unsigned s = threadIdx.x;
   if (s <= shards) offsets[s] = tile_starts[std::uint64_t(s) * tiles];
 }
