@@ -18,14 +18,15 @@
 // the retrieval asks for every distinct key once (n values come back).
 // Positions [0, distinct) hold every distinct key once (the queries); where
 // the other copies sit is --order: `scattered` (default) spreads them by a
-// bijection over the remaining positions; `strided` (before issue 28's ins28)
-// puts copy c of key j at c * distinct + j. With the table's grid capped at
-// 2^20 blocks (2^25 groups of 8) and distinct = 2^25 (n = 2^27, 4 values per
-// key) `strided` has one group insert a key's 4 copies back to back, the
-// last 3 finding the key's window in cache: a plain or 1-shard insert ran
-// about 30 % faster than any input without that coincidence, a shard's
-// received pairs included (its segments no longer line up with the grid),
-// which made the weak scaling's reference an artefact of the generator.
+// bijection over the remaining positions; `strided` (the generator before
+// this option) puts copy c of key j at c * distinct + j. With the table's
+// grid capped at 2^20 blocks (2^25 groups of 8) and distinct = 2^25
+// (n = 2^27, 4 values per key) `strided` has one group insert a key's 4
+// copies back to back, the last 3 finding the key's window in cache. A
+// plain or 1-shard insert gets that, a shard's received pairs cannot (its
+// segments are shorter, its copies no longer one grid stride apart): issue
+// 28's 14.4 against 19.8-20.0 ms of table kernels, a weak-scaling reference
+// that only the generator made fast (--verbose lines A and B measure it).
 // --gpus G puts shard s on GPU s % G (one shard per GPU: the NCCL exchange;
 // several: peer copies). --weak makes n the pairs of each shard (weak
 // scaling: about 2 GB of pairs per GPU is n = 134217728): every shard's batch
@@ -375,13 +376,12 @@ void plain_inserts_beside(const Options& o, uint64_t distinct) {
 }
 
 // Median over 3 fresh plain tables of `capacity` slots on the current device
-// of what `insert(table, stream)` enqueues, each timed with events on its
-// stream; also each stage's time when `stages` is given (insert records
-// events between its launches through `mark`).
+// of what `insert(table, stream, mark)` enqueues, timed with events on the
+// stream; each mark() it calls between its launches records one more event,
+// and `stages` gets the median time between consecutive events.
 struct InsertTiming {
   double ms = 0;
-  std::vector<double> stages;  // medians of the times between marks
-  uint64_t slots = 0;
+  std::vector<double> stages;
 };
 template <class Insert>
 InsertTiming time_plain_insert(uint64_t capacity, cudaStream_t stream, Insert insert) {
@@ -391,7 +391,6 @@ InsertTiming time_plain_insert(uint64_t capacity, cudaStream_t stream, Insert in
   InsertTiming timing;
   for (int r = 0; r < reps; ++r) {
     Table table(capacity, {}, stream);
-    timing.slots = table.capacity();
     mwc::check(cudaStreamSynchronize(stream), "clearing a plain table");
     std::vector<std::unique_ptr<mwc::event>> marks;
     auto mark = [&] {
