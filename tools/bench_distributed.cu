@@ -16,6 +16,17 @@
 //
 // Keys: n / values-per-key distinct keys, each with values-per-key values;
 // the retrieval asks for every distinct key once (n values come back).
+// Positions [0, distinct) hold every distinct key once (the queries); where
+// the other copies sit is --order: `scattered` (default) spreads them by a
+// bijection over the remaining positions; `strided` (the generator before
+// this option) puts copy c of key j at c * distinct + j. With the table's
+// grid capped at 2^20 blocks (2^25 groups of 8) and distinct = 2^25
+// (n = 2^27, 4 values per key) `strided` has one group insert a key's 4
+// copies back to back, the last 3 finding the key's window in cache. A
+// plain or 1-shard insert gets that, a shard's received pairs cannot (its
+// segments are shorter, its copies no longer one grid stride apart): issue
+// 28's 14.4 against 19.8-20.0 ms of table kernels, a weak-scaling reference
+// that only the generator made fast (--verbose lines A and B measure it).
 // --gpus G puts shard s on GPU s % G (one shard per GPU: the NCCL exchange;
 // several: peer copies). --weak makes n the pairs of each shard (weak
 // scaling: about 2 GB of pairs per GPU is n = 134217728): every shard's batch
@@ -31,7 +42,10 @@
 // shard's plus whatever kept them from running side by side), and at the
 // end the plain table's insert again on GPU 0 and on every GPU at once (peer
 // access enabled by then): whether a GPU's insert is slower beside the
-// others or after peer access.
+// others or after peer access. With --weak and a row of several shards it
+// then replays shard 0's insert on GPU 0 in plain tables (insert_experiments):
+// which of capacity, key order, the shard's key set, two launches or pool
+// memory makes a shard's table kernels slower than the plain insert.
 //
 // Every shard count runs once unmeasured (the warm-up: lazily loaded kernels,
 // first allocations on each GPU, the library's memory pools filling) and
@@ -53,8 +67,10 @@
 
 #include "metawarp/cuda/device_buffer.hpp"
 #include "metawarp/cuda/event.hpp"
+#include "metawarp/cuda/pooled_buffer.hpp"
 #include "metawarp/cuda/stream.hpp"
 #include "metawarp/tables/distributed/distributed_table.cuh"
+#include "metawarp/tables/distributed/multisplit.cuh"
 #include "metawarp/tables/launch.cuh"
 #include "metawarp/tables/multi_value_table.cuh"
 
@@ -80,6 +96,7 @@ struct Options {
   bool weak = false;   // n pairs per shard, inserted from the shards' own GPUs
   unsigned repeat = 3; // measured runs per shard count, after one warm-up
   bool verbose = false;  // per-shard table times; the plain insert beside the others
+  bool strided = false;  // --order strided: copy c of key j at c * distinct + j
 };
 
 Options parse(int argc, char** argv) {
@@ -102,6 +119,12 @@ Options parse(int argc, char** argv) {
       o.weak = true;
     } else if (arg == "--verbose") {
       o.verbose = true;
+    } else if (arg == "--order") {
+      const std::string order = next();
+      if (order != "scattered" && order != "strided") {
+        throw std::invalid_argument("--order is scattered or strided, not " + order);
+      }
+      o.strided = order == "strided";
     } else if (arg == "--repeat") {
       o.repeat = unsigned(std::stoul(next()));
     } else if (arg == "--shards") {
@@ -111,7 +134,8 @@ Options parse(int argc, char** argv) {
     } else {
       throw std::invalid_argument("unknown option " + arg +
                                   " (--n N --shards 1,2,4,8 --values-per-key R --load F"
-                                  " --gpus G --weak --repeat R --verbose)");
+                                  " --gpus G --weak --repeat R --verbose"
+                                  " --order scattered|strided)");
     }
   }
   if (o.n == 0 || o.values_per_key == 0 || o.values_per_key > o.n || o.shards.empty() ||
@@ -139,13 +163,31 @@ double copy_bandwidth() {
   return 2.0 * double(bytes) / best;
 }
 
-// key i = mix(first_key + i mod distinct) (never a sentinel), value i = i, on
-// the current device.
+// key i = mix(first_key + index(i)) (never a sentinel), value i = i, on the
+// current device. index(i) = i for i < distinct (every key once: the
+// queries); past that, strided: i mod distinct; scattered: the position's
+// image under a bijection of [distinct, n) (multiplication by a prime that
+// does not divide n - distinct), mod distinct, so that no copy of a key sits
+// a fixed distance from another (--order above).
 void generate(uint64_t n, uint64_t distinct, uint64_t first_key, uint64_t* keys,
-              uint64_t* values) {
+              uint64_t* values, bool strided) {
+  const uint64_t rest = n - distinct;
+  // Three primes near 2^31.5: their product exceeds 2^64, so one of them
+  // does not divide rest.
+  uint64_t prime = 0;
+  for (const uint64_t p : {2654435761ull, 2246822519ull, 3266489917ull}) {
+    if (rest == 0 || rest % p != 0) {
+      prime = p;
+      break;
+    }
+  }
   mwt::launch_thread_per_item(n, nullptr, [=] __device__(uint64_t i, bool valid) {
     if (!valid) return;
-    uint64_t k = mwt::fmix64(first_key + (i % distinct) + 0x9e3779b97f4a7c15ull);
+    uint64_t index = i % distinct;
+    if (!strided && i >= distinct) {
+      index = uint64_t((unsigned __int128)(i - distinct) * prime % rest) % distinct;
+    }
+    uint64_t k = mwt::fmix64(first_key + index + 0x9e3779b97f4a7c15ull);
     if (!mwt::KeySentinels<uint64_t>::is_valid(k)) k -= 2;
     keys[i] = k;
     values[i] = i;
@@ -293,7 +335,7 @@ void plain_inserts_beside(const Options& o, uint64_t distinct) {
     mwd::DeviceGuard on(g);
     keys[g] = mwc::device_buffer<uint64_t>(o.n);
     values[g] = mwc::device_buffer<uint64_t>(o.n);
-    generate(o.n, distinct, uint64_t(g) * distinct, keys[g].data(), values[g].data());
+    generate(o.n, distinct, uint64_t(g) * distinct, keys[g].data(), values[g].data(), o.strided);
     start[g] = std::make_unique<mwc::event>();
     stop[g] = std::make_unique<mwc::event>();
   }
@@ -333,6 +375,171 @@ void plain_inserts_beside(const Options& o, uint64_t distinct) {
   }
 }
 
+// Median over 3 fresh plain tables of `capacity` slots on the current device
+// of what `insert(table, stream, mark)` enqueues, timed with events on the
+// stream; each mark() it calls between its launches records one more event,
+// and `stages` gets the median time between consecutive events.
+struct InsertTiming {
+  double ms = 0;
+  std::vector<double> stages;
+};
+template <class Insert>
+InsertTiming time_plain_insert(uint64_t capacity, cudaStream_t stream, Insert insert) {
+  constexpr int reps = 3;
+  std::vector<double> totals;
+  std::vector<std::vector<double>> stages;
+  InsertTiming timing;
+  for (int r = 0; r < reps; ++r) {
+    Table table(capacity, {}, stream);
+    mwc::check(cudaStreamSynchronize(stream), "clearing a plain table");
+    std::vector<std::unique_ptr<mwc::event>> marks;
+    auto mark = [&] {
+      marks.push_back(std::make_unique<mwc::event>());
+      marks.back()->record(stream);
+    };
+    mark();
+    insert(table, stream, mark);
+    mark();
+    marks.back()->synchronize();
+    if (!table.peek_status(stream).ok()) throw std::runtime_error("a plain insert failed");
+    totals.push_back(marks.back()->elapsed_ms_since(*marks.front()));
+    stages.resize(marks.size() - 1);
+    for (std::size_t m = 1; m < marks.size(); ++m) {
+      stages[m - 1].push_back(marks[m]->elapsed_ms_since(*marks[m - 1]));
+    }
+  }
+  auto middle = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  timing.ms = middle(totals);
+  for (const auto& v : stages) timing.stages.push_back(middle(v));
+  return timing;
+}
+
+// --verbose --weak, after the runs: why a shard's table kernels are slower
+// than the plain insert (issue 28: 19.8-20.0 ms against 14.4 at 2 GPUs for
+// the same number of pairs). Shard 0's insert of the `shards`-shard row is
+// replayed on GPU 0 in plain tables, one line each (median of 3):
+//   capacity    the plain and the shard table's slots and load factor;
+//   A, B        the plain table with the shard table's capacity, the bench's
+//               n pairs in --order strided and scattered (the same pairs);
+//   C, D        the pairs shard 0 received (its own segment, then every other
+//               GPU's, as the exchange delivers them: each batch split with
+//               the bench's owner), from a device_buffer in one launch, and
+//               in two (own + received, the library's two launches);
+//   E           C's pairs from GPU 0's memory pool (shared with the peers).
+// A = B = C: neither order nor key set matters, the shard's slowness comes
+// from the distributed run (streams, NCCL beside it); C > A with C = E: the
+// shard's pairs themselves; E > C: pool memory; A > the plain insert: the
+// capacity. A fast and B as slow as C: the strided order's cache reuse.
+void insert_experiments(const Options& o, uint64_t distinct, unsigned shards) {
+  mwd::DeviceGuard on(0);
+  mwc::stream stream;
+  const cudaStream_t st = stream.get();
+  const uint64_t plain_capacity = uint64_t(double(o.n) / o.load);
+  // The same formula as the rows' per-shard capacity (weak: n pairs per shard).
+  const uint64_t shard_capacity = uint64_t(double(o.n * shards) / shards / o.load) + 1024;
+  const mwd::HashOwner owner(shards);
+
+  // Shard 0's pairs: from GPU s's batch (made here with GPU s's first key)
+  // the pairs owner() gives to shard 0, in input order (the split is stable).
+  mwc::device_buffer<uint64_t> received_keys, received_values;
+  uint64_t own = 0, received = 0;
+  {
+    mwc::device_buffer<uint64_t> batch_keys(o.n), batch_values(o.n), split_keys(o.n),
+        split_values(o.n);
+    std::vector<mwc::device_buffer<uint64_t>> segment_keys(shards), segment_values(shards);
+    for (unsigned s = 0; s < shards; ++s) {
+      generate(o.n, distinct, s * distinct, batch_keys.data(), batch_values.data(), o.strided);
+      const mwd::SplitOffsets split =
+          mwd::multisplit(batch_keys.data(), batch_values.data(), o.n, owner, split_keys.data(),
+                          split_values.data(), static_cast<uint64_t*>(nullptr), st);
+      const uint64_t count = split.count(0);
+      segment_keys[s] = mwc::device_buffer<uint64_t>(count);
+      segment_values[s] = mwc::device_buffer<uint64_t>(count);
+      mwc::check(cudaMemcpyAsync(segment_keys[s].data(), split_keys.data() + split.offsets[0],
+                                 count * sizeof(uint64_t), cudaMemcpyDeviceToDevice, st),
+                 "copying shard 0's keys");
+      mwc::check(cudaMemcpyAsync(segment_values[s].data(), split_values.data() + split.offsets[0],
+                                 count * sizeof(uint64_t), cudaMemcpyDeviceToDevice, st),
+                 "copying shard 0's values");
+      stream.synchronize();
+      (s == 0 ? own : received) += count;
+    }
+    received_keys = mwc::device_buffer<uint64_t>(own + received);
+    received_values = mwc::device_buffer<uint64_t>(own + received);
+    uint64_t at = 0;
+    for (unsigned s = 0; s < shards; ++s) {
+      const uint64_t count = segment_keys[s].size();
+      mwc::check(cudaMemcpyAsync(received_keys.data() + at, segment_keys[s].data(),
+                                 count * sizeof(uint64_t), cudaMemcpyDeviceToDevice, st),
+                 "gathering shard 0's keys");
+      mwc::check(cudaMemcpyAsync(received_values.data() + at, segment_values[s].data(),
+                                 count * sizeof(uint64_t), cudaMemcpyDeviceToDevice, st),
+                 "gathering shard 0's values");
+      at += count;
+    }
+    stream.synchronize();
+  }
+  const uint64_t m = own + received;
+
+  std::printf("insert experiments (GPU 0, plain tables, median of 3; shard 0 of %u):\n", shards);
+  {
+    const Table plain(plain_capacity, {}, st), shard(shard_capacity, {}, st);
+    stream.synchronize();
+    std::printf("  capacity: plain %llu slots (load %.4f with %llu pairs), shard %llu slots "
+                "(load %.4f with shard 0's %llu pairs)\n",
+                (unsigned long long)plain.capacity(), double(o.n) / double(plain.capacity()),
+                (unsigned long long)o.n, (unsigned long long)shard.capacity(),
+                double(m) / double(shard.capacity()), (unsigned long long)m);
+  }
+  {
+    mwc::device_buffer<uint64_t> keys(o.n), values(o.n);
+    for (const bool strided : {true, false}) {
+      generate(o.n, distinct, 0, keys.data(), values.data(), strided);
+      const InsertTiming t = time_plain_insert(shard_capacity, st, [&](Table& table,
+                                                                      cudaStream_t s, auto&) {
+        table.insert(keys.data(), values.data(), o.n, s);
+      });
+      std::printf("  %s shard-capacity table, the bench's %llu pairs, %s order: %.2f ms\n",
+                  strided ? "A" : "B", (unsigned long long)o.n,
+                  strided ? "strided" : "scattered", t.ms);
+    }
+  }
+  const InsertTiming one = time_plain_insert(shard_capacity, st, [&](Table& table, cudaStream_t s,
+                                                                     auto&) {
+    table.insert(received_keys.data(), received_values.data(), m, s);
+  });
+  std::printf("  C shard-capacity table, shard 0's %llu pairs (own %llu + received %llu), "
+              "device_buffer, one launch: %.2f ms\n",
+              (unsigned long long)m, (unsigned long long)own, (unsigned long long)received,
+              one.ms);
+  const InsertTiming two = time_plain_insert(shard_capacity, st, [&](Table& table,
+                                                                     cudaStream_t s, auto& mark) {
+    table.insert(received_keys.data(), received_values.data(), own, s);
+    mark();
+    table.insert(received_keys.data() + own, received_values.data() + own, received, s);
+  });
+  std::printf("  D the same, two launches: own %.2f ms + received %.2f ms = %.2f ms\n",
+              two.stages[0], two.stages[1], two.ms);
+  {
+    auto pooled_keys = mwc::make_pooled<uint64_t>(m, st);
+    auto pooled_values = mwc::make_pooled<uint64_t>(m, st);
+    mwc::check(cudaMemcpyAsync(pooled_keys.data(), received_keys.data(), m * sizeof(uint64_t),
+                               cudaMemcpyDeviceToDevice, st), "copying to pool memory");
+    mwc::check(cudaMemcpyAsync(pooled_values.data(), received_values.data(), m * sizeof(uint64_t),
+                               cudaMemcpyDeviceToDevice, st), "copying to pool memory");
+    const InsertTiming pooled = time_plain_insert(shard_capacity, st, [&](Table& table,
+                                                                          cudaStream_t s, auto&) {
+      table.insert(pooled_keys.data(), pooled_values.data(), m, s);
+    });
+    std::printf("  E the same pairs from GPU 0's memory pool, one launch: %.2f ms\n", pooled.ms);
+    stream.synchronize();  // the pooled buffers go back on st
+  }
+  std::fflush(stdout);
+}
+
 std::string device_list(const std::vector<int>& devices) {
   std::string text;
   for (const int d : devices) text += (text.empty() ? "" : ",") + std::to_string(d);
@@ -355,7 +562,7 @@ int main(int argc, char** argv) try {
   std::printf("reference: device-to-device memcpy %.1f GB/s (read + write)\n", copy / 1e9);
 
   mwc::device_buffer<uint64_t> keys(o.n), values(o.n);
-  generate(o.n, distinct, 0, keys.data(), values.data());
+  generate(o.n, distinct, 0, keys.data(), values.data(), o.strided);
   // The retrieval queries: every distinct key once (the first `distinct` keys).
   const uint64_t* queries = keys.data();
 
@@ -412,7 +619,8 @@ int main(int argc, char** argv) try {
         mwd::DeviceGuard on(devices[s]);
         shard_keys[s] = mwc::device_buffer<uint64_t>(o.n);
         shard_values[s] = mwc::device_buffer<uint64_t>(o.n);
-        generate(o.n, distinct, s * distinct, shard_keys[s].data(), shard_values[s].data());
+        generate(o.n, distinct, s * distinct, shard_keys[s].data(), shard_values[s].data(),
+                 o.strided);
         batches[s] = {shard_keys[s].data(), shard_values[s].data(), o.n};
         asked[s] = {shard_keys[s].data(), distinct};
       }
@@ -421,6 +629,7 @@ int main(int argc, char** argv) try {
     // before the timed insert and frees it before the next.
     std::vector<mwd::PhaseTimes> inserts, retrievals;
     std::vector<mwd::ShardAnswers<uint64_t>> answers;  // reused by every run's retrieval
+    std::string shard_loads;  // --verbose: each shard table's slots and pairs (last run)
     uint64_t total = 0;
     for (unsigned run = 0; run <= o.repeat; ++run) {
       Dist table(devices, mwd::HashOwner(shards),
@@ -452,6 +661,19 @@ int main(int argc, char** argv) try {
         return 1;
       }
       if (run == 0) continue;
+      if (o.verbose && run == o.repeat) {
+        shard_loads.clear();
+        for (unsigned s = 0; s < shards; ++s) {
+          mwd::DeviceGuard on(devices[s]);
+          const Table& shard = table.shard(s);
+          const uint64_t stored = shard.size(bench_stream);
+          char text[160];
+          std::snprintf(text, sizeof text, "  shard %u %llu slots %llu pairs load %.4f", s,
+                        (unsigned long long)shard.capacity(), (unsigned long long)stored,
+                        double(stored) / double(shard.capacity()));
+          shard_loads += text;
+        }
+      }
       inserts.push_back(insert_times);
       retrievals.push_back(table.last_times());
     }
@@ -482,13 +704,26 @@ int main(int argc, char** argv) try {
     if (o.weak && reference_insert_ms == 0) reference_insert_ms = insert.total_ms();
     print_row("insert", shards, pairs, insert, floor_ms(insert_traffic, copy_rate, peer_rate),
               reference_insert_ms);
-    if (o.verbose) print_shard_tables("insert", inserts, devices);
+    if (o.verbose) {
+      print_shard_tables("insert", inserts, devices);
+      std::printf("  insert shard tables:%s\n", shard_loads.c_str());
+    }
     if (o.weak && reference_retrieve_ms == 0) reference_retrieve_ms = retrieval.total_ms();
     print_row("retrieve", shards, total, retrieval,
               floor_ms(retrieve_traffic, copy_rate, peer_rate), reference_retrieve_ms);
     if (o.verbose) print_shard_tables("retrieve", retrievals, devices);
   }
-  if (o.verbose) plain_inserts_beside(o, distinct);
+  if (o.verbose) {
+    plain_inserts_beside(o, distinct);
+    // The first row of several shards with one shard per GPU (the exchange
+    // across GPUs), as the issue's 2-GPU row.
+    for (unsigned shards : o.shards) {
+      if (o.weak && shards > 1 && shards <= o.gpus) {
+        insert_experiments(o, distinct, shards);
+        break;
+      }
+    }
+  }
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "bench_distributed: %s\n", e.what());
