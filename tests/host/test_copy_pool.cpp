@@ -60,8 +60,8 @@ TEST_CASE("CopyPool waits for one group without the other's copies, and drains a
   std::vector<char> a(1 << 20, 0), b(1 << 20, 0);
   auto source = std::make_shared<std::string>(std::size_t(1) << 20, 'x');
   {
+    host::CopyGroup first, second;  // before the pool: they outlive it, as the batches do
     host::CopyPool pool(4, 1024);
-    host::CopyGroup first, second;
     pool.copy(first, source, source->data(), a.data(), a.size());
     pool.copy(second, source, source->data(), b.data(), b.size());
     first.wait();
@@ -70,4 +70,15 @@ TEST_CASE("CopyPool waits for one group without the other's copies, and drains a
   }
   CHECK(std::count(b.begin(), b.end(), 'x') == std::ptrdiff_t(b.size()));
   CHECK(source.use_count() == 1);
+}
+
+TEST_CASE("CopyPool: a group destroyed before its copies are done waits for them") {
+  std::vector<char> a(std::size_t(4) << 20, 0);
+  auto source = std::make_shared<std::string>(a.size(), 'y');
+  host::CopyPool pool(3, 4096);
+  {
+    host::CopyGroup group;
+    pool.copy(group, source, source->data(), a.data(), a.size());
+  }  // ~CopyGroup waits: every copy is done when it returns
+  CHECK(std::count(a.begin(), a.end(), 'y') == std::ptrdiff_t(a.size()));
 }

@@ -25,9 +25,15 @@
 namespace metawarp::host {
 
 // Copies waited for together: wait() returns once every copy queued into the
-// group so far is done.
+// group so far is done. Destroying a group waits for its copies first (a copy
+// thread still finishing one would otherwise touch a group that is gone).
 class CopyGroup {
  public:
+  CopyGroup() = default;
+  ~CopyGroup() { wait(); }
+  CopyGroup(const CopyGroup&) = delete;
+  CopyGroup& operator=(const CopyGroup&) = delete;
+
   void wait() {
     std::unique_lock lock(mutex_);
     done_.wait(lock, [&] { return pending_ == 0; });
@@ -90,23 +96,32 @@ class CopyPool {
     for (std::size_t at = 0; at < bytes; at += piece_bytes_) {
       group.add();
       const std::size_t n = std::min(piece_bytes_, bytes - at);
-      if (!jobs_.push(Job{owner, src + at, dst + at, n, &group})) group.finish();
+      // A job the channel refuses (closed) or drops (cancelled) is destroyed
+      // without running, and still counts itself done in its group.
+      jobs_.push(Job{owner, src + at, dst + at, n, Counted(&group)});
     }
   }
 
  private:
+  // A job's place in its group: done when the job runs, or when a job that
+  // never ran is destroyed, so that no group waits forever.
+  struct Done {
+    void operator()(CopyGroup* group) const { group->finish(); }
+  };
+  using Counted = std::unique_ptr<CopyGroup, Done>;
+
   struct Job {
     std::shared_ptr<const void> owner;
     const char* from = nullptr;
     char* to = nullptr;
     std::size_t bytes = 0;
-    CopyGroup* group = nullptr;
+    Counted group;
   };
 
   static void run(Job& job) {
     std::memcpy(job.to, job.from, job.bytes);
     job.owner.reset();  // the source's last copy frees it here, not on the caller
-    job.group->finish();
+    job.group.reset();  // done in the group
   }
 
   Channel<Job> jobs_;
