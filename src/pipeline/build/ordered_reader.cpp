@@ -26,8 +26,8 @@ struct FileJob {
 
 // The bases a record's string is given before it is parsed: a reference's
 // sequence grown line by line from nothing is copied again at every doubling
-// and its fresh pages faulted in each time (the parse ran at 60 % of its
-// speed). The first record of a file is expected to fill the file (its size
+// and its fresh pages faulted in each time (one thread parsed 4 Mbp genomes
+// at 0.78 GB/s so, 1.06 GB/s reserved). The first record of a file is expected to fill the file (its size
 // on disk, at most `first_reserve_cap`: a gzip file's bases are more, a
 // file of many records' fewer, and unused capacity is only address space);
 // every later one as long as the one before.
