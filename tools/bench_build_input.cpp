@@ -17,41 +17,24 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "io/parse/sequence_reader.hpp"
 #include "metawarp/host/copy_pool.hpp"
 #include "metawarp/host/parallel_for.hpp"
 #include "pipeline/build/ordered_reader.hpp"
 
 namespace {
 
-namespace fs = std::filesystem;
 using namespace metawarp;
 
 constexpr std::size_t batch_bytes = std::size_t(64) << 20;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-std::vector<std::string> list_files(const std::vector<std::string>& args) {
-  std::vector<std::string> files;
-  for (const auto& a : args) {
-    if (fs::is_directory(a)) {
-      std::vector<std::string> inside;
-      for (const auto& e : fs::recursive_directory_iterator(a))
-        if (e.is_regular_file()) inside.push_back(e.path().string());
-      std::sort(inside.begin(), inside.end());
-      files.insert(files.end(), inside.begin(), inside.end());
-    } else {
-      files.push_back(a);
-    }
-  }
-  return files;
 }
 
 std::uint64_t read_all(const std::vector<std::string>& files, unsigned threads) {
@@ -138,7 +121,8 @@ int main(int argc, char** argv) {
     else args.push_back(a);
   }
   if (copiers.empty()) copiers.push_back(std::max(1u, threads / 4));
-  const std::vector<std::string> files = list_files(args);
+  // The files `metawarp build` reads: directories expanded to their sequence files, sorted.
+  const std::vector<std::string> files = io::expand_inputs(args);
   if (files.empty()) {
     std::fprintf(stderr, "usage: bench_build_input [--threads T] [--copiers C] FILE_OR_DIR...\n");
     return 2;
