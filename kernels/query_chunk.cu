@@ -19,6 +19,11 @@ void count_hits(const QueryChunkView& chunk, const sketch::SketchParams& params,
         chunk, params, index);
     cuda::check_launch("lookup_count_kernel");
   }
+  place_hits(chunk, scratch, stream);
+}
+
+void place_hits(const QueryChunkView& chunk, CubScratch& scratch, cudaStream_t stream) {
+  const unsigned block = 256;
   scratch.run([&](void* temp, std::size_t& bytes) {
     return cub::DeviceScan::ExclusiveSum(temp, bytes, chunk.window_hits, chunk.window_offsets,
                                          chunk.windows + 1, stream);

@@ -57,6 +57,11 @@ struct CandidateParams {
 void count_hits(const QueryChunkView& chunk, const sketch::SketchParams& params,
                 const DeviceIndexView& index, CubScratch& scratch, cudaStream_t stream);
 
+// The end of count_hits, for hits counted elsewhere (kept_hits.hpp):
+// chunk.window_offsets from chunk.window_hits (windows + 1 entries, the last
+// 0), then chunk.read_offsets.
+void place_hits(const QueryChunkView& chunk, CubScratch& scratch, cudaStream_t stream);
+
 // A read's hits are sorted in shared memory by one warp up to this many: the
 // average read pair has a few hundred (CUB's device-wide segmented sort of
 // those took 56 % of a chunk's GPU time: docs/benchmarks.md, issue 13).

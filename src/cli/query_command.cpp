@@ -86,6 +86,12 @@ void print_gpu_part_stats(const pipeline::GpuPartStats& g, const pipeline::Shard
                double(g.largest_part_bytes) / (1024.0 * 1024.0),
                (unsigned long long)g.features, g.lookup_seconds, (unsigned long long)g.hits,
                g.download_seconds);
+  if (g.kept_walks != 0)
+    std::fprintf(stderr,
+                 "query: GPU parts: %llu hits kept on the GPU and decided there in %llu walks "
+                 "(reads sent and decided %.2f s)\n",
+                 (unsigned long long)g.kept_hits, (unsigned long long)g.kept_walks,
+                 g.decide_seconds);
 }
 
 // --verbose with --mpi: rank 0's exchange with the other ranks, next to its

@@ -3,7 +3,10 @@
 // plans, every feature gets the same list, gathered part after part, on test_data and on
 // databases built with random parameters (short and long lists at the cap),
 // for batches of various sizes with empty and short reads; and sharded parts
-// (several shards per GPU) give the same.
+// (several shards per GPU) give the same. And the same collector as a
+// PartReadDecider (the hits kept on the GPU, the reads decided there): every
+// read's result that of the CPU classifier on the whole database, with and
+// without the evidence and --confidence.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +22,7 @@
 #include "pipeline/query/gpu_query.hpp"
 #include "pipeline/query/part_hits.hpp"
 #include "../query/query_test_data.hpp"
+#include "same_result.hpp"
 #include "scratch_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -107,7 +111,120 @@ std::uint64_t require_same_hits(const db::Database& db, const fs::path& file) {
   return total;
 }
 
+// test_data's pairs, cut and dropped as sketched_batches does, in the same
+// batches (the strings: `text`; the views into them: returned).
+std::vector<std::vector<pipeline::ReadView>> read_batches(std::vector<std::string>& text) {
+  const auto r1 = fastq_sequences(data_dir / "reads_R1.fq");
+  const auto r2 = fastq_sequences(data_dir / "reads_R2.fq");
+  REQUIRE(r1.size() == r2.size());
+  text.clear();
+  text.reserve(2 * r1.size());
+  for (std::size_t read = 0; read < r1.size(); ++read) {
+    std::string mate1 = r1[read], mate2 = r2[read];
+    if (read % 11 == 3) mate2.clear();
+    if (read % 13 == 5) mate1.clear();
+    if (read % 17 == 7) mate1.resize(std::min<std::size_t>(mate1.size(), 10));
+    text.push_back(std::move(mate1));
+    text.push_back(std::move(mate2));
+  }
+  std::vector<std::vector<pipeline::ReadView>> batches;
+  const std::size_t sizes[] = {1, 7, 500, r1.size()};
+  std::size_t read = 0;
+  for (std::size_t size : sizes) {
+    auto& batch = batches.emplace_back();
+    for (std::size_t i = 0; i < size && read < r1.size(); ++i, ++read)
+      batch.push_back(pipeline::ReadView{text[2 * read], text[2 * read + 1]});
+  }
+  batches.emplace_back();  // a batch of no reads
+  return batches;
+}
+
+// For 1-3 part plans (with 3 parts, 2 shards per GPU), walked forwards and
+// then backwards by one collector: the reads decided on the GPU as the CPU
+// classifier decides them on the whole database. Returns the reads classified.
+std::uint64_t require_same_decisions(const db::Database& db, const fs::path& file,
+                                     const pipeline::ClassifierOptions& options) {
+  const db::PartialDatabase partial(file, 2);
+  std::vector<std::string> text;
+  const auto batches = read_batches(text);
+  const pipeline::Classifier whole(db, options);
+  const pipeline::Classifier metadata(partial.metadata(), options);
+  pipeline::ClassifierScratch scratch;
+  std::vector<std::vector<pipeline::ReadResult>> expected(batches.size());
+  std::uint64_t classified = 0;
+  for (std::size_t b = 0; b < batches.size(); ++b)
+    for (const pipeline::ReadView& read : batches[b]) {
+      expected[b].push_back(whole.classify(read.mate1, read.mate2, scratch));
+      classified += expected[b].back().assignment.taxid != 0;
+    }
+  std::vector<std::span<const pipeline::ReadView>> reads(batches.begin(), batches.end());
+  for (std::size_t count : {1u, 2u, 3u}) {
+    pipeline::ShardLayout layout;
+    layout.shards_per_gpu = count == 3 ? 2 : 1;
+    const auto gpu = pipeline::make_gpu_hit_collector(db.targets, layout);
+    pipeline::PartReadDecider* decider = gpu->read_decider(options);
+    REQUIRE(decider != nullptr);
+    const std::vector<db::IndexPart> parts = partial.plan_parts(count);
+    REQUIRE(parts.size() == count);
+    for (bool backwards : {false, true}) {
+      CAPTURE(count, backwards);
+      std::vector<std::vector<pipeline::ReadResult>> results(batches.size());
+      std::vector<std::span<pipeline::ReadResult>> out;
+      for (std::size_t b = 0; b < batches.size(); ++b) {
+        results[b].resize(batches[b].size());
+        out.emplace_back(results[b]);
+      }
+      decider->start(metadata, reads);
+      CHECK(decider->held_bytes() > 0);
+      for (std::size_t i = 0; i < parts.size(); ++i) {
+        const std::size_t p = backwards ? parts.size() - 1 - i : i;
+        const db::FeatureIndex part = partial.load_part(parts[p], 2);
+        gpu->use_part(part, parts[p]);
+        decider->collect();
+      }
+      decider->finish(out);
+      CHECK(decider->held_bytes() == 0);
+      for (std::size_t b = 0; b < batches.size(); ++b)
+        for (std::size_t r = 0; r < batches[b].size(); ++r) {
+          CAPTURE(b, r);
+          test::require_same(expected[b][r], results[b][r]);
+        }
+    }
+    CHECK(gpu->stats().kept_walks == 2);
+    CHECK(gpu->stats().kept_hits > 0);
+  }
+  return classified;
+}
+
 }  // namespace
+
+TEST_CASE("GPU part decisions: test_data, 1-3 parts, each read as the CPU on the whole database") {
+  const db::Database& db = test::test_database();
+  test::ScratchDir dir("gpu_part_decisions");
+  db::save(db, dir / "test.mwdb");
+  CHECK(require_same_decisions(db, dir / "test.mwdb", {}) > 1000);
+  pipeline::ClassifierOptions evidence;  // the feature taxa from the device
+  evidence.evidence = true;
+  evidence.confidence_millionths = 200000;
+  CHECK(require_same_decisions(db, dir / "test.mwdb", evidence) > 100);
+  pipeline::ClassifierOptions hashes;  // --report-minimizer-data: the host's
+  hashes.found_features = true;
+  CHECK(pipeline::make_gpu_hit_collector(db.targets, {})->read_decider(hashes) == nullptr);
+}
+
+TEST_CASE("GPU part decisions: databases of random parameters, as the CPU on the whole database") {
+  std::mt19937_64 rng(20261127);
+  for (int round = 0; round < 2; ++round) {
+    const pipeline::BuildOptions b = test::random_build_options(rng, 300);
+    INFO(test::parameters_of(b));
+    const db::Database db = pipeline::build_database(b);
+    test::ScratchDir dir("gpu_part_decisions_random");
+    db::save(db, dir / "random.mwdb");
+    pipeline::ClassifierOptions evidence;
+    evidence.evidence = true;
+    require_same_decisions(db, dir / "random.mwdb", evidence);
+  }
+}
 
 TEST_CASE("GPU part hits: test_data, 1-3 parts, equal the CPU's read by read") {
   const db::Database& db = test::test_database();

@@ -5,6 +5,9 @@
 // bounded buffer, appended to the batch's BatchHits (each feature's list
 // where its list_start says).
 //
+// Or, as a PartReadDecider, the hits stay on the GPU: the walk's reads go up
+// once and are decided there (kept_chunks.hpp), on the same part slots.
+//
 // Parts on the GPU: two slots. A part still in a slot is used again without
 // an upload (with two parts, every walk after the first two uploads); a part
 // used goes into the slot not in use, so the one in use stays while the GPU
@@ -24,11 +27,13 @@
 #include "metawarp/cuda/device_buffer.hpp"
 #include "metawarp/cuda/error.hpp"
 #include "metawarp/cuda/grow.hpp"
+#include "metawarp/cuda/memory_pool.hpp"
 #include "metawarp/cuda/pinned_buffer.hpp"
 #include "metawarp/cuda/stream.hpp"
 #include "metawarp/host/background_task.hpp"
 #include "metawarp/host/clock.hpp"
 #include "pipeline/gpu/device_database.hpp"
+#include "pipeline/gpu/kept_chunks.hpp"
 #include "pipeline/gpu/selected_gpu.hpp"
 #include "pipeline/query/gpu_query.hpp"
 
@@ -63,7 +68,11 @@ struct PartSlot {
   bool holds(const db::IndexPart& part) const { return index && same_part(where, part); }
 };
 
-class GpuCollector final : public GpuHitCollector {
+// Lanes of the kept chunks: they overlap one another's copies, kernels and
+// the host's part of the decisions (as the resident engine's 8 lanes).
+constexpr unsigned kept_lanes = 8;
+
+class GpuCollector final : public GpuHitCollector, public PartReadDecider {
  public:
   GpuCollector(std::span<const db::Target> targets, const ShardLayout& layout)
       : devices_(gpu::open_gpus(layout)),  // first: the stream and buffers live on devices[0]
@@ -97,6 +106,7 @@ class GpuCollector final : public GpuHitCollector {
       upload(part, where, slots_[target]);
     } catch (const std::runtime_error&) {
       slots_[1 - target].index.reset();  // one part on the GPU at a time, then
+      cuda::trim_device_pools();  // and what the pool keeps of the reads' chunks freed
       try {
         upload(part, where, slots_[target]);
       } catch (const std::runtime_error& e) {
@@ -153,6 +163,42 @@ class GpuCollector final : public GpuHitCollector {
   }
 
   GpuPartStats stats() const override { return stats_; }
+
+  PartReadDecider* read_decider(const ClassifierOptions& options) override {
+    return options.found_features ? nullptr : this;  // the features' hashes are the host's
+  }
+
+  void start(const Classifier& classifier,
+             std::span<const std::span<const ReadView>> batches) override {
+    host::Stopwatch clock;
+    if (!kept_)
+      kept_.emplace(devices_.front(), window_base_, GpuQueryOptions{}.chunk_bases, kept_lanes);
+    kept_->start(classifier, batches);
+    stats_.decide_seconds += clock.lap();
+  }
+
+  void collect() override {
+    if (!slots_[current_].index)
+      throw std::logic_error("GpuHitCollector: collect() before use_part()");
+    if (!kept_) throw std::logic_error("GpuHitCollector: collect() before start()");
+    host::Stopwatch clock;
+    const std::uint64_t hits_before = kept_->stats().hits;
+    kept_->collect(index().view(0));
+    stats_.kept_hits += kept_->stats().hits - hits_before;
+    stats_.lookup_seconds += clock.lap();
+    // The prefetched part's host copy is valid until now (PartHitCollector).
+    finish_prefetch();
+  }
+
+  void finish(std::span<const std::span<ReadResult>> results) override {
+    if (!kept_) throw std::logic_error("GpuHitCollector: finish() before start()");
+    host::Stopwatch clock;
+    kept_->finish(results);
+    stats_.decide_seconds += clock.lap();
+    stats_.kept_walks += 1;
+  }
+
+  std::uint64_t held_bytes() const override { return kept_ ? kept_->held_bytes() : 0; }
 
  private:
   const gpu::DeviceDatabase& index() const { return *slots_[current_].index; }
@@ -260,6 +306,7 @@ class GpuCollector final : public GpuHitCollector {
   cuda::device_buffer<std::uint64_t> positions_;
   cuda::device_buffer<sketch::Location> hits_;
   std::array<PartSlot, 2> slots_;
+  std::optional<gpu::KeptChunks> kept_;  // as a PartReadDecider, once started
   std::size_t current_ = 0;  // the slot collect() looks in
   index::FeatureRange range_;
   GpuPartStats stats_;  // the prefetch's thread writes largest_part_bytes, joined before read

@@ -26,6 +26,7 @@
 #include "metawarp/host/channel.hpp"
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/thread_group.hpp"
+#include "pipeline/gpu/chunk_decider.hpp"
 #include "pipeline/gpu/device_database.hpp"
 #include "pipeline/gpu/selected_gpu.hpp"
 #include "pipeline/gpu_available.hpp"
@@ -35,10 +36,8 @@ namespace metawarp::pipeline {
 namespace {
 
 using cuda::grow_to;
+using gpu::DeviceTaxa;
 using kernels::QuerySequence;
-
-// A chunk never holds more reads than this (sizes the per-read arrays).
-constexpr std::size_t max_chunk_reads = std::size_t(1) << 20;
 
 class GpuEngine;
 
@@ -65,81 +64,31 @@ class GpuLane {
  private:
   void run_chunk(std::span<const ReadView> reads, std::span<ReadResult> results,
                  std::uint64_t bases);
-  std::uint64_t pack(std::span<const ReadView> reads);
-  void finish(std::span<const ReadView> reads, std::span<ReadResult> results);
-  // Read r's feature taxa from the chunk's (host_taxa_), in the sketch's
-  // order; returns how many are mate 1's.
-  std::uint32_t read_taxa(std::size_t r, std::vector<classify::taxon_node_t>& taxa) const;
-  // The evidence from the feature taxa computed on the device (read_taxa), not
-  // from a second lookup of the read on the host; not with
-  // --report-minimizer-data, which needs each feature's hash as well.
-  bool taxa_from_device() const;
 
   const GpuEngine* engine_ = nullptr;
   std::size_t device_index_;  // in the layout's devices
   cuda::stream stream_;
   GpuQueryStats stats_;
-  cuda::event start_, uploaded_, counted_, sorted_, scored_, downloaded_;
+  cuda::event start_, uploaded_, counted_;
 
   cuda::pinned_buffer<char> host_bases_;
   cuda::pinned_buffer<QuerySequence> host_sequences_;
   cuda::pinned_buffer<std::uint64_t> host_total_;
-  cuda::pinned_buffer<classify::Candidate> host_top_;
-  cuda::pinned_buffer<std::uint32_t> host_top_counts_;
-  cuda::pinned_buffer<std::uint32_t> host_hit_counts_;
-  cuda::pinned_buffer<classify::taxon_node_t> host_taxa_;  // taxa_from_device() only
-  cuda::pinned_buffer<std::uint8_t> host_window_features_;  // taxa_from_device() only
   std::vector<std::uint32_t> read_windows_;
-  cuda::pinned_buffer<std::uint32_t> host_matched_;  // Classifier::match_rule() only
-  ReadStage evidence_stage_;  // a read's lists for its evidence, on the host
-  std::vector<classify::taxon_node_t> read_taxa_;  // a read's feature taxa
 
   cuda::device_buffer<char> bases_;
   cuda::device_buffer<QuerySequence> sequences_;
   cuda::device_buffer<kernels::ListRange> ranges_;
-  cuda::device_buffer<std::uint8_t> window_features_;
-  cuda::device_buffer<classify::taxon_node_t> feature_taxa_;
+  cuda::device_buffer<std::uint8_t> window_features_;  // with the evidence from the device
   cuda::device_buffer<std::uint64_t> window_hits_;
   cuda::device_buffer<std::uint64_t> window_offsets_;
   cuda::device_buffer<std::uint64_t> read_offsets_;
-  cuda::device_buffer<std::uint64_t> large_read_ends_;
-  cuda::device_buffer<std::uint32_t> keys_;
-  cuda::device_buffer<std::uint32_t> keys_sorted_;
-  cuda::device_buffer<sketch::Location> hits_;
   kernels::CubScratch scratch_;
-  cuda::device_buffer<classify::Candidate> top_;
-  cuda::device_buffer<std::uint32_t> top_counts_;
-  cuda::device_buffer<std::uint32_t> hit_counts_;
   // The matched-bases rule (Classifier::match_rule()): each window feature's
-  // read position, the kernel's sorted positions, each read's matched bases.
+  // read position.
   cuda::device_buffer<std::uint32_t> positions_;
-  cuda::device_buffer<std::uint32_t> matched_positions_;
-  cuda::device_buffer<std::uint32_t> matched_;
+  gpu::ChunkDecider decider_;  // gather, sort, score, download, finish
 };
-
-// The taxonomy arrays classify::feature_taxon_of needs, on one GPU.
-struct DeviceTaxa {
-  cuda::device_buffer<classify::taxon_node_t> target_node, parent;
-  cuda::device_buffer<std::uint32_t> depth;
-  classify::TaxonTree tree() const { return {parent.data(), depth.data()}; }
-};
-
-// Uploads `taxa` to each of `devices` (the same index as the lanes'); leaves
-// the first selected.
-std::vector<DeviceTaxa> upload_taxa(const std::vector<gpu::SelectedGpu>& devices,
-                                    const TaxonArrays& taxa) {
-  std::vector<DeviceTaxa> out(devices.size());
-  for (std::size_t d = 0; d < devices.size(); ++d) {
-    devices[d].select();
-    cuda::stream stream;
-    out[d].target_node = cuda::copy_to_device(std::span(taxa.target_node), stream);
-    out[d].parent = cuda::copy_to_device(std::span(taxa.parent), stream);
-    out[d].depth = cuda::copy_to_device(std::span(taxa.depth), stream);
-    cuda::check(cudaStreamSynchronize(stream), "uploading the taxonomy");
-  }
-  devices[0].select();
-  return out;
-}
 
 // The engine's lanes, round-robin over the layout's GPUs (`devices`, open),
 // made on the calling thread, which keeps the first GPU selected.
@@ -251,7 +200,7 @@ class GpuEngine final : public GpuQueryEngine {
   // evidence (a classifier without it has none: Classifier's constructor).
   void upload_taxa_if_needed() {
     if (taxa_.empty() && classifier_->options().needs_evidence())
-      taxa_ = upload_taxa(devices_, classifier_->taxa());
+      taxa_ = gpu::upload_taxa(devices_, classifier_->taxa());
   }
 
   std::vector<gpu::SelectedGpu> devices_;  // first: everything below lives on them
@@ -293,40 +242,11 @@ std::unique_ptr<BatchClassifier> GpuEngine::make_classifier() const {
 
 void GpuLane::classify(std::span<const ReadView> reads, std::span<ReadResult> results) {
   for (std::size_t first = 0; first < reads.size();) {
-    std::size_t last = first;
     std::uint64_t bases = 0;
-    while (last < reads.size() && last - first < max_chunk_reads) {
-      const std::uint64_t b = reads[last].mate1.size() + reads[last].mate2.size();
-      if (last > first && bases + b > engine_->gpu().chunk_bases) break;
-      bases += b;
-      ++last;
-    }
-    run_chunk(reads.subspan(first, last - first), results.subspan(first, last - first), bases);
-    first = last;
+    const std::size_t count = gpu::chunk_end(reads.subspan(first), engine_->gpu().chunk_bases, bases);
+    run_chunk(reads.subspan(first, count), results.subspan(first, count), bases);
+    first += count;
   }
-}
-
-// Bases of both mates into the pinned buffer; returns the chunk's windows.
-std::uint64_t GpuLane::pack(std::span<const ReadView> reads) {
-  const sketch::SketchParams& p = engine_->params();
-  QuerySequence* seqs = host_sequences_.data();
-  read_windows_.resize(reads.size());
-  std::uint64_t offset = 0, windows = 0;
-  for (std::size_t r = 0; r < reads.size(); ++r) {
-    std::uint32_t read_windows = 0;
-    int m = 0;
-    for (std::string_view mate : {reads[r].mate1, reads[r].mate2}) {
-      if (!mate.empty()) std::memcpy(host_bases_.data() + offset, mate.data(), mate.size());
-      seqs[2 * r + m++] = QuerySequence{offset, mate.size(), windows};
-      const std::uint64_t count = sketch::window_count(mate.size(), p);
-      windows += count;
-      read_windows += std::uint32_t(count);  // as Classifier::sketch counts them
-      offset += mate.size();
-    }
-    read_windows_[r] = read_windows;
-  }
-  seqs[2 * reads.size()] = QuerySequence{offset, 0, windows};
-  return windows;
 }
 
 void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> results,
@@ -335,10 +255,10 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   const std::uint32_t n = std::uint32_t(reads.size());
   const std::uint32_t sequences = 2 * n + 1;
   const sketch::SketchParams& p = engine_->params();
-  const std::uint32_t max_candidates = engine_->options().max_candidates;
   grow_to(host_bases_, bases);
   grow_to(host_sequences_, sequences);
-  const std::uint64_t windows = pack(reads);
+  const std::uint64_t windows =
+      gpu::pack_reads(reads, p, host_bases_.data(), host_sequences_.data(), read_windows_);
   stats_.pack_seconds += pack_clock.lap();
 
   grow_to(bases_, bases);
@@ -347,27 +267,11 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   grow_to(window_hits_, windows + 1);
   grow_to(window_offsets_, windows + 1);
   grow_to(read_offsets_, n + 1);
-  grow_to(large_read_ends_, n);
-  grow_to(top_, std::uint64_t(n) * max_candidates);
-  grow_to(top_counts_, n);
-  grow_to(hit_counts_, n);
-  grow_to(host_top_, std::uint64_t(n) * max_candidates);
-  grow_to(host_top_counts_, n);
-  grow_to(host_hit_counts_, n);
-  const bool match = engine_->classifier().match_rule();
-  if (match) {
-    grow_to(positions_, windows * p.sketch_size);
-    grow_to(matched_positions_, windows * p.sketch_size);
-    grow_to(matched_, n);
-    grow_to(host_matched_, n);
-  }
-  const bool taxa = taxa_from_device();
-  if (taxa) {
-    grow_to(window_features_, windows);
-    grow_to(host_window_features_, windows);
-    grow_to(feature_taxa_, windows * p.sketch_size);
-    grow_to(host_taxa_, windows * p.sketch_size);
-  }
+  const Classifier& classifier = engine_->classifier();
+  const bool match = classifier.match_rule();
+  if (match) grow_to(positions_, windows * p.sketch_size);
+  const bool taxa = gpu::taxa_from_device(classifier.options());
+  if (taxa) grow_to(window_features_, windows);
 
   const cudaStream_t stream = stream_;
   const kernels::QueryChunkView chunk{bases_.data(),          sequences_.data(),
@@ -389,110 +293,20 @@ void GpuLane::run_chunk(std::span<const ReadView> reads, std::span<ReadResult> r
   counted_.synchronize();  // the gather buffers are sized by the total
   const std::uint64_t total = host_total_[0];
   stats_.hits += total;
-
-  grow_to(keys_, total);
-  grow_to(keys_sorted_, total);
-  grow_to(hits_, total);
-  const kernels::CandidateParams cp{p.stride(), engine_->options().insert_size, max_candidates};
-  kernels::gather_sorted_hits(chunk, p.sketch_size, index, cp, total, keys_.data(),
-                              keys_sorted_.data(), large_read_ends_.data(), hits_.data(),
-                              scratch_, stream);
-  sorted_.record(stream);
-  kernels::score_candidates(chunk, hits_.data(), cp, top_.data(), top_counts_.data(), hit_counts_.data(), stream);
-  if (match)
-    kernels::matched_bases(chunk, p.sketch_size, p.k, index, cp, top_.data(), top_counts_.data(),
-                           matched_positions_.data(), matched_.data(), stream);
-  if (taxa) {
-    const DeviceTaxa& t = engine_->taxa(device_index_);
-    kernels::feature_taxa(chunk, p.sketch_size, index, t.target_node.data(), t.tree(),
-                          feature_taxa_.data(), stream);
-  }
-  scored_.record(stream);
-  top_.copy_to_host(host_top_.data(), std::uint64_t(n) * max_candidates, stream);
-  top_counts_.copy_to_host(host_top_counts_.data(), n, stream);
-  hit_counts_.copy_to_host(host_hit_counts_.data(), n, stream);
-  if (match) matched_.copy_to_host(host_matched_.data(), n, stream);
-  if (taxa) {
-    feature_taxa_.copy_to_host(host_taxa_.data(), windows * p.sketch_size, stream);
-    window_features_.copy_to_host(host_window_features_.data(), windows, stream);
-  }
-  downloaded_.record(stream);
-  cuda::check(cudaStreamSynchronize(stream), "running the GPU query kernels");
+  decider_.decide(chunk, total, index, classifier, taxa ? &engine_->taxa(device_index_) : nullptr,
+                  counted_, stream, stats_);
 
   stats_.chunks += 1;
   stats_.reads += n;
-  // Timing is best effort: a tool or driver without event timing must not
-  // stop the classification.
-  auto seconds = [](const cuda::event& from, const cuda::event& to) {
-    float ms = 0;
-    if (cudaEventElapsedTime(&ms, from.get(), to.get()) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return 0.0;
-    }
-    return double(ms) / 1e3;
-  };
-  stats_.copy_in_seconds += seconds(start_, uploaded_);
-  stats_.sketch_lookup_seconds += seconds(uploaded_, counted_);
-  stats_.gather_sort_seconds += seconds(counted_, sorted_);
-  stats_.candidates_seconds += seconds(sorted_, scored_);
-  stats_.copy_out_seconds += seconds(scored_, downloaded_);
-  finish(reads, results);
+  stats_.copy_in_seconds += gpu::seconds_between(start_, uploaded_);
+  stats_.sketch_lookup_seconds += gpu::seconds_between(uploaded_, counted_);
+  // The host's part: Classifier::finish, the one that fills a result on
+  // every engine, from the candidates the device decided.
+  host::Stopwatch clock;
+  decider_.finish(reads, results, classifier, host_sequences_.data(), read_windows_);
+  stats_.assign_seconds += clock.lap();
   engine_->add(stats_);
   stats_ = GpuQueryStats();
-}
-
-// The host's part: Classifier::finish, the one that fills a result on
-// every engine, from the candidates the device decided.
-void GpuLane::finish(std::span<const ReadView> reads, std::span<ReadResult> results) {
-  host::Stopwatch clock;
-  const Classifier& classifier = engine_->classifier();
-  const std::uint32_t max_candidates = engine_->options().max_candidates;
-  const bool evidence = classifier.options().needs_evidence();
-  const bool device_taxa = taxa_from_device();
-  for (std::size_t r = 0; r < reads.size(); ++r) {
-    // The best candidate's matched bases: the device's (kernels::matched_bases).
-    const ReadDecision decision{
-        read_windows_[r], host_hit_counts_[r],
-        std::span<const classify::Candidate>(host_top_.data() + r * max_candidates,
-                                             host_top_counts_[r]),
-        !reads[r].mate2.empty(), reads[r].mate1.size() + reads[r].mate2.size(),
-        classifier.match_rule() ? host_matched_[r] : 0};
-    // The evidence column and --confidence need each feature's taxon: from
-    // the device, which computed it over the list it found; with
-    // --report-minimizer-data each feature is looked up again by the CPU
-    // classifier's own code, which also gives the features' hashes.
-    FeatureEvidence features;
-    if (evidence && device_taxa) {
-      features.mate1_features = read_taxa(r, read_taxa_);
-      features.taxa = read_taxa_;
-    } else if (evidence) {
-      classifier.look_up(reads[r].mate1, reads[r].mate2, evidence_stage_);
-      features = {evidence_stage_.features, evidence_stage_.lists, {},
-                  evidence_stage_.shape.mate1_features};
-    }
-    classifier.finish(decision, features, results[r]);
-  }
-  stats_.assign_seconds += clock.lap();
-}
-
-bool GpuLane::taxa_from_device() const {
-  const ClassifierOptions& options = engine_->classifier().options();
-  return options.needs_evidence() && !options.found_features;
-}
-
-std::uint32_t GpuLane::read_taxa(std::size_t r, std::vector<classify::taxon_node_t>& taxa) const {
-  const std::uint32_t s = engine_->params().sketch_size;
-  const QuerySequence* seqs = host_sequences_.data();
-  const std::uint64_t first = seqs[2 * r].window_prefix, mate2 = seqs[2 * r + 1].window_prefix,
-                      end = seqs[2 * r + 2].window_prefix;
-  taxa.clear();
-  std::uint32_t mate1_features = 0;
-  for (std::uint64_t w = first; w < end; ++w) {
-    if (w == mate2) mate1_features = std::uint32_t(taxa.size());
-    const classify::taxon_node_t* window = host_taxa_.data() + w * s;
-    taxa.insert(taxa.end(), window, window + host_window_features_[w]);
-  }
-  return mate2 == end ? std::uint32_t(taxa.size()) : mate1_features;
 }
 
 }  // namespace

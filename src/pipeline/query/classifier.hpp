@@ -266,6 +266,7 @@ class Classifier {
   const std::vector<classify::TargetLineage>& lineages() const { return lineages_; }
   const TaxonArrays& taxa() const { return taxa_; }
   const ClassifierOptions& options() const { return options_; }
+  const sketch::SketchParams& sketch_params() const { return db_.params.sketch; }
 
  private:
   // The stages of classify(): sketch and prefetch slots, probe the slots,

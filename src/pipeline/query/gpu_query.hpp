@@ -97,7 +97,11 @@ GpuLoadedDatabase load_for_gpu_query(const std::filesystem::path& path,
 // fit); collect() sends the reads' features,
 // looks them up and gathers their locations on the GPU (the first of the
 // layout; the others' shards through peer access) and brings every read's
-// hits back. The same hits as make_cpu_hit_collector.
+// hits back. The same hits as make_cpu_hit_collector. Unless the options
+// list the features' hashes (--report-minimizer-data), it is also a
+// PartReadDecider (read_decider()): the reads go to the GPU once per walk,
+// their hits stay there while the parts pass, and the resident engine's
+// kernels decide them (pipeline/gpu/kept_chunks.hpp).
 struct GpuPartStats {
   std::uint64_t parts_uploaded = 0;      // prefetched ones included
   std::uint64_t parts_reused = 0;        // used while still on the GPU: no upload
@@ -110,6 +114,11 @@ struct GpuPartStats {
   double upload_seconds = 0;    // parts to the GPU, lookups built
   double lookup_seconds = 0;    // features to the GPU, lookup, count, scan, gather
   double download_seconds = 0;  // hits (and their positions) back to the host
+  // As a PartReadDecider (the hits kept on the GPU): walks decided there, and
+  // the time to send their reads and decide them (lookups: lookup_seconds).
+  std::uint64_t kept_walks = 0;
+  std::uint64_t kept_hits = 0;  // found and kept on the GPU
+  double decide_seconds = 0;
 };
 
 class GpuHitCollector : public PartHitCollector {

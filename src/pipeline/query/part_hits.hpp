@@ -63,9 +63,38 @@ void decide_reads(const Classifier& classifier, const SketchedBatch& batch, cons
                   std::span<ReadResult> results, ClassifierScratch& scratch,
                   std::vector<std::span<const sketch::Location>>& lists);
 
+// What a collector that keeps the hits where it finds them does instead (the
+// GPU's: the reads' hits stay on the device while the parts pass, and the
+// reads are decided there by the resident engine's kernels). The streamed
+// engine hands it a walk's reads, not their sketches:
+//   start(reads); for each part: use_part, collect(); finish(results).
+class PartReadDecider {
+ public:
+  virtual ~PartReadDecider() = default;
+  // The reads of a walk, batch by batch (each valid until finish()); replaces
+  // the last walk's.
+  virtual void start(const Classifier& classifier,
+                     std::span<const std::span<const ReadView>> batches) = 0;
+  // Every read of the walk looked up in the current part (use_part).
+  virtual void collect() = 0;
+  // After the last part: results[b][i] for read i of batch b, as
+  // Classifier::classify on the whole database gives it.
+  virtual void finish(std::span<const std::span<ReadResult>> results) = 0;
+  // The bytes the walk's reads hold (on the device), for the super-batches'
+  // budget.
+  virtual std::uint64_t held_bytes() const = 0;
+};
+
 class PartHitCollector {
  public:
   virtual ~PartHitCollector() = default;
+  // The collector as a PartReadDecider where it decides reads classified
+  // with `options`, else nullptr (the CPU's; the GPU's with
+  // --report-minimizer-data, whose features' hashes only the host has).
+  virtual PartReadDecider* read_decider(const ClassifierOptions& options) {
+    (void)options;
+    return nullptr;
+  }
   // The part collect() looks in from now on; `part` (the part `where` of the
   // plan) stays valid until the next call.
   virtual void use_part(const db::FeatureIndex& part, const db::IndexPart& where) = 0;

@@ -166,13 +166,61 @@ class PartitionedGroups final : public GroupClassifier {
 
   void classify_group(BatchGroup& super) {
     ClassifyState& state = state_;
-    PartitionStats& stats = stats_;
     const std::size_t count = super.count;
     if (state.parsed.size() < count) {
       state.parsed.resize(count);
       state.sketches.resize(count);
       state.hits.resize(count);
     }
+    if (PartReadDecider* decider = collector_.read_decider(classifier_.options()))
+      classify_kept(super, *decider);
+    else
+      classify_collected(super);
+  }
+
+  // The reads' hits kept by the collector (PartReadDecider): one walk over
+  // the parts, the reads decided where the hits are.
+  void classify_kept(BatchGroup& super, PartReadDecider& decider) {
+    ClassifyState& state = state_;
+    PartitionStats& stats = stats_;
+    const std::size_t count = super.count;
+    host::Stopwatch clock;
+    std::vector<std::span<const ReadView>> reads(count);
+    std::vector<std::span<ReadResult>> results(count);
+    host::parallel_for(count, threads_, [&](std::size_t b) {
+      ParsedBatch& parsed = state.parsed[b];
+      if (!parse_batch(options_, layout_, *super.batches[b], parsed)) return;
+      reads[b] = parsed.reads;
+      results[b] = parsed.results;
+    });
+    parse_seconds_ += clock.lap();
+    decider.start(classifier_, reads);
+    const double loads_before = stats.load_seconds;
+    walk(state, stats, [&] { decider.collect(); });
+    const double collected = clock.lap() - (stats.load_seconds - loads_before);
+    decider.finish(results);
+    host::parallel_for(count, threads_, [&](std::size_t b) {
+      writer_.format(*super.batches[b], state.parsed[b], layout_ != io::ReadLayout::single);
+    });
+    const double decided = clock.lap();
+    // What the next super-batches are cut by: the reads' text, results and
+    // output on the host, their hits where the collector keeps them.
+    const std::uint64_t held = held_bytes(super, state, Held::capacity) + decider.held_bytes();
+    stats.largest_super_batch_bytes = std::max(stats.largest_super_batch_bytes, held);
+    stats.largest_hits_bytes = std::max(stats.largest_hits_bytes, decider.held_bytes());
+    ++stats.super_batches;
+    stats.walks += 1;
+    stats.collect_seconds += collected;
+    stats.decide_seconds += decided;
+    classify_seconds_ += collected + decided;
+    measure(super, held_bytes(super, state, Held::size) + decider.held_bytes());
+  }
+
+  // The hits brought to the host (PartHitCollector::collect), decided there.
+  void classify_collected(BatchGroup& super) {
+    ClassifyState& state = state_;
+    PartitionStats& stats = stats_;
+    const std::size_t count = super.count;
     // Hits kept from a larger super-batch would count against this one's budget.
     for (std::size_t b = count; b < state.hits.size(); ++b) state.hits[b] = BatchHits{};
 
@@ -221,27 +269,29 @@ class PartitionedGroups final : public GroupClassifier {
     stats.collect_seconds += collected;
     stats.decide_seconds += decided;
     classify_seconds_ += collected + decided;
-    // The next super-batches' estimate: the most any needed per byte of text
-    // (its hits of every walk, as if it had taken one).
     stats.largest_super_batch_bytes = std::max(stats.largest_super_batch_bytes, peak);
-    if (super.text_bytes > 0) {
-      const std::uint64_t needed = held_bytes(super, state, Held::size) -
-                                   hit_bytes(state, 0, count, Held::size) + hits_in_use;
-      const double measured = double(needed) / double(super.text_bytes);
-      bytes_per_text_byte_ = super_batches_measured_++ == 0
-                                 ? measured
-                                 : std::max(measured, bytes_per_text_byte_.load());
-    }
+    // Its hits of every walk, as if it had taken one.
+    measure(super, held_bytes(super, state, Held::size) - hit_bytes(state, 0, count, Held::size) +
+                       hits_in_use);
   }
 
-  // Batches [first, end) through every part; `end` is lowered where what is
-  // held passes the budget (see classify()).
-  void walk_parts(BatchGroup& super, ClassifyState& state, std::size_t first, std::size_t& end,
-                  std::uint64_t& peak, PartitionStats& stats) {
+  // The next super-batches' estimate: the most any needed (`needed` bytes
+  // for this one) per byte of text.
+  void measure(const BatchGroup& super, std::uint64_t needed) {
+    if (super.text_bytes == 0) return;
+    const double measured = double(needed) / double(super.text_bytes);
+    bytes_per_text_byte_ = super_batches_measured_++ == 0
+                               ? measured
+                               : std::max(measured, bytes_per_text_byte_.load());
+  }
+
+  // Every part in turn, given to the collector (PartCache: from memory or
+  // the file), the walk's next part prefetched, then look(). Every other
+  // walk goes backwards, so the part left in memory by one is the first the
+  // next needs.
+  template <class Look>
+  void walk(ClassifyState& state, PartitionStats& stats, Look look) {
     const bool backwards = state.walks++ % 2 == 1;
-    const std::uint64_t others =
-        held_bytes(super, state, Held::capacity) - hit_bytes(state, first, end, Held::capacity);
-    const std::size_t least = first + (end - first + 1) / 2;  // batches kept at least
     for (std::size_t i = 0; i < parts_.size(); ++i) {
       const std::size_t p = backwards ? parts_.size() - 1 - i : i;
       host::Stopwatch clock;
@@ -260,6 +310,20 @@ class PartitionedGroups final : public GroupClassifier {
       // The walk's next part may come in while this one is looked in (the
       // next walk starts with this walk's last part: nothing to bring).
       if (i + 1 < parts_.size()) state.parts->prefetch(backwards ? p - 1 : p + 1, collector_);
+      look();
+    }
+    stats.kept_parts = std::max(stats.kept_parts, state.parts->kept_parts());
+    stats.kept_bytes = std::max(stats.kept_bytes, state.parts->kept_bytes());
+  }
+
+  // Batches [first, end) through every part; `end` is lowered where what is
+  // held passes the budget (see classify()).
+  void walk_parts(BatchGroup& super, ClassifyState& state, std::size_t first, std::size_t& end,
+                  std::uint64_t& peak, PartitionStats& stats) {
+    const std::uint64_t others =
+        held_bytes(super, state, Held::capacity) - hit_bytes(state, first, end, Held::capacity);
+    const std::size_t least = first + (end - first + 1) / 2;  // batches kept at least
+    walk(state, stats, [&] {
       collector_.collect(std::span(state.sketches).subspan(first, end - first),
                          std::span(state.hits).subspan(first, end - first));
       std::uint64_t held = others + hit_bytes(state, first, end, Held::capacity);
@@ -268,13 +332,11 @@ class PartitionedGroups final : public GroupClassifier {
         state.hits[end] = BatchHits{};
       }
       peak = std::max(peak, held);
-    }
+    });
     std::uint64_t hits = 0;
     for (std::size_t b = first; b < end; ++b)
       hits += state.hits[b].locations.size() * sizeof(sketch::Location);
     stats.largest_hits_bytes = std::max(stats.largest_hits_bytes, hits);
-    stats.kept_parts = std::max(stats.kept_parts, state.parts->kept_parts());
-    stats.kept_bytes = std::max(stats.kept_bytes, state.parts->kept_bytes());
   }
 
   // Every read's hits over all parts, decided as Classifier::classify does,
