@@ -17,9 +17,16 @@
 // Keys: n / values-per-key distinct keys, each with values-per-key values;
 // the retrieval asks for every distinct key once (n values come back).
 // Positions [0, distinct) hold every distinct key once (the queries); where
-// the other copies sit is --order: `scattered` (default) spreads them by a
-// bijection over the remaining positions; `strided` (the generator before
-// this option) puts copy c of key j at c * distinct + j. With the table's
+// the other copies sit is --order: `shuffled` (default) spreads them with no
+// fixed distance between copies of a key, as a key's copies come in a real
+// build (a k-mer of several genomes); `scattered` spreads them by a
+// bijection over the remaining positions, but with rest = n - distinct a
+// multiple of distinct its copies 2, 3, 4 of a key sit exactly `distinct`
+// positions apart, 2^25 at n = 2^27: the insert grid's stride, so a 1-shard
+// insert finds a key's window in cache more often than a shard's received
+// pairs do (issue 28: 18.4 ms against 25.7 for the same pairs shuffled,
+// which is what a shard's own pairs take); `strided` (the first generator)
+// puts copy c of key j at c * distinct + j. With the table's
 // grid capped at 2^20 blocks (2^25 groups of 8) and distinct = 2^25
 // (n = 2^27, 4 values per key) `strided` has one group insert a key's 4
 // copies back to back, the last 3 finding the key's window in cache. A
@@ -87,6 +94,12 @@ namespace {
 using Table = mwt::MultiValueHashTable<uint64_t, uint64_t>;
 using Dist = mwd::DistributedTable<Table>;
 
+enum class KeyOrder { strided, scattered, shuffled };
+
+const char* order_name(KeyOrder order) {
+  return order == KeyOrder::strided ? "strided" : order == KeyOrder::scattered ? "scattered" : "shuffled";
+}
+
 struct Options {
   uint64_t n = uint64_t(1) << 27;
   std::vector<unsigned> shards = {1, 2, 4, 8};
@@ -96,7 +109,7 @@ struct Options {
   bool weak = false;   // n pairs per shard, inserted from the shards' own GPUs
   unsigned repeat = 3; // measured runs per shard count, after one warm-up
   bool verbose = false;  // per-shard table times; the plain insert beside the others
-  bool strided = false;  // --order strided: copy c of key j at c * distinct + j
+  KeyOrder order = KeyOrder::shuffled;  // --order
 };
 
 Options parse(int argc, char** argv) {
@@ -121,10 +134,10 @@ Options parse(int argc, char** argv) {
       o.verbose = true;
     } else if (arg == "--order") {
       const std::string order = next();
-      if (order != "scattered" && order != "strided") {
-        throw std::invalid_argument("--order is scattered or strided, not " + order);
-      }
-      o.strided = order == "strided";
+      if (order == "scattered") o.order = KeyOrder::scattered;
+      else if (order == "strided") o.order = KeyOrder::strided;
+      else if (order == "shuffled") o.order = KeyOrder::shuffled;
+      else throw std::invalid_argument("--order is scattered, strided or shuffled, not " + order);
     } else if (arg == "--repeat") {
       o.repeat = unsigned(std::stoul(next()));
     } else if (arg == "--shards") {
@@ -135,7 +148,7 @@ Options parse(int argc, char** argv) {
       throw std::invalid_argument("unknown option " + arg +
                                   " (--n N --shards 1,2,4,8 --values-per-key R --load F"
                                   " --gpus G --weak --repeat R --verbose"
-                                  " --order scattered|strided)");
+                                  " --order scattered|strided|shuffled)");
     }
   }
   if (o.n == 0 || o.values_per_key == 0 || o.values_per_key > o.n || o.shards.empty() ||
@@ -166,11 +179,13 @@ double copy_bandwidth() {
 // key i = mix(first_key + index(i)) (never a sentinel), value i = i, on the
 // current device. index(i) = i for i < distinct (every key once: the
 // queries); past that, strided: i mod distinct; scattered: the position's
-// image under a bijection of [distinct, n) (multiplication by a prime that
-// does not divide n - distinct), mod distinct, so that no copy of a key sits
-// a fixed distance from another (--order above).
+// image j under a bijection of [0, rest = n - distinct) (multiplication by a
+// prime that does not divide rest), mod distinct; shuffled: j / (rest /
+// distinct) where distinct divides rest (each key's copies are then the
+// positions of rest / distinct consecutive images, which the bijection puts
+// far apart at no fixed distance), else as scattered (--order above).
 void generate(uint64_t n, uint64_t distinct, uint64_t first_key, uint64_t* keys,
-              uint64_t* values, bool strided) {
+              uint64_t* values, KeyOrder order) {
   const uint64_t rest = n - distinct;
   // Three primes near 2^31.5: their product exceeds 2^64, so one of them
   // does not divide rest.
@@ -184,8 +199,10 @@ void generate(uint64_t n, uint64_t distinct, uint64_t first_key, uint64_t* keys,
   mwt::launch_thread_per_item(n, nullptr, [=] __device__(uint64_t i, bool valid) {
     if (!valid) return;
     uint64_t index = i % distinct;
-    if (!strided && i >= distinct) {
-      index = uint64_t((unsigned __int128)(i - distinct) * prime % rest) % distinct;
+    if (order != KeyOrder::strided && i >= distinct) {
+      const uint64_t j = uint64_t((unsigned __int128)(i - distinct) * prime % rest);
+      index = order == KeyOrder::shuffled && rest % distinct == 0 ? j / (rest / distinct)
+                                                                  : j % distinct;
     }
     uint64_t k = mwt::fmix64(first_key + index + 0x9e3779b97f4a7c15ull);
     if (!mwt::KeySentinels<uint64_t>::is_valid(k)) k -= 2;
@@ -335,7 +352,7 @@ void plain_inserts_beside(const Options& o, uint64_t distinct) {
     mwd::DeviceGuard on(g);
     keys[g] = mwc::device_buffer<uint64_t>(o.n);
     values[g] = mwc::device_buffer<uint64_t>(o.n);
-    generate(o.n, distinct, uint64_t(g) * distinct, keys[g].data(), values[g].data(), o.strided);
+    generate(o.n, distinct, uint64_t(g) * distinct, keys[g].data(), values[g].data(), o.order);
     start[g] = std::make_unique<mwc::event>();
     stop[g] = std::make_unique<mwc::event>();
   }
@@ -422,8 +439,8 @@ InsertTiming time_plain_insert(uint64_t capacity, cudaStream_t stream, Insert in
 // the same number of pairs). Shard 0's insert of the `shards`-shard row is
 // replayed on GPU 0 in plain tables, one line each (median of 3):
 //   capacity    the plain and the shard table's slots and load factor;
-//   A, B        the plain table with the shard table's capacity, the bench's
-//               n pairs in --order strided and scattered (the same pairs);
+//   A, B, S     the plain table with the shard table's capacity, the bench's
+//               n pairs in --order strided, scattered and shuffled (the same pairs);
 //   C, D        the pairs shard 0 received (its own segment, then every other
 //               GPU's, as the exchange delivers them: each batch split with
 //               the bench's owner), from a device_buffer in one launch, and
@@ -432,7 +449,9 @@ InsertTiming time_plain_insert(uint64_t capacity, cudaStream_t stream, Insert in
 // A = B = C: neither order nor key set matters, the shard's slowness comes
 // from the distributed run (streams, NCCL beside it); C > A with C = E: the
 // shard's pairs themselves; E > C: pool memory; A > the plain insert: the
-// capacity. A fast and B as slow as C: the strided order's cache reuse.
+// capacity. A < B < S = C (2 x H100: 14.6, 18.4, 25.7, 25.7 ms): the
+// orders' cache reuse; a shard's pairs insert as fast as the same number of
+// pairs in an order without it.
 void insert_experiments(const Options& o, uint64_t distinct, unsigned shards) {
   mwd::DeviceGuard on(0);
   mwc::stream stream;
@@ -451,7 +470,7 @@ void insert_experiments(const Options& o, uint64_t distinct, unsigned shards) {
         split_values(o.n);
     std::vector<mwc::device_buffer<uint64_t>> segment_keys(shards), segment_values(shards);
     for (unsigned s = 0; s < shards; ++s) {
-      generate(o.n, distinct, s * distinct, batch_keys.data(), batch_values.data(), o.strided);
+      generate(o.n, distinct, s * distinct, batch_keys.data(), batch_values.data(), o.order);
       const mwd::SplitOffsets split =
           mwd::multisplit(batch_keys.data(), batch_values.data(), o.n, owner, split_keys.data(),
                           split_values.data(), static_cast<uint64_t*>(nullptr), st);
@@ -496,15 +515,15 @@ void insert_experiments(const Options& o, uint64_t distinct, unsigned shards) {
   }
   {
     mwc::device_buffer<uint64_t> keys(o.n), values(o.n);
-    for (const bool strided : {true, false}) {
-      generate(o.n, distinct, 0, keys.data(), values.data(), strided);
+    for (const KeyOrder order : {KeyOrder::strided, KeyOrder::scattered, KeyOrder::shuffled}) {
+      generate(o.n, distinct, 0, keys.data(), values.data(), order);
       const InsertTiming t = time_plain_insert(shard_capacity, st, [&](Table& table,
                                                                       cudaStream_t s, auto&) {
         table.insert(keys.data(), values.data(), o.n, s);
       });
       std::printf("  %s shard-capacity table, the bench's %llu pairs, %s order: %.2f ms\n",
-                  strided ? "A" : "B", (unsigned long long)o.n,
-                  strided ? "strided" : "scattered", t.ms);
+                  order == KeyOrder::strided ? "A" : order == KeyOrder::scattered ? "B" : "S",
+                  (unsigned long long)o.n, order_name(order), t.ms);
     }
   }
   const InsertTiming one = time_plain_insert(shard_capacity, st, [&](Table& table, cudaStream_t s,
@@ -555,14 +574,14 @@ int main(int argc, char** argv) try {
   cudaDeviceProp prop{};
   mwc::check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
   const uint64_t distinct = o.n / o.values_per_key;
-  std::printf("device %d: %s; %llu u64/u64 pairs, %llu distinct keys (%llu values each), load %.2f\n",
+  std::printf("device %d: %s; %llu u64/u64 pairs, %llu distinct keys (%llu values each, %s order), load %.2f\n",
               device, prop.name, (unsigned long long)o.n, (unsigned long long)distinct,
-              (unsigned long long)o.values_per_key, o.load);
+              (unsigned long long)o.values_per_key, order_name(o.order), o.load);
   const double copy = copy_bandwidth();
   std::printf("reference: device-to-device memcpy %.1f GB/s (read + write)\n", copy / 1e9);
 
   mwc::device_buffer<uint64_t> keys(o.n), values(o.n);
-  generate(o.n, distinct, 0, keys.data(), values.data(), o.strided);
+  generate(o.n, distinct, 0, keys.data(), values.data(), o.order);
   // The retrieval queries: every distinct key once (the first `distinct` keys).
   const uint64_t* queries = keys.data();
 
@@ -620,7 +639,7 @@ int main(int argc, char** argv) try {
         shard_keys[s] = mwc::device_buffer<uint64_t>(o.n);
         shard_values[s] = mwc::device_buffer<uint64_t>(o.n);
         generate(o.n, distinct, s * distinct, shard_keys[s].data(), shard_values[s].data(),
-                 o.strided);
+                 o.order);
         batches[s] = {shard_keys[s].data(), shard_values[s].data(), o.n};
         asked[s] = {shard_keys[s].data(), distinct};
       }

@@ -20,6 +20,7 @@
 #include "db/compact_index.hpp"
 #include "db/file_format.hpp"
 #include "db/parallel_read.hpp"
+#include "metawarp/host/background_task.hpp"
 #include "metawarp/host/large_vector.hpp"
 #include "metawarp/host/parallel_for.hpp"
 
@@ -32,6 +33,8 @@ static_assert(chunk_bytes % sizeof(feature_t) == 0, "a feature never straddles t
 // The index sections stream through a buffer of this many bytes (a multiple
 // of the checksum chunk and of 32, for Checksum64::add on version 1 files).
 constexpr std::size_t stream_window_bytes = 64 * chunk_bytes;
+// Features a plan passes whole or looks at one by one (for_each_length_window).
+constexpr std::size_t length_piece = std::size_t(1) << 16;
 
 std::size_t parts_of(std::size_t chunks, unsigned threads) {
   return threads == 0 ? host::parts_for(chunks, 1) : std::min<std::size_t>(threads, chunks);
@@ -81,10 +84,15 @@ PartialDatabase::PartialDatabase(const std::filesystem::path& path, unsigned thr
     feature_t previous = 0;
     stream_section<feature_t>(features_, threads, [&](const feature_t* f, std::uint64_t first,
                                                       std::size_t n) {
-      for (std::size_t i = 0; i < n && bad_feature == features_.info.count; ++i) {
-        if (first + i > 0 && f[i] <= previous) bad_feature = first + i;
-        previous = f[i];
+      if (bad_feature < features_.info.count || n == 0) return;
+      if (first > 0 && f[0] <= previous) {
+        bad_feature = first;
+        return;
       }
+      const std::size_t i = first_where(1, n, host::parts_for(n, 1 << 20),
+                                        [&](std::size_t j) { return f[j] <= f[j - 1]; });
+      if (i < n) bad_feature = first + i;
+      previous = f[n - 1];
     });
     if (bad_feature < features_.info.count)
       throw std::runtime_error("corrupted feature index: features not strictly ascending at " +
@@ -151,8 +159,18 @@ void PartialDatabase::stream_compact(unsigned threads) {
   const std::uint32_t cw = offsets_.info.element_size, lw = locations_.info.element_size;
   std::uint64_t sum = 0;
   stream_section<char>(offsets_, threads, [&](const char* counts, std::uint64_t, std::size_t n) {
-    sum += compact::sum_counts(counts, n / cw, cw);
-    longest_list_ = std::max(longest_list_, compact::longest_count(counts, n / cw, cw));
+    // The window's counts in parts side by side: the sum and the largest.
+    const std::size_t elements = n / cw, parts = host::parts_for(elements, 1 << 20);
+    std::vector<std::uint64_t> sums(parts, 0), longest(parts, 0);
+    host::parallel_ranges(parts, parts, [&](std::size_t p, std::size_t) {
+      const std::size_t a = elements * p / parts, b = elements * (p + 1) / parts;
+      sums[p] = compact::sum_counts(counts + a * cw, b - a, cw);
+      longest[p] = compact::longest_count(counts + a * cw, b - a, cw);
+    });
+    for (std::size_t p = 0; p < parts; ++p) {
+      sum += sums[p];
+      longest_list_ = std::max(longest_list_, longest[p]);
+    }
   });
   if (sum != locations_.info.count)
     throw std::runtime_error("corrupted feature index: the counts add up to " +
@@ -172,30 +190,52 @@ void PartialDatabase::stream_compact(unsigned threads) {
                              ") outside the targets' windows (" + std::to_string(windows) + ")");
 }
 
-// Reads a section window by window into one buffer, keeping the chunks'
-// checksums; check(elements, index of the first, count) sees each window.
-// Then the section's checksum (as its format version defines it) and padding.
+// Reads a section window by window, keeping the chunks' checksums;
+// check(elements, index of the first, count) sees each window, in order,
+// while the next window is read into a second buffer (the reads and the
+// checks each keep the cores busy; one after the other, the checks of a
+// 10 Gbp database held its streaming to a third of the load's rate). Then
+// the section's checksum (as its format version defines it) and padding.
 template <class T, class Check>
 void PartialDatabase::stream_section(Section& section, unsigned threads, Check check) {
   const IndexSectionInfo& s = section.info;
   const std::string what = "section '" + std::string(section.name) + "'";
   section.chunk_sums.assign(checksum_chunk_count(s.bytes), 0);
-  host::LargeVector<char> buffer = host::make_uninitialized_large_vector<char>(
-      std::min<std::uint64_t>(s.bytes, stream_window_bytes));
+  const std::uint64_t window_bytes = std::min<std::uint64_t>(s.bytes, stream_window_bytes);
+  host::LargeVector<char> buffers[2] = {host::make_uninitialized_large_vector<char>(window_bytes),
+                                        host::make_uninitialized_large_vector<char>(
+                                            s.bytes > stream_window_bytes ? window_bytes : 0)};
+  const auto window_size = [&](std::uint64_t done) {
+    return std::size_t(std::min<std::uint64_t>(stream_window_bytes, s.bytes - done));
+  };
+  bool read_failed = false;  // by the read of the next window (joined before it is looked at)
+  const auto read_window = [&](std::uint64_t done, char* into) {
+    if (!read_chunk_sums(file_.get(), s.offset + done, into, window_size(done),
+                         std::span(section.chunk_sums).subspan(done / chunk_bytes), threads))
+      read_failed = true;
+  };
   Checksum64 whole;  // version 1: one checksum64 over the section
   std::uint64_t whole_sum = 0;
-  for (std::uint64_t done = 0; done < s.bytes || done == 0; done += stream_window_bytes) {
-    const std::size_t n = std::size_t(std::min<std::uint64_t>(stream_window_bytes, s.bytes - done));
-    if (!read_chunk_sums(file_.get(), s.offset + done, buffer.data(), n,
-                         std::span(section.chunk_sums).subspan(done / chunk_bytes), threads))
-      throw std::runtime_error("truncated or unreadable while reading " + what);
-    check(reinterpret_cast<const T*>(buffer.data()), done / sizeof(T), n / sizeof(T));
+  host::BackgroundTask next;  // the next window's read
+  read_window(0, buffers[0].data());
+  for (std::uint64_t done = 0, w = 0; done < s.bytes || done == 0;
+       done += stream_window_bytes, ++w) {
+    next.wait();
+    if (read_failed) throw std::runtime_error("truncated or unreadable while reading " + what);
+    const std::size_t n = window_size(done);
+    const char* window = buffers[w % 2].data();
+    if (done + n < s.bytes)
+      next.start([&, at = done + stream_window_bytes, into = buffers[(w + 1) % 2].data()] {
+        read_window(at, into);
+      });
+    check(reinterpret_cast<const T*>(window), done / sizeof(T), n / sizeof(T));
     if (meta_.version < ff::first_chunked_checksum_version) {
-      if (done + n < s.bytes) whole.add(buffer.data(), n);
-      else whole_sum = whole.finish(buffer.data(), n);
+      if (done + n < s.bytes) whole.add(window, n);
+      else whole_sum = whole.finish(window, n);
     }
     if (s.bytes == 0) break;
   }
+  next.wait();
   const std::uint64_t sum = meta_.version < ff::first_chunked_checksum_version
                                 ? whole_sum
                                 : combine_chunk_checksums(section.chunk_sums);
@@ -271,16 +311,34 @@ void PartialDatabase::read_verified(const Section& section, std::uint64_t begin,
   if (const std::uint64_t c = bad.load(); c < last) throw_mismatch(section, c);
 }
 
-template <class F>
-void PartialDatabase::for_each_list_length(F f) const {
+template <class Visit>
+void PartialDatabase::for_each_length_window(Visit visit) const {
   if (compact()) {
     const std::uint32_t width = offsets_.info.element_size;
     const std::uint64_t window = stream_window_bytes / width, count = offsets_.info.count;
     std::vector<char> counts(std::size_t(std::min(count, window) * width));
+    std::vector<std::uint64_t> sums;
     for (std::uint64_t done = 0; done < count; done += window) {
       const std::size_t n = std::size_t(std::min(window, count - done));
       read_verified(offsets_, done * width, (done + n) * width, counts.data(), 0);
-      for (std::size_t i = 0; i < n; ++i) f(done + i, compact::element_at(counts.data(), i, width));
+      // The read window in pieces of length_piece features, each piece's
+      // locations summed on the cores, then visited in order.
+      const std::size_t pieces = (n + length_piece - 1) / length_piece;
+      sums.assign(pieces, 0);
+      const std::size_t threads = host::parts_for(n, 1 << 20);
+      host::parallel_ranges(pieces, threads, [&](std::size_t a, std::size_t b) {
+        for (std::size_t p = a; p < b; ++p) {
+          const std::size_t begin = p * length_piece, end = std::min(n, begin + length_piece);
+          sums[p] = compact::sum_counts(counts.data() + begin * width, end - begin, width);
+        }
+      });
+      for (std::size_t p = 0; p < pieces; ++p) {
+        const std::size_t begin = p * length_piece, end = std::min(n, begin + length_piece);
+        visit(done + begin, std::uint64_t(end - begin), sums[p], [&](auto f) {
+          for (std::size_t i = begin; i < end; ++i)
+            f(done + i, compact::element_at(counts.data(), i, width));
+        });
+      }
     }
     return;
   }
@@ -292,10 +350,20 @@ void PartialDatabase::for_each_list_length(F f) const {
     const std::size_t n = std::size_t(std::min<std::uint64_t>(window, count - done));
     read_verified(offsets_, done * sizeof(std::uint64_t), (done + n) * sizeof(std::uint64_t),
                   offsets.data(), 0);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (done + i > 0) f(done + i - 1, offsets[i] - previous);
-      previous = offsets[i];
-    }
+    // Offset i ends feature done + i - 1: the window's features are those
+    // its offsets end (the first window's first offset ends none).
+    const std::size_t skip = done == 0 ? 1 : 0;
+    const std::uint64_t before = previous;
+    previous = offsets[n - 1];
+    if (n == skip) continue;
+    visit(done + skip - 1, std::uint64_t(n - skip), offsets[n - 1] - (skip ? offsets[0] : before),
+          [&](auto f) {
+            std::uint64_t last = skip ? offsets[0] : before;
+            for (std::size_t i = skip; i < n; ++i) {
+              f(done + i - 1, offsets[i] - last);
+              last = offsets[i];
+            }
+          });
   }
 }
 
@@ -346,15 +414,25 @@ std::vector<IndexPart> PartialDatabase::plan_by_bytes(std::uint64_t max_bytes) c
                              std::to_string(max_bytes) +
                              " bytes cannot hold its longest location list (with its lookup); "
                              "allow at least " + std::to_string(least) + " bytes");
-  for_each_list_length([&](std::uint64_t feature, std::uint64_t length) {
-    if (features > 0 && index_bytes(features + 1, locations + length) > max_bytes) {
-      cut_features.push_back(feature);
-      cut_locations.push_back(first_location + locations);
-      first_location += locations;
-      features = locations = 0;
+  for_each_length_window([&](std::uint64_t, std::uint64_t n, std::uint64_t window_locations,
+                             auto each) {
+    // index_bytes grows with features and locations: a window whose whole
+    // adds to the part within max_bytes has no cut.
+    if (index_bytes(features + n, locations + window_locations) <= max_bytes) {
+      features += n;
+      locations += window_locations;
+      return;
     }
-    ++features;
-    locations += length;
+    each([&](std::uint64_t feature, std::uint64_t length) {
+      if (features > 0 && index_bytes(features + 1, locations + length) > max_bytes) {
+        cut_features.push_back(feature);
+        cut_locations.push_back(first_location + locations);
+        first_location += locations;
+        features = locations = 0;
+      }
+      ++features;
+      locations += length;
+    });
   });
   cut_features.push_back(feature_count());
   cut_locations.push_back(location_count());
@@ -376,17 +454,33 @@ std::vector<IndexPart> PartialDatabase::plan_parts(std::size_t parts) const {
   std::vector<std::uint64_t> cut_features, cut_locations;
   unsigned __int128 sum = 0;
   std::uint64_t locations = 0;
-  for_each_list_length([&](std::uint64_t feature, std::uint64_t length) {
-    sum += weight(length);
-    locations += length;
+  for_each_length_window([&](std::uint64_t first, std::uint64_t n, std::uint64_t window_locations,
+                             auto each) {
+    // No cut in the window when the part being filled (the last takes the
+    // rest) does not reach its share by the window's end and the features
+    // left do not run out there: passed whole (the sum only grows).
     const std::uint64_t closed = cut_features.size();
-    if (closed + 1 >= count) return;  // the last part takes the rest
-    // Close part `closed` here when it has its share of the bytes, or when
-    // every later part needs one of the features left.
-    if (sum * count >= total * (closed + 1) || features - feature - 1 == count - closed - 1) {
-      cut_features.push_back(feature + 1);
-      cut_locations.push_back(locations);
+    const unsigned __int128 end_sum =
+        sum + n * (sizeof(feature_t) + sizeof(std::uint64_t)) + window_locations * sizeof(Location);
+    const std::uint64_t must_cut = features - (count - closed);  // the feature where they run out
+    if (closed + 1 >= count ||
+        (end_sum * count < total * (closed + 1) && !(must_cut >= first && must_cut < first + n))) {
+      sum = end_sum;
+      locations += window_locations;
+      return;
     }
+    each([&](std::uint64_t feature, std::uint64_t length) {
+      sum += weight(length);
+      locations += length;
+      const std::uint64_t closed = cut_features.size();
+      if (closed + 1 >= count) return;  // the last part takes the rest
+      // Close part `closed` here when it has its share of the bytes, or when
+      // every later part needs one of the features left.
+      if (sum * count >= total * (closed + 1) || features - feature - 1 == count - closed - 1) {
+        cut_features.push_back(feature + 1);
+        cut_locations.push_back(locations);
+      }
+    });
   });
   cut_features.push_back(features);
   cut_locations.push_back(location_count());

@@ -95,10 +95,14 @@ class PartialDatabase {
   void stream_compact(unsigned threads);
   void read_compact_part(const IndexPart& part, std::uint64_t* offsets, Location* locations,
                          unsigned threads) const;
-  // f(feature, locations of it) for every feature, in order, streaming the
-  // offsets (or counts).
-  template <class F>
-  void for_each_list_length(F f) const;
+  // The features' list lengths a window at a time, streaming the offsets
+  // (or counts): visit(first, n, locations, each) for every window in order,
+  // with its first feature, its n features and their locations in all;
+  // each(f) calls f(feature, locations of it) for the window's features in
+  // order, for a visitor that needs them one by one (a plan's cuts fall in
+  // a few windows: the others are passed whole).
+  template <class Visit>
+  void for_each_length_window(Visit visit) const;
   // The parts ending before each of `cuts` (feature positions, ascending,
   // the last = feature_count()), with their locations and ranges.
   std::vector<IndexPart> parts_at(const std::vector<std::uint64_t>& cut_features,

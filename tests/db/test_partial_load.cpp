@@ -105,6 +105,18 @@ std::string error_of(const auto& f) {
   return "";
 }
 
+// The checksum of `section` (section `id` of the header) and the header's
+// own made to match the bytes of `file` again, after a change to its content.
+void with_checksum(std::vector<char>& file, const IndexSectionInfo& section, ff::SectionId id) {
+  const std::uint64_t sum =
+      section_checksum(format_version, file.data() + section.offset, section.bytes);
+  const std::size_t entry =
+      ff::fixed_header_bytes + ff::section_entry_bytes * (std::uint32_t(id) - 1);
+  std::memcpy(file.data() + entry + 32, &sum, 8);
+  const std::uint64_t header = checksum64(file.data(), ff::header_bytes - 8);
+  std::memcpy(file.data() + ff::header_bytes - 8, &header, 8);
+}
+
 }  // namespace
 
 TEST_CASE("partial load: every plan's parts concatenated are the loaded index") {
@@ -145,6 +157,71 @@ TEST_CASE("partial load: every plan's parts concatenated are the loaded index") 
     CHECK(small.find("allow at least " + std::to_string(index_bytes(1, longest)) + " bytes") !=
           std::string::npos);
     CHECK(small.find(path.string()) != std::string::npos);
+  }
+}
+
+namespace {
+
+// The cuts of plan_parts and plan_by_bytes by their rules applied feature by
+// feature to the whole index (the plans pass the features in pieces, looking
+// one by one only where a cut may fall: the same cuts).
+std::vector<std::uint64_t> cuts_by_count(const FeatureIndex& whole, std::uint64_t count) {
+  const auto& offsets = whole.offsets();
+  const std::uint64_t features = whole.feature_count();
+  count = std::clamp<std::uint64_t>(count, 1, std::max<std::uint64_t>(features, 1));
+  const auto weight = [](std::uint64_t length) { return 12 + 8 * length; };
+  const unsigned __int128 total = features * 12 + whole.location_count() * 8;
+  std::vector<std::uint64_t> cuts;
+  unsigned __int128 sum = 0;
+  for (std::uint64_t f = 0; f < features; ++f) {
+    sum += weight(offsets[f + 1] - offsets[f]);
+    const std::uint64_t closed = cuts.size();
+    if (closed + 1 >= count) break;
+    if (sum * count >= total * (closed + 1) || features - f - 1 == count - closed - 1)
+      cuts.push_back(f + 1);
+  }
+  cuts.push_back(features);
+  return cuts;
+}
+std::vector<std::uint64_t> cuts_by_bytes(const FeatureIndex& whole, std::uint64_t max_bytes) {
+  const auto& offsets = whole.offsets();
+  std::vector<std::uint64_t> cuts;
+  std::uint64_t features = 0, locations = 0;
+  for (std::uint64_t f = 0; f < whole.feature_count(); ++f) {
+    const std::uint64_t length = offsets[f + 1] - offsets[f];
+    if (features > 0 && index_bytes(features + 1, locations + length) > max_bytes) {
+      cuts.push_back(f);
+      features = locations = 0;
+    }
+    ++features;
+    locations += length;
+  }
+  cuts.push_back(whole.feature_count());
+  return cuts;
+}
+std::vector<std::uint64_t> cuts_of(const std::vector<IndexPart>& parts) {
+  std::vector<std::uint64_t> cuts;
+  for (const IndexPart& part : parts) cuts.push_back(part.last_feature);
+  return cuts;
+}
+
+}  // namespace
+
+TEST_CASE("partial load: the plans cut where their rules say, feature by feature") {
+  ScratchDir dir("partial_plans");
+  const fs::path path = dir / "db.mwdb";
+  save(large_database(), path);
+  const Database whole = load(path);
+  const PartialDatabase db(path, 2);
+  REQUIRE(whole.index.feature_count() > 4 * 65536);  // pieces passed whole between the cuts
+  for (std::uint64_t count : {1u, 2u, 3u, 5u, 8u, 64u, 1000u}) {
+    CAPTURE(count);
+    CHECK(cuts_of(db.plan_parts(count)) == cuts_by_count(whole.index, count));
+  }
+  const std::uint64_t all = index_bytes(whole.index.feature_count(), whole.index.location_count());
+  for (std::uint64_t share : {2u, 3u, 7u, 40u}) {
+    CAPTURE(share);
+    CHECK(cuts_of(db.plan_by_bytes(all / share)) == cuts_by_bytes(whole.index, all / share));
   }
 }
 
@@ -231,15 +308,44 @@ TEST_CASE("partial load: damage is found when opening, and in a part read later"
   std::vector<char> outside = good;
   const std::uint32_t id = 0xfffffff0u;
   std::memcpy(outside.data() + meta.locations.offset + location * width, &id, 4);
-  const std::uint64_t sum = section_checksum(
-      format_version, outside.data() + meta.locations.offset, meta.locations.bytes);
-  const std::size_t entry = ff::fixed_header_bytes + ff::section_entry_bytes * 5;
-  std::memcpy(outside.data() + entry + 32, &sum, 8);
-  const std::uint64_t header = checksum64(outside.data(), ff::header_bytes - 8);
-  std::memcpy(outside.data() + ff::header_bytes - 8, &header, 8);
+  with_checksum(outside, meta.locations, ff::SectionId::locations);
   write_bytes(path, outside);
   const std::string load_message = error_of([&] { load(path); });
   const std::string partial_message = error_of([&] { PartialDatabase again(path); });
   CHECK(load_message.find("outside the targets' windows") != std::string::npos);
   CHECK(partial_message == load_message);
+}
+
+TEST_CASE("partial load: features out of order and counts that do not add up, as load() says") {
+  ScratchDir dir("partial_content");
+  const fs::path path = dir / "db.mwdb";
+  save(large_database(), path);
+  const std::vector<char> good = read_bytes(path);
+  const DatabaseMetadata meta = load_metadata(path);
+  REQUIRE(meta.features.bytes > 2 * ff::checksum_chunk_bytes);  // checked in several pieces
+  // A feature equal to the one before it: in the middle, first of a checksum
+  // chunk, and the last.
+  const std::uint64_t features = meta.features.bytes / sizeof(std::uint32_t);
+  for (std::uint64_t at : {features / 2 + 1, std::uint64_t(ff::checksum_chunk_bytes / 4), features - 1}) {
+    CAPTURE(at);
+    std::vector<char> bad = good;
+    char* f = bad.data() + meta.features.offset;
+    std::memcpy(f + at * 4, f + (at - 1) * 4, 4);
+    with_checksum(bad, meta.features, ff::SectionId::features);
+    write_bytes(path, bad);
+    const std::string load_message = error_of([&] { load(path); });
+    const std::string partial_message = error_of([&] { PartialDatabase again(path); });
+    CHECK(load_message.find("features not strictly ascending at " + std::to_string(at)) !=
+          std::string::npos);
+    CHECK(partial_message == load_message);
+  }
+  // A count one larger: the counts add up to one location more.
+  std::vector<char> bad = good;
+  REQUIRE(meta.offsets.element_size == 1);
+  bad[meta.offsets.offset + meta.offsets.bytes / 3] += 1;
+  with_checksum(bad, meta.offsets, ff::SectionId::offsets);
+  write_bytes(path, bad);
+  const std::string load_message = error_of([&] { load(path); });
+  CHECK(load_message.find("the counts add up to") != std::string::npos);
+  CHECK(error_of([&] { PartialDatabase again(path); }) == load_message);
 }
