@@ -118,13 +118,23 @@ KeptChunks::~KeptChunks() {
   cuda::trim_device_pools();  // the chunks' memory back to the driver
 }
 
-// job(chunk, lane) for every chunk, a lane per thread.
+// job(chunk, lane) for every chunk, a lane per thread. A failure (the GPU's
+// memory, most likely: the walk's reads and hits beside two parts) says what
+// was held and what lowers it.
 template <class Job>
 void KeptChunks::on_lanes(Job job) {
-  host::parallel_for(chunks_.size(), unsigned(lanes_.size()), [&](std::size_t c, unsigned w) {
-    device_.select();  // the CUDA device is per thread
-    job(*chunks_[c], *lanes_[w]);
-  });
+  try {
+    host::parallel_for(chunks_.size(), unsigned(lanes_.size()), [&](std::size_t c, unsigned w) {
+      device_.select();  // the CUDA device is per thread
+      job(*chunks_[c], *lanes_[w]);
+    });
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error("keeping the hits of " + std::to_string(chunks_.size()) +
+                             " chunks of reads on GPU " + std::to_string(device_.device()) + " (" +
+                             std::to_string(held_bytes_ >> 20) + " MiB held): " + e.what() +
+                             "; lower --hit-memory (the reads in flight) or give more "
+                             "--partitions");
+  }
 }
 
 void KeptChunks::start(const Classifier& classifier,
