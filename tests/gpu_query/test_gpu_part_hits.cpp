@@ -35,29 +35,47 @@ const fs::path data_dir = test::query_data_dir;
 using test::fastq_sequences;
 
 // test_data's pairs (some mates dropped, some reads empty or cut short) in
-// batches of 1, 7, 500 and the rest.
-std::vector<pipeline::SketchedBatch> sketched_batches(const db::Database& db) {
+// batches of 1, 7, 500 and the rest, and one of no reads (the strings:
+// `text`; the views into them: returned).
+std::vector<std::vector<pipeline::ReadView>> read_batches(std::vector<std::string>& text) {
   const auto r1 = fastq_sequences(data_dir / "reads_R1.fq");
   const auto r2 = fastq_sequences(data_dir / "reads_R2.fq");
   REQUIRE(r1.size() == r2.size());
   REQUIRE(r1.size() > 1000);
-  const pipeline::Classifier classifier(db, {});
-  std::vector<pipeline::SketchedBatch> batches;
+  text.clear();
+  text.reserve(2 * r1.size());
+  for (std::size_t read = 0; read < r1.size(); ++read) {
+    std::string mate1 = r1[read], mate2 = r2[read];
+    if (read % 11 == 3) mate2.clear();
+    if (read % 13 == 5) mate1.clear();
+    if (read % 17 == 7) mate1.resize(std::min<std::size_t>(mate1.size(), 10));
+    text.push_back(std::move(mate1));
+    text.push_back(std::move(mate2));
+  }
+  std::vector<std::vector<pipeline::ReadView>> batches;
   const std::size_t sizes[] = {1, 7, 500, r1.size()};
   std::size_t read = 0;
   for (std::size_t size : sizes) {
-    pipeline::SketchedBatch& batch = batches.emplace_back();
-    for (std::size_t i = 0; i < size && read < r1.size(); ++i, ++read) {
-      std::string mate1 = r1[read], mate2 = r2[read];
-      if (read % 11 == 3) mate2.clear();
-      if (read % 13 == 5) mate1.clear();
-      if (read % 17 == 7) mate1.resize(std::min<std::size_t>(mate1.size(), 10));
-      batch.shapes.push_back(
-          classifier.sketch_read(mate1, mate2, batch.features, batch.positions));
-      batch.offsets.push_back(batch.features.size());
-    }
+    auto& batch = batches.emplace_back();
+    for (std::size_t i = 0; i < size && read < r1.size(); ++i, ++read)
+      batch.push_back(pipeline::ReadView{text[2 * read], text[2 * read + 1]});
   }
   batches.emplace_back();  // a batch of no reads
+  return batches;
+}
+
+// The same batches, sketched.
+std::vector<pipeline::SketchedBatch> sketched_batches(const db::Database& db) {
+  std::vector<std::string> text;
+  const auto reads = read_batches(text);
+  const pipeline::Classifier classifier(db, {});
+  std::vector<pipeline::SketchedBatch> batches(reads.size());
+  for (std::size_t b = 0; b < reads.size(); ++b)
+    for (const pipeline::ReadView& read : reads[b]) {
+      batches[b].shapes.push_back(
+          classifier.sketch_read(read.mate1, read.mate2, batches[b].features, batches[b].positions));
+      batches[b].offsets.push_back(batches[b].features.size());
+    }
   return batches;
 }
 
@@ -109,34 +127,6 @@ std::uint64_t require_same_hits(const db::Database& db, const fs::path& file) {
     CHECK(stats.largest_part_bytes > 0);
   }
   return total;
-}
-
-// test_data's pairs, cut and dropped as sketched_batches does, in the same
-// batches (the strings: `text`; the views into them: returned).
-std::vector<std::vector<pipeline::ReadView>> read_batches(std::vector<std::string>& text) {
-  const auto r1 = fastq_sequences(data_dir / "reads_R1.fq");
-  const auto r2 = fastq_sequences(data_dir / "reads_R2.fq");
-  REQUIRE(r1.size() == r2.size());
-  text.clear();
-  text.reserve(2 * r1.size());
-  for (std::size_t read = 0; read < r1.size(); ++read) {
-    std::string mate1 = r1[read], mate2 = r2[read];
-    if (read % 11 == 3) mate2.clear();
-    if (read % 13 == 5) mate1.clear();
-    if (read % 17 == 7) mate1.resize(std::min<std::size_t>(mate1.size(), 10));
-    text.push_back(std::move(mate1));
-    text.push_back(std::move(mate2));
-  }
-  std::vector<std::vector<pipeline::ReadView>> batches;
-  const std::size_t sizes[] = {1, 7, 500, r1.size()};
-  std::size_t read = 0;
-  for (std::size_t size : sizes) {
-    auto& batch = batches.emplace_back();
-    for (std::size_t i = 0; i < size && read < r1.size(); ++i, ++read)
-      batch.push_back(pipeline::ReadView{text[2 * read], text[2 * read + 1]});
-  }
-  batches.emplace_back();  // a batch of no reads
-  return batches;
 }
 
 // For 1-3 part plans (with 3 parts, 2 shards per GPU), walked forwards and
