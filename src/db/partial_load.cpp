@@ -498,22 +498,40 @@ void PartialDatabase::read_compact_part(const IndexPart& part, std::uint64_t* of
   compact::offsets_from_counts(counts.data(), std::size_t(n), cw, part.first_location, offsets,
                                threads);
   const compact::WindowIds ids(meta_.db.targets);
-  const std::uint64_t block = stream_window_bytes / lw;
-  std::vector<char> encoded(std::size_t(std::min(block, part.locations()) * lw));
-  for (std::uint64_t done = 0; done < part.locations(); done += block) {
-    const std::size_t count = std::size_t(std::min(block, part.locations() - done));
+  // The locations a block at a time, the next block read (and its chunks
+  // verified) while this one is decoded, as stream_section does.
+  const std::uint64_t block = stream_window_bytes / lw, total = part.locations();
+  const std::size_t block_bytes = std::size_t(std::min(block, total) * lw);
+  std::vector<char> encoded[2] = {std::vector<char>(block_bytes),
+                                  std::vector<char>(total > block ? block_bytes : 0)};
+  const auto read_block = [&](std::uint64_t done, char* into) {
     const std::uint64_t first = part.first_location + done;
-    read_verified(locations_, first * lw, (first + count) * lw, encoded.data(), threads);
+    read_verified(locations_, first * lw, (first + std::min(block, total - done)) * lw, into,
+                  threads);
+  };
+  host::BackgroundTask next;  // the next block's read
+  if (total > 0) read_block(0, encoded[0].data());
+  for (std::uint64_t done = 0, w = 0; done < total; done += block, ++w) {
+    next.wait();  // rethrows the read's failure
+    const std::size_t count = std::size_t(std::min(block, total - done));
+    const char* block_ids = encoded[w % 2].data();
+    if (done + count < total)
+      next.start([&, at = done + block, into = encoded[(w + 1) % 2].data()] { read_block(at, into); });
     std::atomic<bool> bad{false};
     host::parallel_ranges(count, parts_of(count / (1 << 16) + 1, threads),
                           [&](std::size_t a, std::size_t b) {
-      if (compact::decode_locations(encoded.data() + a * lw, b - a, ids, lw,
-                                    locations + done + a) < b - a)
+      if (compact::decode_locations(block_ids + a * lw, b - a, ids, lw, locations + done + a) <
+          b - a)
         bad = true;
     });
-    if (bad)  // the file was checked when opened: changed since, under valid checksums
+    if (bad) {  // the file was checked when opened: changed since, under valid checksums
+      try {
+        next.wait();  // this block's problem comes first in the file
+      } catch (const std::exception&) {
+      }
       throw std::runtime_error("database '" + path_.string() +
                                "': a location outside the targets' windows");
+    }
   }
 }
 
