@@ -80,8 +80,9 @@ class PartReadDecider {
   // After the last part: results[b][i] for read i of batch b, as
   // Classifier::classify on the whole database gives it.
   virtual void finish(std::span<const std::span<ReadResult>> results) = 0;
-  // The bytes the walk's reads hold (on the device), for the super-batches'
-  // budget.
+  // The bytes the walk's reads and their hits hold where the collector keeps
+  // them (the GPU's memory), between start() and finish() (-v reports the
+  // most; the super-batches' budget counts the host's memory only).
   virtual std::uint64_t held_bytes() const = 0;
 };
 

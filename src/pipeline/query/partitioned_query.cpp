@@ -198,22 +198,24 @@ class PartitionedGroups final : public GroupClassifier {
     const double loads_before = stats.load_seconds;
     walk(state, stats, [&] { decider.collect(); });
     const double collected = clock.lap() - (stats.load_seconds - loads_before);
+    const std::uint64_t kept = decider.held_bytes();  // finish() frees them
     decider.finish(results);
     host::parallel_for(count, threads_, [&](std::size_t b) {
       writer_.format(*super.batches[b], state.parsed[b], layout_ != io::ReadLayout::single);
     });
     const double decided = clock.lap();
-    // What the next super-batches are cut by: the reads' text, results and
-    // output on the host, their hits where the collector keeps them.
-    const std::uint64_t held = held_bytes(super, state, Held::capacity) + decider.held_bytes();
-    stats.largest_super_batch_bytes = std::max(stats.largest_super_batch_bytes, held);
-    stats.largest_hits_bytes = std::max(stats.largest_hits_bytes, decider.held_bytes());
+    // What the next super-batches are cut by: what the host holds (the
+    // reads' text, results and output), which --hit-memory bounds; the hits
+    // are the collector's (the GPU's memory), reported, and grow with it.
+    stats.largest_super_batch_bytes =
+        std::max(stats.largest_super_batch_bytes, held_bytes(super, state, Held::capacity));
+    stats.largest_hits_bytes = std::max(stats.largest_hits_bytes, kept);
     ++stats.super_batches;
     stats.walks += 1;
     stats.collect_seconds += collected;
     stats.decide_seconds += decided;
     classify_seconds_ += collected + decided;
-    measure(super, held_bytes(super, state, Held::size) + decider.held_bytes());
+    measure(super, held_bytes(super, state, Held::size));
   }
 
   // The hits brought to the host (PartHitCollector::collect), decided there.
