@@ -211,8 +211,8 @@ void KeptChunks::collect(const kernels::DeviceIndexView& part) {
     if (total > 0xffffffffull)  // a kept range's offset is 32 bits
       throw std::runtime_error("a chunk of " + std::to_string(chunk.count) + " reads has " +
                                std::to_string(total) +
-                               " hits in one part of the database, more than 2^32: lower "
-                               "--gpu-chunk-bases");
+                               " hits in one part of the database, more than 2^32 (a kept "
+                               "range's offset): give more --partitions");
     chunk.segments.push_back(make_pooled<std::uint32_t>(total, lane.stream));
     kernels::keep_part_lists(view, p.sketch_size, part, std::uint32_t(chunk.segments.size() - 1),
                              chunk.segments.back().data(), chunk.kept.data(),
