@@ -92,19 +92,34 @@ void print_gpu_part_stats(const pipeline::GpuPartStats& g, const pipeline::Shard
                  "(reads sent and decided %.2f s)\n",
                  (unsigned long long)g.kept_hits, (unsigned long long)g.kept_walks,
                  g.decide_seconds);
+  if (g.kept_exchange_seconds != 0)
+    std::fprintf(stderr, "query: GPU parts: kept lists of other processes added %.2f s\n",
+                 g.kept_exchange_seconds);
 }
 
 // --verbose with --mpi: rank 0's exchange with the other ranks, next to its
 // own part's hit collection and the decisions (docs/scale-out.md).
 void print_mpi_stats(const pipeline::MpiStats& m) {
-  std::fprintf(stderr,
-               "query: MPI over %d ranks: %llu batches, %llu features broadcast, %llu hits "
-               "gathered; in MPI calls (broadcast + gather, waiting for the slowest rank "
-               "included) %.2f s, rank 0's hit collection %.2f s, decisions %.2f s (summed over "
-               "threads)\n",
-               pipeline::mpi_place().ranks, (unsigned long long)m.batches,
-               (unsigned long long)m.features, (unsigned long long)m.hits, m.exchange_seconds,
-               m.collect_seconds, m.decide_seconds);
+  if (m.read_groups > 0)
+    std::fprintf(stderr,
+                 "query: MPI over %d ranks, decided on rank 0's GPU: %llu groups, %llu reads "
+                 "broadcast (%s), the other ranks' kept lists gathered (%s, %llu hits); "
+                 "packing and MPI calls (waiting for the slowest rank included) %.2f s, rank "
+                 "0's reads to its GPU and looked up there %.2f s (beside them), the lists "
+                 "added and the reads decided %.2f s\n",
+                 pipeline::mpi_place().ranks, (unsigned long long)m.read_groups,
+                 (unsigned long long)m.reads, pipeline::format_bytes(m.bytes_broadcast).c_str(),
+                 pipeline::format_bytes(m.bytes_gathered).c_str(), (unsigned long long)m.hits,
+                 m.exchange_seconds, m.collect_seconds, m.decide_seconds);
+  else
+    std::fprintf(stderr,
+                 "query: MPI over %d ranks: %llu batches, %llu features broadcast, %llu hits "
+                 "gathered; in MPI calls (broadcast + gather, waiting for the slowest rank "
+                 "included) %.2f s, rank 0's hit collection %.2f s, decisions %.2f s (summed "
+                 "over threads)\n",
+                 pipeline::mpi_place().ranks, (unsigned long long)m.batches,
+                 (unsigned long long)m.features, (unsigned long long)m.hits, m.exchange_seconds,
+                 m.collect_seconds, m.decide_seconds);
   if (!m.gpu) return;
   print_gpu_part_stats(m.gpu_stats, *m.gpu);
 }
@@ -408,7 +423,7 @@ void serve_mpi_rank(const QueryCommand& cmd) {
   try {
     pipeline::make_mpi_engine(cmd.database, pipeline::engine_options(cmd.options),
                               cmd.options.threads, gpu ? &cmd.gpu.layout : nullptr)
-        ->serve();
+        ->serve(cmd.verbose);
   } catch (const pipeline::MpiFailedElsewhere&) {
     throw ExitStatus{1};
   }
@@ -506,7 +521,9 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
     // One sample: its reads are read, decompressed and cut while the
     // database loads on a thread of its own (pipeline/query/query.hpp,
     // PendingDatabase; the streamed engine sizes the batches, so they wait
-    // for it); the progress line starts once the load line is done.
+    // for it, as with --mpi on GPUs, whose engine may be a streamed one:
+    // MpiQueryEngine::decides_on_gpu); the progress line starts once the
+    // load line is done.
     std::optional<pipeline::QueryProgress> line;
     {
       host::ThreadGroup loader;
@@ -519,7 +536,7 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
                                                     &held.loaded->metadata(),
                                                     held.loaded->engine(), &line->counters()};
                                               },
-                                              parts};
+                                              parts || (cmd.mpi && gpu)};
       results.push_back(pipeline::naming_out_of_memory(
           "classifying the reads (" + batches_held(opt) + ")", lower_batches,
           [&] { return pipeline::run_query(pending, opt, &buffers); }));

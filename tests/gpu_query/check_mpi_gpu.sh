@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # query --mpi --device gpu (docs/scale-out.md, "Several hosts"): each rank's
-# part of the database on a GPU of its host, its hits collected there; on 2
-# and 3 ranks (3 sharing fewer GPUs: local rank mod the --gpus list) the
-# per-read output, Kraken output, report and abundance table byte-identical
-# to one process on the whole database, for pairs and single reads; -v says
-# the seconds in MPI calls and where rank 0's GPU time went.
+# part of the database on a GPU of its host, its lists kept there and the
+# reads decided on rank 0's GPU; on 2 and 3 ranks (3 sharing fewer GPUs:
+# local rank mod the --gpus list) the per-read output, Kraken output, report
+# and abundance table byte-identical to one process on the whole database,
+# for pairs and single reads; with --report-minimizer-data (the features'
+# hashes are the host's) the hits gathered and decided on rank 0's CPU, the
+# same; -v says the seconds in MPI calls and where rank 0's GPU time went.
 #
 #   check_mpi_gpu.sh METAWARP TEST_DATA_DIR WORK_DIR
 #
@@ -60,14 +62,28 @@ check() {  # name, reads (one or two files)
   query gpushards mpi 2 -- --mpi --device gpu --shards-per-gpu 2 --threads 2
   cmp "$work/$name.one.all" "$work/$name.gpushards.all"
   echo "$name: --mpi --device gpu --shards-per-gpu 2 == one process"
+  # The host's path: every hit gathered to rank 0 and decided on its CPU.
+  query hashes -- --device cpu --threads 4 --report-minimizer-data --confidence 0.1
+  query gpuhashes mpi 2 -- --mpi --device gpu --threads 2 --report-minimizer-data \
+    --confidence 0.1
+  cmp "$work/$name.hashes.all" "$work/$name.gpuhashes.all"
+  echo "$name: --mpi --device gpu --report-minimizer-data (decided on rank 0's CPU) == one process"
 }
 check pairs "$test_data/reads_R1.fq" "$test_data/reads_R2.fq"
 check single "$test_data/reads_R1.fq"
+# Bases that travel as 2 bits and a list of the others: reads in lower case,
+# with N and IUPAC codes, the same calls as one process.
+awk 'NR % 4 == 2 { if (NR % 12 == 2) $0 = tolower($0);
+                   if (NR % 8 == 2) $0 = substr($0, 1, 20) "NNRY" substr($0, 25) } { print }' \
+  "$test_data/reads_R1.fq" >"$work/odd_R1.fq"
+cmp -s "$test_data/reads_R1.fq" "$work/odd_R1.fq" && { echo "odd_R1.fq was not changed"; exit 1; }
+check odd "$work/odd_R1.fq" "$test_data/reads_R2.fq"
 
 # -v: rank 0 times its MPI calls, its hit collection and its GPU.
 mpi 2 "$mw" query "$db" "$test_data/reads_R1.fq" --mpi --device gpu -v -o "$work/v.tsv" \
   2>"$work/v.err"
-grep "^query: MPI over 2 ranks: .* in MPI calls" "$work/v.err"
+grep "^query: MPI over 2 ranks, decided on rank 0's GPU: [1-9][0-9]* groups, [1-9][0-9]* reads \
+broadcast .* MPI calls" "$work/v.err"
 grep "^query: GPU parts on GPU " "$work/v.err"
 
 # A rank whose GPU cannot take its part (here: GPU 63, which no host has):

@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -129,6 +131,46 @@ std::uint64_t require_same_hits(const db::Database& db, const fs::path& file) {
   return total;
 }
 
+// What the CPU classifier on the whole database gives each read of `batches`;
+// `classified` counts those classified.
+std::vector<std::vector<pipeline::ReadResult>> whole_database_results(
+    const db::Database& db, const pipeline::ClassifierOptions& options,
+    const std::vector<std::vector<pipeline::ReadView>>& batches, std::uint64_t& classified) {
+  const pipeline::Classifier whole(db, options);
+  pipeline::ClassifierScratch scratch;
+  std::vector<std::vector<pipeline::ReadResult>> expected(batches.size());
+  classified = 0;
+  for (std::size_t b = 0; b < batches.size(); ++b)
+    for (const pipeline::ReadView& read : batches[b]) {
+      expected[b].push_back(whole.classify(read.mate1, read.mate2, scratch));
+      classified += expected[b].back().assignment.taxid != 0;
+    }
+  return expected;
+}
+
+// Results as many as the batches' reads, and spans of them.
+struct BatchResults {
+  std::vector<std::vector<pipeline::ReadResult>> results;
+  std::vector<std::span<pipeline::ReadResult>> spans;
+  explicit BatchResults(const std::vector<std::vector<pipeline::ReadView>>& batches)
+      : results(batches.size()) {
+    for (std::size_t b = 0; b < batches.size(); ++b) {
+      results[b].resize(batches[b].size());
+      spans.emplace_back(results[b]);
+    }
+  }
+};
+
+void require_same_results(const std::vector<std::vector<pipeline::ReadResult>>& expected,
+                          const std::vector<std::vector<pipeline::ReadResult>>& results) {
+  REQUIRE(results.size() == expected.size());
+  for (std::size_t b = 0; b < expected.size(); ++b)
+    for (std::size_t r = 0; r < expected[b].size(); ++r) {
+      CAPTURE(b, r);
+      test::require_same(expected[b][r], results[b][r]);
+    }
+}
+
 // For 1-3 part plans (with 3 parts, 2 shards per GPU), walked forwards and
 // then backwards by one collector: the reads decided on the GPU as the CPU
 // classifier decides them on the whole database. Returns the reads classified.
@@ -137,16 +179,9 @@ std::uint64_t require_same_decisions(const db::Database& db, const fs::path& fil
   const db::PartialDatabase partial(file, 2);
   std::vector<std::string> text;
   const auto batches = read_batches(text);
-  const pipeline::Classifier whole(db, options);
   const pipeline::Classifier metadata(partial.metadata(), options);
-  pipeline::ClassifierScratch scratch;
-  std::vector<std::vector<pipeline::ReadResult>> expected(batches.size());
   std::uint64_t classified = 0;
-  for (std::size_t b = 0; b < batches.size(); ++b)
-    for (const pipeline::ReadView& read : batches[b]) {
-      expected[b].push_back(whole.classify(read.mate1, read.mate2, scratch));
-      classified += expected[b].back().assignment.taxid != 0;
-    }
+  const auto expected = whole_database_results(db, options, batches, classified);
   std::vector<std::span<const pipeline::ReadView>> reads(batches.begin(), batches.end());
   for (std::size_t count : {1u, 2u, 3u}) {
     pipeline::ShardLayout layout;
@@ -158,32 +193,76 @@ std::uint64_t require_same_decisions(const db::Database& db, const fs::path& fil
     REQUIRE(parts.size() == count);
     for (bool backwards : {false, true}) {
       CAPTURE(count, backwards);
-      std::vector<std::vector<pipeline::ReadResult>> results(batches.size());
-      std::vector<std::span<pipeline::ReadResult>> out;
-      for (std::size_t b = 0; b < batches.size(); ++b) {
-        results[b].resize(batches[b].size());
-        out.emplace_back(results[b]);
-      }
+      BatchResults out(batches);
       decider->start(metadata, reads);
-      CHECK(decider->held_bytes() > 0);
       for (std::size_t i = 0; i < parts.size(); ++i) {
         const std::size_t p = backwards ? parts.size() - 1 - i : i;
         const db::FeatureIndex part = partial.load_part(parts[p], 2);
         gpu->use_part(part, parts[p]);
         decider->collect();
+        CHECK(decider->held_bytes() > 0);
       }
-      decider->finish(out);
+      decider->finish(out.spans);
       CHECK(decider->held_bytes() == 0);
-      for (std::size_t b = 0; b < batches.size(); ++b)
-        for (std::size_t r = 0; r < batches[b].size(); ++r) {
-          CAPTURE(b, r);
-          test::require_same(expected[b][r], results[b][r]);
-        }
+      require_same_results(expected, out.results);
     }
     CHECK(gpu->stats().kept_walks == 2);
     CHECK(gpu->stats().kept_hits > 0);
   }
   return classified;
+}
+
+// The MPI engine's way (pipeline/query/mpi_engine.hpp): each part of 2- and
+// 3-part plans held by a collector of its own (a rank), the reads started
+// on every one; those of parts 1.. take the lists their part keeps
+// (take_kept), the collector of part 0 adds them (before and after its own
+// collect()) and decides: every read as the CPU classifier on the whole
+// database. Returns the hits the other parts' lists carried.
+std::uint64_t require_same_decisions_across(const db::Database& db, const fs::path& file,
+                                            const pipeline::ClassifierOptions& options) {
+  const db::PartialDatabase partial(file, 2);
+  REQUIRE(partial.longest_list() <= 255);  // a list's length travels in a byte
+  std::vector<std::string> text;
+  const auto batches = read_batches(text);
+  const pipeline::Classifier metadata(partial.metadata(), options);
+  std::uint64_t classified = 0;
+  const auto expected = whole_database_results(db, options, batches, classified);
+  std::vector<std::span<const pipeline::ReadView>> reads(batches.begin(), batches.end());
+  std::uint64_t carried = 0;
+  for (std::size_t count : {2u, 3u}) {
+    CAPTURE(count);
+    const std::vector<db::IndexPart> parts = partial.plan_parts(count);
+    REQUIRE(parts.size() == count);
+    std::vector<std::unique_ptr<pipeline::GpuHitCollector>> ranks;
+    std::vector<pipeline::KeptLists> lists(count);
+    for (std::size_t p = 0; p < count; ++p) {
+      ranks.push_back(pipeline::make_gpu_hit_collector(db.targets, {}));
+      const db::FeatureIndex part = partial.load_part(parts[p], 2);
+      ranks[p]->use_part(part, parts[p]);
+    }
+    for (std::size_t p = 1; p < count; ++p) {
+      pipeline::PartReadDecider& decider = *ranks[p]->read_decider(options);
+      decider.start(metadata, reads);
+      decider.collect();
+      decider.take_kept(lists[p]);
+      CHECK(decider.held_bytes() == 0);
+      CHECK(lists[p].chunk_hits.size() > 1);
+      CHECK(!lists[p].hits.empty());
+      carried += lists[p].hits.size();
+    }
+    pipeline::PartReadDecider& decider = *ranks[0]->read_decider(options);
+    BatchResults out(batches);
+    decider.start(metadata, reads);
+    decider.add_kept(lists[count - 1]);
+    decider.collect();
+    for (std::size_t p = 1; p + 1 < count; ++p) decider.add_kept(lists[p]);
+    decider.finish(out.spans);
+    require_same_results(expected, out.results);
+    // Lists of other reads are refused.
+    decider.start(metadata, std::span(reads).first(2));
+    CHECK_THROWS_AS(decider.add_kept(lists[1]), std::invalid_argument);
+  }
+  return carried;
 }
 
 }  // namespace
@@ -214,6 +293,17 @@ TEST_CASE("GPU part decisions: databases of random parameters, as the CPU on the
     evidence.evidence = true;
     require_same_decisions(db, dir / "random.mwdb", evidence);
   }
+}
+
+TEST_CASE("GPU part decisions across processes: kept lists taken and added, as the CPU") {
+  const db::Database& db = test::test_database();
+  test::ScratchDir dir("gpu_part_decisions_across");
+  db::save(db, dir / "test.mwdb");
+  CHECK(require_same_decisions_across(db, dir / "test.mwdb", {}) > 1000);
+  pipeline::ClassifierOptions evidence;
+  evidence.evidence = true;
+  evidence.confidence_millionths = 200000;
+  CHECK(require_same_decisions_across(db, dir / "test.mwdb", evidence) > 1000);
 }
 
 TEST_CASE("GPU part hits: test_data, 1-3 parts, equal the CPU's read by read") {

@@ -198,6 +198,22 @@ class GpuCollector final : public GpuHitCollector, public PartReadDecider {
     stats_.kept_walks += 1;
   }
 
+  void take_kept(KeptLists& out) override {
+    if (!kept_) throw std::logic_error("GpuHitCollector: take_kept() before start()");
+    host::Stopwatch clock;
+    kept_->take_kept(out);
+    stats_.kept_exchange_seconds += clock.lap();
+  }
+
+  void add_kept(const KeptLists& lists) override {
+    if (!kept_) throw std::logic_error("GpuHitCollector: add_kept() before start()");
+    host::Stopwatch clock;
+    const std::uint64_t hits_before = kept_->stats().hits;
+    kept_->add_kept(lists);
+    stats_.kept_hits += kept_->stats().hits - hits_before;
+    stats_.kept_exchange_seconds += clock.lap();
+  }
+
   std::uint64_t held_bytes() const override { return kept_ ? kept_->held_bytes() : 0; }
 
  private:

@@ -1,6 +1,7 @@
 #include "pipeline/gpu/kept_chunks.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -27,6 +28,8 @@ using kernels::QuerySequence;
 // Each buffer is freed on the stream it was made on, after the work on every
 // lane that used it has ended (each step ends with its streams synchronised).
 struct KeptChunk {
+  std::size_t index = 0;  // in the walk
+  bool uploaded = false;  // its reads on the GPU (KeptChunks::upload)
   std::size_t batch = 0, first = 0, count = 0;  // reads [first, first + count) of the batch
   std::uint64_t bases = 0, windows = 0;
   std::vector<QuerySequence> sequences;  // as pack_reads made them (finish reads them)
@@ -38,6 +41,9 @@ struct KeptChunk {
   pooled_buffer<std::uint32_t> positions;     // the matched-bases rule: each slot's read position
   pooled_buffer<std::uint8_t> window_features;  // the evidence from the device
   std::vector<pooled_buffer<std::uint32_t>> segments;  // the lists each part left
+  // take_kept's: the slots with a list, and their lengths, packed.
+  pooled_buffer<std::uint32_t> sent_mask;
+  pooled_buffer<std::uint8_t> sent_lengths;
 
   std::uint64_t bytes() const {
     std::uint64_t sum = device_bases.size_bytes() + device_sequences.size_bytes() +
@@ -85,6 +91,37 @@ struct KeptLane {
                                    chunk.window_features.empty() ? nullptr
                                                                  : chunk.window_features.data(),
                                    chunk.positions.empty() ? nullptr : chunk.positions.data()};
+  }
+
+  // Host memory of another process's lists to and from the device, through
+  // pinned pieces of the lane's: a copy from pageable memory ran at about
+  // 3 GB/s over all lanes, a memcpy into pinned memory and a pinned copy
+  // run at several times that (each lane's pieces one after another).
+  cuda::pinned_buffer<char> staging;
+  static constexpr std::size_t staging_bytes = std::size_t(8) << 20;
+
+  template <class T>
+  void upload_staged(T* device, const T* host, std::size_t count) {
+    copy_staged(device, host, count * sizeof(T), cudaMemcpyHostToDevice);
+  }
+  template <class T>
+  void download_staged(T* host, const T* device, std::size_t count) {
+    copy_staged(host, device, count * sizeof(T), cudaMemcpyDeviceToHost);
+  }
+  void copy_staged(void* to, const void* from, std::size_t bytes, cudaMemcpyKind kind) {
+    grow_to(staging, staging_bytes);
+    const bool up = kind == cudaMemcpyHostToDevice;
+    for (std::size_t at = 0; at < bytes; at += staging_bytes) {
+      const std::size_t n = std::min(staging_bytes, bytes - at);
+      char* target = static_cast<char*>(to) + at;
+      const char* source = static_cast<const char*>(from) + at;
+      if (up) std::memcpy(staging.data(), source, n);
+      cuda::check(cudaMemcpyAsync(up ? target : staging.data(), up ? staging.data() : source, n,
+                                  kind, stream),
+                  "copying kept lists between the host and the GPU");
+      cuda::check(cudaStreamSynchronize(stream), "copying kept lists between the host and the GPU");
+      if (!up) std::memcpy(target, staging.data(), n);
+    }
   }
 
   // The chunk's hit count (window_offsets' last entry), once the stream is there.
@@ -143,57 +180,65 @@ void KeptChunks::start(const Classifier& classifier,
   chunks_.clear();
   classifier_ = &classifier;
   reads_.assign(batches.begin(), batches.end());
-  const bool match = classifier.match_rule();
-  const bool taxa = taxa_from_device(classifier.options());
-  if (taxa && !taxa_) taxa_.emplace(std::move(upload_taxa({device_}, classifier.taxa()).front()));
+  if (taxa_from_device(classifier.options()) && !taxa_)
+    taxa_.emplace(std::move(upload_taxa({device_}, classifier.taxa()).front()));
   for (std::size_t b = 0; b < batches.size(); ++b)
     for (std::size_t first = 0; first < batches[b].size();) {
       auto chunk = std::make_unique<KeptChunk>();
+      chunk->index = chunks_.size();
       chunk->batch = b;
       chunk->first = first;
       chunk->count = chunk_end(batches[b].subspan(first), chunk_bases_, chunk->bases);
       first += chunk->count;
       chunks_.push_back(std::move(chunk));
     }
-  const std::uint32_t s = classifier.sketch_params().sketch_size;
-  std::mutex mutex;  // guards held_bytes_ and stats_
   held_bytes_ = 0;
-  on_lanes([&](KeptChunk& chunk, KeptLane& lane) {
-    host::Stopwatch clock;
-    const std::span<const ReadView> reads = batches[chunk.batch].subspan(chunk.first, chunk.count);
-    const std::uint64_t sequences = 2 * chunk.count + 1;
-    grow_to(lane.host_bases, chunk.bases);
-    grow_to(lane.host_sequences, sequences);
-    chunk.windows = pack_reads(reads, classifier.sketch_params(), lane.host_bases.data(),
-                               lane.host_sequences.data(), chunk.read_windows);
-    chunk.sequences.assign(lane.host_sequences.data(), lane.host_sequences.data() + sequences);
-    const double packed = clock.lap();
-    const cudaStream_t stream = lane.stream;
-    lane.start.record(stream);
-    chunk.device_bases = make_pooled<char>(chunk.bases, stream);
-    chunk.device_sequences = make_pooled<QuerySequence>(sequences, stream);
-    chunk.kept = make_pooled<ListRange>(chunk.windows * s, stream);
-    chunk.window_hits = make_pooled<std::uint64_t>(chunk.windows + 1, stream);
-    if (match) chunk.positions = make_pooled<std::uint32_t>(chunk.windows * s, stream);
-    if (taxa) chunk.window_features = make_pooled<std::uint8_t>(chunk.windows, stream);
-    chunk.device_bases.copy_from_host(lane.host_bases.data(), chunk.bases, lane.stream);
-    chunk.device_sequences.copy_from_host(lane.host_sequences.data(), sequences, lane.stream);
-    chunk.kept.fill_bytes(0, lane.stream);  // no list: {0, 0, 0}
-    chunk.window_hits.fill_bytes(0, lane.stream);
-    lane.counted.record(lane.stream);
-    // The pinned buffers are the next chunk's.
-    cuda::check(cudaStreamSynchronize(lane.stream), "sending the reads to the GPU");
-    std::lock_guard lock(mutex);
-    held_bytes_ += chunk.bytes();
-    stats_.pack_seconds += packed;
-    stats_.copy_in_seconds += seconds_between(lane.start, lane.counted);
-  });
+}
+
+// A chunk's reads to the GPU, on its first step after start(): so that a
+// lane sends one chunk while another looks its chunk up.
+void KeptChunks::upload(KeptChunk& chunk, KeptLane& lane, std::mutex& mutex) {
+  if (chunk.uploaded) return;
+  const Classifier& classifier = *classifier_;
+  const std::uint32_t s = classifier.sketch_params().sketch_size;
+  host::Stopwatch clock;
+  const std::span<const ReadView> reads = reads_[chunk.batch].subspan(chunk.first, chunk.count);
+  const std::uint64_t sequences = 2 * chunk.count + 1;
+  grow_to(lane.host_bases, chunk.bases);
+  grow_to(lane.host_sequences, sequences);
+  chunk.windows = pack_reads(reads, classifier.sketch_params(), lane.host_bases.data(),
+                             lane.host_sequences.data(), chunk.read_windows);
+  chunk.sequences.assign(lane.host_sequences.data(), lane.host_sequences.data() + sequences);
+  const double packed = clock.lap();
+  const cudaStream_t stream = lane.stream;
+  lane.start.record(stream);
+  chunk.device_bases = make_pooled<char>(chunk.bases, stream);
+  chunk.device_sequences = make_pooled<QuerySequence>(sequences, stream);
+  chunk.kept = make_pooled<ListRange>(chunk.windows * s, stream);
+  chunk.window_hits = make_pooled<std::uint64_t>(chunk.windows + 1, stream);
+  if (classifier.match_rule())
+    chunk.positions = make_pooled<std::uint32_t>(chunk.windows * s, stream);
+  if (taxa_from_device(classifier.options()))
+    chunk.window_features = make_pooled<std::uint8_t>(chunk.windows, stream);
+  chunk.device_bases.copy_from_host(lane.host_bases.data(), chunk.bases, lane.stream);
+  chunk.device_sequences.copy_from_host(lane.host_sequences.data(), sequences, lane.stream);
+  chunk.kept.fill_bytes(0, lane.stream);  // no list: {0, 0, 0}
+  chunk.window_hits.fill_bytes(0, lane.stream);
+  lane.counted.record(lane.stream);
+  // The pinned buffers are the next chunk's.
+  cuda::check(cudaStreamSynchronize(lane.stream), "sending the reads to the GPU");
+  chunk.uploaded = true;
+  std::lock_guard lock(mutex);
+  held_bytes_ += chunk.bytes();
+  stats_.pack_seconds += packed;
+  stats_.copy_in_seconds += seconds_between(lane.start, lane.counted);
 }
 
 void KeptChunks::collect(const kernels::DeviceIndexView& part) {
   const sketch::SketchParams& p = classifier_->sketch_params();
   std::mutex mutex;  // guards held_bytes_ and stats_
   on_lanes([&](KeptChunk& chunk, KeptLane& lane) {
+    upload(chunk, lane, mutex);
     const std::uint64_t slots = chunk.windows * p.sketch_size;
     grow_to(lane.ranges, slots);
     grow_to(lane.window_hits, chunk.windows + 1);
@@ -228,10 +273,127 @@ void KeptChunks::collect(const kernels::DeviceIndexView& part) {
     cuda::check(cudaStreamSynchronize(lane->stream), "keeping the hits of a part");
 }
 
+namespace {
+
+// Where each chunk's mask words, lengths and lists lie in a KeptLists
+// (c + 1 entries each: the last, the totals).
+struct KeptListPlaces {
+  std::vector<std::uint64_t> words, lists, hits;
+};
+
+KeptListPlaces places(std::span<const std::unique_ptr<KeptChunk>> chunks, const KeptLists& kept,
+                      std::uint32_t sketch_size) {
+  KeptListPlaces at;
+  for (auto* v : {&at.words, &at.lists, &at.hits}) v->assign(chunks.size() + 1, 0);
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    at.words[c + 1] = at.words[c] + kernels::kept_mask_words(chunks[c]->windows * sketch_size);
+    at.lists[c + 1] = at.lists[c] + kept.chunk_lists[c];
+    at.hits[c + 1] = at.hits[c] + kept.chunk_hits[c];
+  }
+  return at;
+}
+
+}  // namespace
+
+void KeptChunks::take_kept(KeptLists& out) {
+  const std::uint32_t s = classifier_->sketch_params().sketch_size;
+  out.chunk_hits.assign(chunks_.size(), 0);
+  out.chunk_lists.assign(chunks_.size(), 0);
+  for (std::size_t c = 0; c < chunks_.size(); ++c) {
+    const KeptChunk& chunk = *chunks_[c];
+    if (chunk.segments.size() > 1)
+      throw std::logic_error("KeptChunks::take_kept: more than one part collected");
+    out.chunk_hits[c] = chunk.segments.empty() ? 0 : chunk.segments.front().size();
+  }
+  // Each chunk's slots with a list, packed on the GPU (the count read back),
+  // then everything downloaded to its place.
+  std::mutex mutex;  // guards held_bytes_ and stats_
+  on_lanes([&](KeptChunk& chunk, KeptLane& lane) {
+    upload(chunk, lane, mutex);
+    const std::uint64_t slots = chunk.windows * s, words = kernels::kept_mask_words(slots);
+    grow_to(lane.window_hits, words + 1);
+    grow_to(lane.window_offsets, words + 1);
+    chunk.sent_mask = make_pooled<std::uint32_t>(words, lane.stream);
+    chunk.sent_lengths = make_pooled<std::uint8_t>(slots, lane.stream);
+    kernels::pack_kept_lengths(chunk.kept.data(), slots, chunk.sent_mask.data(),
+                               chunk.sent_lengths.data(), lane.window_hits.data(),
+                               lane.window_offsets.data(), lane.scratch, lane.stream);
+    out.chunk_lists[chunk.index] = lane.total(words);
+  });
+  const KeptListPlaces at = places(chunks_, out, s);
+  out.masks.resize(at.words.back());
+  out.lengths.resize(at.lists.back());
+  out.hits.resize(at.hits.back());
+  on_lanes([&](KeptChunk& chunk, KeptLane& lane) {
+    const std::size_t c = chunk.index;
+    lane.download_staged(out.masks.data() + at.words[c], chunk.sent_mask.data(),
+                         chunk.sent_mask.size());
+    lane.download_staged(out.lengths.data() + at.lists[c], chunk.sent_lengths.data(),
+                         out.chunk_lists[c]);
+    if (!chunk.segments.empty())
+      lane.download_staged(out.hits.data() + at.hits[c], chunk.segments.front().data(),
+                           out.chunk_hits[c]);
+    chunk = KeptChunk{};  // freed on its lanes' streams: nothing of it is decided here
+  });
+  device_.select();
+  chunks_.clear();
+  reads_.clear();
+  held_bytes_ = 0;
+}
+
+void KeptChunks::add_kept(const KeptLists& lists) {
+  const std::uint32_t s = classifier_->sketch_params().sketch_size;
+  if (lists.chunk_hits.size() != chunks_.size() || lists.chunk_lists.size() != chunks_.size())
+    throw std::invalid_argument("KeptChunks::add_kept: lists of " +
+                                std::to_string(lists.chunk_hits.size()) + " chunks for " +
+                                std::to_string(chunks_.size()));
+  std::mutex mutex;  // guards held_bytes_ and stats_
+  // Every chunk's windows known (places()): its reads sent.
+  if (std::any_of(chunks_.begin(), chunks_.end(), [](const auto& c) { return !c->uploaded; }))
+    on_lanes([&](KeptChunk& chunk, KeptLane& lane) { upload(chunk, lane, mutex); });
+  const KeptListPlaces at = places(chunks_, lists, s);
+  if (at.words.back() != lists.masks.size() || at.lists.back() != lists.lengths.size() ||
+      at.hits.back() != lists.hits.size())
+    throw std::invalid_argument("KeptChunks::add_kept: lists of other reads");
+  on_lanes([&](KeptChunk& chunk, KeptLane& lane) {
+    const std::size_t c = chunk.index;
+    const std::uint64_t hits = lists.chunk_hits[c];
+    if (hits == 0) return;
+    if (hits > 0xffffffffull)  // a kept range's offset is 32 bits
+      throw std::runtime_error("a chunk of " + std::to_string(chunk.count) + " reads has " +
+                               std::to_string(hits) +
+                               " hits in one part of the database, more than 2^32 (a kept "
+                               "range's offset): run more ranks");
+    const std::uint64_t slots = chunk.windows * s, words = kernels::kept_mask_words(slots);
+    grow_to(lane.window_hits, std::max(words, chunk.windows) + 1);
+    grow_to(lane.window_offsets, std::max(words, chunk.windows) + 1);
+    auto mask = make_pooled<std::uint32_t>(words, lane.stream);
+    auto packed = make_pooled<std::uint8_t>(lists.chunk_lists[c], lane.stream);
+    auto lengths = make_pooled<std::uint8_t>(slots, lane.stream);
+    chunk.segments.push_back(make_pooled<std::uint32_t>(hits, lane.stream));
+    lane.upload_staged(mask.data(), lists.masks.data() + at.words[c], words);
+    lane.upload_staged(packed.data(), lists.lengths.data() + at.lists[c], lists.chunk_lists[c]);
+    lane.upload_staged(chunk.segments.back().data(), lists.hits.data() + at.hits[c], hits);
+    kernels::unpack_kept_lengths(mask.data(), packed.data(), slots, lengths.data(),
+                                 lane.window_hits.data(), lane.window_offsets.data(),
+                                 lane.scratch, lane.stream);
+    kernels::adopt_kept_lists(lengths.data(), chunk.windows, s,
+                              std::uint32_t(chunk.segments.size() - 1), lane.window_hits.data(),
+                              lane.window_offsets.data(), lane.scratch, chunk.kept.data(),
+                              chunk.window_hits.data(), lane.stream);
+    // The host's lists are read before they go, the buffers freed after use.
+    cuda::check(cudaStreamSynchronize(lane.stream), "adding another process's kept lists");
+    std::lock_guard lock(mutex);
+    held_bytes_ += chunk.segments.back().size_bytes();
+    stats_.hits += hits;
+  });
+}
+
 void KeptChunks::finish(std::span<const std::span<ReadResult>> results) {
   const Classifier& classifier = *classifier_;
-  std::mutex mutex;  // guards stats_
+  std::mutex mutex;  // guards held_bytes_ and stats_
   on_lanes([&](KeptChunk& chunk, KeptLane& lane) {
+    upload(chunk, lane, mutex);
     grow_to(lane.window_offsets, chunk.windows + 1);
     grow_to(lane.read_offsets, chunk.count + 1);
     const kernels::QueryChunkView view = lane.view(chunk, chunk.kept.data(), chunk.window_hits.data());

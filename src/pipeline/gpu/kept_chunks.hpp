@@ -11,6 +11,7 @@
 // Classifier::finish.
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "pipeline/gpu/chunk_decider.hpp"
 #include "pipeline/gpu/selected_gpu.hpp"
 #include "pipeline/query/classifier.hpp"
+#include "pipeline/query/part_hits.hpp"
 
 namespace metawarp::pipeline::gpu {
 
@@ -34,13 +36,21 @@ class KeptChunks {
              std::uint64_t chunk_bases, unsigned lanes);
   ~KeptChunks();
 
-  // The walk's reads to the GPU (replacing the last walk's): each batch's
-  // cut into chunks. `classifier` decides them and must outlive finish().
+  // The walk's reads (replacing the last walk's): each batch's cut into
+  // chunks, which go to the GPU in the first step after (a lane sends one
+  // while another looks its own up). `classifier` decides them and must
+  // outlive finish(); the reads must stay valid until then too.
   void start(const Classifier& classifier, std::span<const std::span<const ReadView>> batches);
   // Every chunk looked up in `part` (a part's index on this GPU), its lists kept.
   void collect(const kernels::DeviceIndexView& part);
   // results[b][i] for read i of batch b; frees the chunks.
   void finish(std::span<const std::span<ReadResult>> results);
+  // After one collect(): its lists, chunk by chunk, into `out`; frees the
+  // chunks undecided (PartReadDecider::take_kept).
+  void take_kept(KeptLists& out);
+  // Lists taken (take_kept) from the same walk's reads in another part: each
+  // chunk's a segment of its own, as collect() on that part would keep them.
+  void add_kept(const KeptLists& lists);
 
   // Device bytes the walk's chunks hold (their reads and kept lists).
   std::uint64_t held_bytes() const { return held_bytes_; }
@@ -50,6 +60,7 @@ class KeptChunks {
  private:
   template <class Job>
   void on_lanes(Job job);
+  void upload(KeptChunk& chunk, KeptLane& lane, std::mutex& mutex);
 
   const SelectedGpu& device_;
   std::vector<std::uint32_t> window_base_;

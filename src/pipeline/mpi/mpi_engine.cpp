@@ -1,8 +1,9 @@
-// The MPI engine (pipeline/query/mpi_engine.hpp): the simplest correct
-// exchange first. Rank 0 holds one lock over every MPI call, so its worker
-// threads take turns (MPI_THREAD_SERIALIZED): a turn broadcasts one batch's
-// features, every rank collects its part's hits (on the CPU, or on its GPU),
-// and rank 0 gathers them.
+// The MPI engine (pipeline/query/mpi_engine.hpp). Rank 0 holds one lock over
+// every MPI call (MPI_THREAD_SERIALIZED). On the host's path its worker
+// threads take turns: a turn broadcasts one batch's features, every rank
+// collects its part's hits (on the CPU, or on its GPU), and rank 0 gathers
+// them. On the GPUs' path one thread runs the groups: a group's reads are
+// broadcast, and every other rank sends back the lists its part keeps.
 #include "pipeline/query/mpi_engine.hpp"
 
 #include <mpi.h>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
@@ -17,10 +19,14 @@
 #include <vector>
 
 #include "db/partial_load.hpp"
+#include "metawarp/host/background_task.hpp"
 #include "metawarp/host/clock.hpp"
+#include "metawarp/host/parallel_for.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/query/gpu_query.hpp"
 #include "pipeline/query/part_hits.hpp"
+#include "pipeline/query/query_batch.hpp"
+#include "pipeline/query/reads_message.hpp"
 
 namespace metawarp::pipeline {
 
@@ -63,11 +69,57 @@ MpiSession& session() {
   return s;
 }
 
-// The message rank 0 broadcasts before each batch: its features, or `done`.
-constexpr std::uint64_t done = UINT64_MAX;
+// What rank 0 broadcasts before each exchange: a kind and its sizes.
+enum class Kind : std::uint64_t {
+  done = 0,
+  features = 1,  // size[0] features (the host's path)
+  reads = 2,     // size[0] batches, [1] reads, [2] packed bytes, [3] invalid bases (the GPUs')
+};
+struct Header {
+  Kind kind = Kind::done;
+  std::uint64_t size[4] = {0, 0, 0, 0};
+};
+
+void broadcast(Header& header) {
+  MPI_Bcast(&header, sizeof(Header), MPI_BYTE, 0, MPI_COMM_WORLD);
+}
 
 // A count for MPI: within int, as MpiEngine::exchange checks before it sends.
 int as_count(std::uint64_t n) { return int(n); }
+
+// MPI's counts are ints: the GPUs' path sends its arrays in pieces of 1 GiB.
+constexpr std::uint64_t piece_bytes = std::uint64_t(1) << 30;
+constexpr int lists_tag = 1;
+
+template <class T>
+void broadcast_array(T* data, std::uint64_t count) {
+  char* bytes = reinterpret_cast<char*>(data);
+  const std::uint64_t n = count * sizeof(T);
+  for (std::uint64_t at = 0; at < n; at += piece_bytes)
+    MPI_Bcast(bytes + at, as_count(std::min(piece_bytes, n - at)), MPI_BYTE, 0, MPI_COMM_WORLD);
+}
+template <class T>
+void send_array(const T* data, std::uint64_t count, int to) {
+  const char* bytes = reinterpret_cast<const char*>(data);
+  const std::uint64_t n = count * sizeof(T);
+  for (std::uint64_t at = 0; at < n; at += piece_bytes)
+    MPI_Send(bytes + at, as_count(std::min(piece_bytes, n - at)), MPI_BYTE, to, lists_tag,
+             MPI_COMM_WORLD);
+}
+template <class T>
+void receive_array(T* data, std::uint64_t count, int from) {
+  char* bytes = reinterpret_cast<char*>(data);
+  const std::uint64_t n = count * sizeof(T);
+  for (std::uint64_t at = 0; at < n; at += piece_bytes)
+    MPI_Recv(bytes + at, as_count(std::min(piece_bytes, n - at)), MPI_BYTE, from, lists_tag,
+             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+// A group's reads are cut in batches of the CPU's size, as many as about
+// this much text of mates 1 (or single reads): some 0.8 M pairs of 150
+// bases, which take about 1.2 GiB of rank 0's GPU with their kept lists.
+constexpr std::uint64_t group_text_bytes = std::uint64_t(256) << 20;
+constexpr std::size_t group_batch_bytes = std::size_t(4) << 20;
 
 class MpiEngine;
 
@@ -90,7 +142,7 @@ class MpiEngine final : public MpiQueryEngine {
  public:
   MpiEngine(const std::string& path, const ClassifierOptions& options, unsigned threads,
             const ShardLayout* gpus)
-      : place_(mpi_place()) {
+      : place_(mpi_place()), threads_(std::max(1u, threads)) {
     std::string error;
     try {
       load(path, options, threads, gpus);
@@ -98,13 +150,18 @@ class MpiEngine final : public MpiQueryEngine {
       error = e.what();
     }
     agree_on_loads(error);
+    agree_on_gpus(gpus != nullptr, options);
   }
 
+  // Rank 0 tells the other ranks it is done; after a failed exchange they
+  // may be anywhere in it, so the job ends there (MPI_Abort), the query's
+  // outputs already removed and the error said here.
   ~MpiEngine() override {
     if (place_.rank != 0) return;
     std::lock_guard lock(mutex_);
-    std::uint64_t n = done;
-    MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (!failed_.empty()) abort_job(failed_);
+    Header header;  // done
+    broadcast(header);
   }
 
   const db::Database& metadata() const override { return db_->metadata(); }
@@ -116,7 +173,7 @@ class MpiEngine final : public MpiQueryEngine {
   MpiStats stats() const override {
     std::scoped_lock lock(mutex_, decided_mutex_);
     MpiStats s = stats_;
-    s.decide_seconds = decide_seconds_;
+    s.decide_seconds += decide_seconds_;
     if (gpu_collector_) s.gpu_stats = gpu_collector_->stats();
     return s;
   }
@@ -128,20 +185,58 @@ class MpiEngine final : public MpiQueryEngine {
     decide_seconds_ += seconds;
   }
 
-  void serve() override {
+  // A failure on a rank other than 0 (its GPU, its memory) ends the job:
+  // rank 0 waits for its answer.
+  void serve(bool verbose) override {
+    try {
+      answer();
+    } catch (const std::exception& e) {
+      abort_job("--mpi: rank " + std::to_string(place_.rank) + ": " + e.what());
+    }
+    if (verbose && served_.groups > 0)
+      std::fprintf(stderr,
+                   "query: MPI rank %d: %llu groups of reads: received %.2f s (waiting for rank "
+                   "0 included), unpacked %.2f s, sent to its GPU and looked up %.2f s, the "
+                   "lists taken %.2f s and sent %.2f s\n",
+                   place_.rank, (unsigned long long)served_.groups, served_.receive_seconds,
+                   served_.unpack_seconds, served_.lookup_seconds, served_.take_seconds,
+                   served_.send_seconds);
+  }
+
+  void answer() {
     SketchedBatch batch;
     batch.shapes.resize(1);  // all the features as one read: only the part's are looked up
     BatchHits hits;
+    ReadsMessage reads;
+    KeptLists lists;
     for (;;) {
-      std::uint64_t n = 0;
-      MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-      if (n == done) return;
+      Header header;
+      broadcast(header);
+      if (header.kind == Kind::done) return;
+      if (header.kind == Kind::reads) {
+        receive_reads(header, reads);
+        keep_lists(reads, lists);
+        served_.groups += 1;
+        continue;
+      }
+      const std::uint64_t n = header.size[0];
       batch.features.resize(n);
       MPI_Bcast(batch.features.data(), as_count(n), MPI_UINT32_T, 0, MPI_COMM_WORLD);
       batch.offsets.assign({0, n});
       collect(batch, hits);
       send_hits(hits, n);
     }
+  }
+
+  bool decides_on_gpu() const override { return on_gpus_; }
+
+  std::unique_ptr<GroupClassifier> start_groups(const GroupContext& context) const override;
+
+  // Rank 0, the GPUs' path: results[b][i] for read i of batch b of a group,
+  // decided on its GPU with every rank's lists.
+  void decide_on_gpu(std::span<const std::span<const ReadView>> reads,
+                     std::span<const std::span<ReadResult>> results, unsigned threads) const {
+    exclusively([&] { exchange_reads(reads, results, threads); });
   }
 
   // Rank 0, one worker at a time: `hits` made the hits of `batch` over
@@ -156,9 +251,74 @@ class MpiEngine final : public MpiQueryEngine {
       throw std::runtime_error("--mpi: a batch of " + std::to_string(batch.reads()) +
                                " reads has more features or hits than one MPI message holds: "
                                "lower --batch-size");
+    exclusively([&] { exchange_features(batch, hits, n); });
+  }
+
+ private:
+  // `exchange` under mutex_, its failure kept: the job ends with it (~MpiEngine).
+  template <class Exchange>
+  void exclusively(Exchange exchange) const {
     std::lock_guard lock(mutex_);
+    try {
+      exchange();
+    } catch (const std::exception& e) {
+      failed_ = e.what();
+      throw;
+    }
+  }
+
+  [[noreturn]] static void abort_job(const std::string& message) {
+    std::fprintf(stderr, "metawarp: error: %s\n", message.c_str());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    std::abort();  // MPI_Abort does not return
+  }
+
+  // decide_on_gpu, under mutex_.
+  void exchange_reads(std::span<const std::span<const ReadView>> reads,
+                      std::span<const std::span<ReadResult>> results, unsigned threads) const {
     host::Stopwatch clock;
-    MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    // Rank 0's own part looked up while the reads are packed and broadcast,
+    // and while the others look in theirs.
+    double local_seconds = 0;
+    host::BackgroundTask local;
+    local.start([&] {
+      host::Stopwatch local_clock;
+      decider_->start(*classifier_, reads);
+      decider_->collect();
+      local_seconds = local_clock.lap();
+    });
+    pack_message(reads, sent_, threads);
+    Header header{Kind::reads, {sent_.batch_reads.size(), sent_.lengths.size() / 2,
+                                sent_.packed.size(), sent_.invalid.size()}};
+    broadcast(header);
+    broadcast_array(sent_.batch_reads.data(), sent_.batch_reads.size());
+    broadcast_array(sent_.lengths.data(), sent_.lengths.size());
+    broadcast_array(sent_.packed.data(), sent_.packed.size());
+    broadcast_array(sent_.invalid.data(), sent_.invalid.size());
+    stats_.exchange_seconds += clock.lap();
+    local.wait();
+    clock.lap();
+    stats_.collect_seconds += local_seconds;
+    for (int r = 1; r < place_.ranks; ++r) {
+      const std::uint64_t hits = receive_lists(r, received_);
+      stats_.exchange_seconds += clock.lap();
+      if (hits > 0) decider_->add_kept(received_);
+      stats_.hits += hits;
+      stats_.decide_seconds += clock.lap();
+    }
+    decider_->finish(results);
+    stats_.decide_seconds += clock.lap();
+    stats_.read_groups += 1;
+    stats_.reads += header.size[1];
+    stats_.bytes_broadcast += sent_.bytes();
+  }
+
+  // exchange, under mutex_.
+  void exchange_features(const SketchedBatch& batch, BatchHits& hits, std::uint64_t n) const {
+    host::Stopwatch clock;
+    Header header{Kind::features, {n, 0, 0}};
+    broadcast(header);
     MPI_Bcast(const_cast<sketch::feature_t*>(batch.features.data()), as_count(n), MPI_UINT32_T,
               0, MPI_COMM_WORLD);
     stats_.exchange_seconds += clock.lap();
@@ -204,7 +364,6 @@ class MpiEngine final : public MpiQueryEngine {
     }
   }
 
- private:
   void load(const std::string& path, const ClassifierOptions& options, unsigned threads,
             const ShardLayout* gpus) {
     const char* fail = std::getenv("METAWARP_TEST_MPI_FAIL_RANK");  // a test hook
@@ -224,7 +383,86 @@ class MpiEngine final : public MpiQueryEngine {
         collector_->use_part(*loaded_, *part_);
       }
     }
-    if (place_.rank == 0) classifier_.emplace(db_->metadata(), options);
+    // Every rank's reads go to its GPU as rank 0 cuts them (start()): its classifier too.
+    if (place_.rank == 0 || gpus) classifier_.emplace(db_->metadata(), options);
+  }
+
+  // Whether the reads are decided on rank 0's GPU: where every rank with a
+  // part keeps its lists on its GPU (PartReadDecider) and a list's length
+  // fits KeptLists' byte; rank 0 must have a part.
+  void agree_on_gpus(bool gpus, const ClassifierOptions& options) {
+    if (gpus && collector_) decider_ = collector_->read_decider(options);
+    const bool mine = gpus && db_->longest_list() <= 255 &&
+                      (decider_ != nullptr || (place_.rank != 0 && !collector_));
+    int all = mine ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    on_gpus_ = all == 1;
+  }
+
+  // The other ranks, the GPUs' path: a group's reads from rank 0.
+  void receive_reads(const Header& header, ReadsMessage& message) {
+    host::Stopwatch clock;
+    message.batch_reads.resize(header.size[0]);
+    message.lengths.resize(2 * header.size[1]);
+    message.packed.resize(header.size[2]);
+    message.invalid.resize(header.size[3]);
+    broadcast_array(message.batch_reads.data(), message.batch_reads.size());
+    broadcast_array(message.lengths.data(), message.lengths.size());
+    broadcast_array(message.packed.data(), message.packed.size());
+    broadcast_array(message.invalid.data(), message.invalid.size());
+    served_.receive_seconds += clock.lap();
+    unpack_message(message, threads_);
+    served_.unpack_seconds += clock.lap();
+  }
+
+  // ... looked up in this rank's part on its GPU, the lists it keeps sent to
+  // rank 0: their sizes, then (with hits) the arrays.
+  void keep_lists(const ReadsMessage& message, KeptLists& lists) {
+    host::Stopwatch clock;
+    // Emptied, their capacity kept from group to group (no pages to touch again).
+    lists.chunk_hits.clear();
+    lists.chunk_lists.clear();
+    lists.masks.clear();
+    lists.lengths.clear();
+    lists.hits.clear();
+    if (decider_) {
+      const std::vector<std::span<const ReadView>> batches(message.views.begin(),
+                                                           message.views.end());
+      decider_->start(*classifier_, batches);
+      decider_->collect();
+      served_.lookup_seconds += clock.lap();
+      decider_->take_kept(lists);
+      served_.take_seconds += clock.lap();
+    }
+    std::uint64_t sizes[4] = {lists.chunk_hits.size(), lists.masks.size(), lists.lengths.size(),
+                              lists.hits.size()};
+    send_array(sizes, 4, 0);
+    if (sizes[3] == 0) return;
+    send_array(lists.chunk_hits.data(), sizes[0], 0);
+    send_array(lists.chunk_lists.data(), sizes[0], 0);
+    send_array(lists.masks.data(), sizes[1], 0);
+    send_array(lists.lengths.data(), sizes[2], 0);
+    send_array(lists.hits.data(), sizes[3], 0);
+    served_.send_seconds += clock.lap();
+  }
+
+  // Rank 0: rank r's lists of the group (keep_lists); returns their hits.
+  std::uint64_t receive_lists(int r, KeptLists& lists) const {
+    std::uint64_t sizes[4] = {0, 0, 0, 0};
+    receive_array(sizes, 4, r);
+    if (sizes[3] == 0) return 0;
+    lists.chunk_hits.resize(sizes[0]);
+    lists.chunk_lists.resize(sizes[0]);
+    lists.masks.resize(sizes[1]);
+    lists.lengths.resize(sizes[2]);
+    lists.hits.resize(sizes[3]);
+    receive_array(lists.chunk_hits.data(), sizes[0], r);
+    receive_array(lists.chunk_lists.data(), sizes[0], r);
+    receive_array(lists.masks.data(), sizes[1], r);
+    receive_array(lists.lengths.data(), sizes[2], r);
+    receive_array(lists.hits.data(), sizes[3], r);
+    stats_.bytes_gathered += lists.bytes();
+    return sizes[3];
   }
 
   // The part uploaded to `layout`'s GPU, its hits collected there: its
@@ -297,6 +535,7 @@ class MpiEngine final : public MpiQueryEngine {
   }
 
   MpiPlace place_;
+  unsigned threads_;  // the ranks other than 0 unpack the reads on them
   std::optional<db::PartialDatabase> db_;
   std::optional<db::IndexPart> part_;
   std::optional<db::FeatureIndex> loaded_;
@@ -310,7 +549,53 @@ class MpiEngine final : public MpiQueryEngine {
   mutable double decide_seconds_ = 0;
   mutable BatchHits own_;  // rank 0's own part's hits of the batch
   mutable std::vector<std::uint32_t> sizes_;  // every rank's list sizes, rank by rank
+  // The GPUs' path (on_gpus_): the collector as a PartReadDecider (a rank
+  // with a part), and rank 0's messages, kept from group to group.
+  bool on_gpus_ = false;
+  PartReadDecider* decider_ = nullptr;
+  mutable std::string failed_;  // rank 0: an exchange's error (the job ends with it)
+  mutable ReadsMessage sent_;
+  mutable KeptLists received_;
+  // The other ranks' account of the GPUs' path (serve(verbose)).
+  struct Served {
+    std::uint64_t groups = 0;
+    double receive_seconds = 0, unpack_seconds = 0, lookup_seconds = 0, take_seconds = 0,
+           send_seconds = 0;
+  } served_;
 };
+
+// Rank 0's streamed run on the GPUs' path: groups of batches (about
+// group_text_bytes of text), each parsed, decided on the GPUs at once and
+// formatted.
+class MpiGroups final : public GroupClassifier {
+ public:
+  MpiGroups(const MpiEngine& engine, const GroupContext& context)
+      : engine_(engine), context_(context) {}
+  GroupLimits next_group() override { return {group_batch_bytes, group_text_bytes}; }
+  void classify(BatchGroup& group) override {
+    const GroupSeconds seconds =
+        decide_group(group, parsed_, context_, [&](auto reads, auto results) {
+          engine_.decide_on_gpu(reads, results, std::max(1u, context_.threads));
+        });
+    parse_seconds_ += seconds.parse;
+    classify_seconds_ += seconds.decide;
+  }
+  void add_stages(QuerySummary::Stages& stages) const override {
+    stages.parse += parse_seconds_;
+    stages.classify += classify_seconds_;
+  }
+
+ private:
+  const MpiEngine& engine_;
+  GroupContext context_;
+  std::vector<ParsedBatch> parsed_;
+  double parse_seconds_ = 0, classify_seconds_ = 0;
+};
+
+std::unique_ptr<GroupClassifier> MpiEngine::start_groups(const GroupContext& context) const {
+  if (!on_gpus_ || place_.rank != 0) return nullptr;
+  return std::make_unique<MpiGroups>(*this, context);
+}
 
 void MpiClassifier::classify(std::span<const ReadView> reads, std::span<ReadResult> results) {
   sketch_reads(classifier_, reads, sketched_);

@@ -117,8 +117,10 @@ struct GpuPartStats {
   // As a PartReadDecider (the hits kept on the GPU): walks decided there, and
   // the time to send their reads and decide them (lookups: lookup_seconds).
   std::uint64_t kept_walks = 0;
-  std::uint64_t kept_hits = 0;  // found and kept on the GPU
+  std::uint64_t kept_hits = 0;  // found and kept on the GPU, or added (add_kept)
   double decide_seconds = 0;
+  // Kept lists taken for another process and added from others (MPI).
+  double kept_exchange_seconds = 0;
 };
 
 class GpuHitCollector : public PartHitCollector {

@@ -10,7 +10,15 @@
 // Classifier::decide_features, so the outputs are the whole database's.
 // The other ranks answer batches (serve) until rank 0's engine is destroyed.
 // With GPUs, each rank uploads its part to one GPU of its host and finds its
-// hits there (make_gpu_hit_collector: the same hits as the CPU's).
+// hits there (make_gpu_hit_collector: the same hits as the CPU's), and,
+// where every rank can (PartReadDecider; lists of at most 255 locations),
+// the reads are decided on rank 0's GPU instead: the engine is then a
+// streamed one (start_groups): each group of batches is parsed on rank 0 and
+// its reads broadcast; every rank looks them up in its part on its GPU and
+// keeps the lists there (the partitioned query's kept chunks); the other
+// ranks send theirs to rank 0 as KeptLists (a byte per read slot and 4 per
+// hit), which adds them to its own and decides every read with the resident
+// GPU engine's kernels.
 //
 // Built only with MPI (src/pipeline/mpi/); without it
 // (src/pipeline/no_mpi/) mpi_place() says that --mpi was not compiled in.
@@ -70,6 +78,15 @@ struct MpiStats {
   double decide_seconds = 0;   // the reads decided, summed over the worker threads
   std::optional<ShardLayout> gpu;  // rank 0's GPU (mpi_rank_layout), where its part is on one
   GpuPartStats gpu_stats;      // with gpu: rank 0's collector's
+  // Decided on rank 0's GPU: the groups of reads broadcast, their reads and
+  // bytes, and the kept lists gathered (their hits and bytes). Then
+  // exchange_seconds includes packing the reads, collect_seconds is rank 0's
+  // reads sent to its GPU and looked up there (beside the exchange),
+  // decide_seconds the other ranks' lists added and every read decided.
+  std::uint64_t read_groups = 0;
+  std::uint64_t reads = 0;
+  std::uint64_t bytes_broadcast = 0;
+  std::uint64_t bytes_gathered = 0;
 };
 
 class MpiQueryEngine : public QueryEngine {
@@ -78,8 +95,13 @@ class MpiQueryEngine : public QueryEngine {
   virtual const db::Database& metadata() const = 0;
   // Rank 0: so far.
   virtual MpiStats stats() const = 0;
-  // Ranks other than 0: answers rank 0's batches until its engine ends.
-  virtual void serve() = 0;
+  // Ranks other than 0: answers rank 0's batches until its engine ends;
+  // `verbose`: then says where its time went (the GPUs' path). A failure
+  // there ends the job (MPI_Abort): rank 0 waits for the answer.
+  virtual void serve(bool verbose) = 0;
+  // Whether the reads are decided on rank 0's GPU (then start_groups gives
+  // the query's streamed run; else make_classifier its workers').
+  virtual bool decides_on_gpu() const = 0;
 };
 
 // Every rank: opens `path`, loads its part and (rank 0) makes the

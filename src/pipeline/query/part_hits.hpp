@@ -63,6 +63,26 @@ void decide_reads(const Classifier& classifier, const SketchedBatch& batch, cons
                   std::span<ReadResult> results, ClassifierScratch& scratch,
                   std::vector<std::span<const sketch::Location>>& lists);
 
+// A part's lists of a walk's reads, kept by one process for another that
+// decides the reads (the MPI engine, pipeline/query/mpi_engine.hpp): chunk by
+// chunk as the decider cut the walk (the same reads give the same chunks),
+// which of its slots (a read window's features) have a list in the part (a
+// bit per slot), those lists' lengths, and the lists in slot order
+// (kernels/kept_hits.hpp). A length is a byte here: the database's longest
+// list (at most 255) decides whether a query can use this.
+struct KeptLists {
+  std::vector<std::uint64_t> chunk_hits;    // per chunk: its lists' locations
+  std::vector<std::uint64_t> chunk_lists;   // per chunk: its slots with a list
+  host::LargeVector<std::uint32_t> masks;   // per chunk, ceil(slots / 32) words
+  host::LargeVector<std::uint8_t> lengths;  // the lists' lengths, chunk after chunk
+  host::LargeVector<std::uint32_t> hits;    // the lists, chunk after chunk
+  std::uint64_t bytes() const {
+    return (chunk_hits.size() + chunk_lists.size()) * sizeof(std::uint64_t) +
+           masks.size() * sizeof(std::uint32_t) + lengths.size() +
+           hits.size() * sizeof(std::uint32_t);
+  }
+};
+
 // What a collector that keeps the hits where it finds them does instead (the
 // GPU's: the reads' hits stay on the device while the parts pass, and the
 // reads are decided there by the resident engine's kernels). The streamed
@@ -80,6 +100,13 @@ class PartReadDecider {
   // After the last part: results[b][i] for read i of batch b, as
   // Classifier::classify on the whole database gives it.
   virtual void finish(std::span<const std::span<ReadResult>> results) = 0;
+  // Between processes (KeptLists): after start() and one collect(), the
+  // lists that collect kept, into `out`; the walk ends there, its reads
+  // undecided (another process decides them). And, on the process that
+  // decides: lists another process took from the same reads (start() with
+  // the same batches) in its part, kept as collect() on that part would.
+  virtual void take_kept(KeptLists& out) = 0;
+  virtual void add_kept(const KeptLists& lists) = 0;
   // The bytes the walk's reads and their hits hold where the collector keeps
   // them (the GPU's memory), between start() and finish() (-v reports the
   // most; the super-batches' budget counts the host's memory only).

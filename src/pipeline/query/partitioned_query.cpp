@@ -183,27 +183,22 @@ class PartitionedGroups final : public GroupClassifier {
   void classify_kept(BatchGroup& super, PartReadDecider& decider) {
     ClassifyState& state = state_;
     PartitionStats& stats = stats_;
-    const std::size_t count = super.count;
-    host::Stopwatch clock;
-    std::vector<std::span<const ReadView>> reads(count);
-    std::vector<std::span<ReadResult>> results(count);
-    host::parallel_for(count, threads_, [&](std::size_t b) {
-      ParsedBatch& parsed = state.parsed[b];
-      if (!parse_batch(options_, layout_, *super.batches[b], parsed)) return;
-      reads[b] = parsed.reads;
-      results[b] = parsed.results;
-    });
-    parse_seconds_ += clock.lap();
-    decider.start(classifier_, reads);
-    const double loads_before = stats.load_seconds;
-    walk(state, stats, [&] { decider.collect(); });
-    const double collected = clock.lap() - (stats.load_seconds - loads_before);
-    const std::uint64_t kept = decider.held_bytes();  // finish() frees them
-    decider.finish(results);
-    host::parallel_for(count, threads_, [&](std::size_t b) {
-      writer_.format(*super.batches[b], state.parsed[b], layout_ != io::ReadLayout::single);
-    });
-    const double decided = clock.lap();
+    const GroupContext context{options_, layout_, writer_, threads_};
+    double walked = 0, collected = 0;  // the walk, and the walk less its part loads
+    std::uint64_t kept = 0;
+    const GroupSeconds seconds = decide_group(
+        super, state.parsed, context, [&](auto reads, auto results) {
+          host::Stopwatch clock;
+          decider.start(classifier_, reads);
+          const double loads_before = stats.load_seconds;
+          walk(state, stats, [&] { decider.collect(); });
+          walked = clock.lap();
+          collected = walked - (stats.load_seconds - loads_before);
+          kept = decider.held_bytes();  // finish() frees them
+          decider.finish(results);
+        });
+    parse_seconds_ += seconds.parse;
+    const double decided = seconds.decide - walked;  // finish() and the formatting
     // What the next super-batches are cut by: what the host holds (the
     // reads' text, results and output), which --hit-memory bounds; the hits
     // are the collector's (the GPU's memory), reported, and grow with it.

@@ -4,6 +4,8 @@
 #include <span>
 #include <stdexcept>
 
+#include "metawarp/host/clock.hpp"
+#include "metawarp/host/parallel_for.hpp"
 #include "output/output_check.hpp"
 #include "output/output_path.hpp"
 #include "output/remove_on_failure.hpp"
@@ -110,6 +112,30 @@ bool parse_batch(const QueryOptions& options, io::ReadLayout layout, Batch& batc
   // and then write each result again (hundreds of bytes a read).
   if (parsed.results.size() < result.count) parsed.results.resize(result.count);
   return true;
+}
+
+GroupSeconds decide_group(BatchGroup& group, std::vector<ParsedBatch>& parsed,
+                          const GroupContext& context, const DecideGroup& decide) {
+  const std::size_t count = group.count;
+  if (parsed.size() < count) parsed.resize(count);
+  const unsigned threads = std::max(1u, context.threads);
+  GroupSeconds seconds;
+  host::Stopwatch clock;
+  std::vector<std::span<const ReadView>> reads(count);
+  std::vector<std::span<ReadResult>> results(count);
+  host::parallel_for(count, threads, [&](std::size_t b) {
+    if (!parse_batch(context.options, context.layout, *group.batches[b], parsed[b])) return;
+    reads[b] = parsed[b].reads;
+    results[b] = std::span(parsed[b].results.data(), parsed[b].reads.size());
+  });
+  seconds.parse = clock.lap();
+  decide(reads, results);
+  const bool paired = context.layout != io::ReadLayout::single;
+  host::parallel_for(count, threads, [&](std::size_t b) {
+    context.writer.format(*group.batches[b], parsed[b], paired);
+  });
+  seconds.decide = clock.lap();
+  return seconds;
 }
 
 QueryWriter::QueryWriter(const db::Database& db, const QueryOptions& o, QueryCounters& counters)

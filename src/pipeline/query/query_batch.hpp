@@ -8,6 +8,7 @@
 #include <exception>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,20 @@ struct ParsedBatch {
 // order whatever the thread count).
 bool parse_batch(const QueryOptions& options, io::ReadLayout layout, Batch& batch,
                  ParsedBatch& parsed);
+
+// A streamed engine's group decided at once (the partitioned engine's kept
+// hits, the MPI engine's GPU ranks): its batches parsed into parsed[0,
+// count) on `threads`, `decide(reads, results)` given every batch's reads
+// and results (empty for a batch with nothing to classify), then each batch
+// formatted by `writer`. Returns the seconds of the parse, and of the
+// decisions with the formatting.
+struct GroupSeconds {
+  double parse = 0, decide = 0;
+};
+using DecideGroup = std::function<void(std::span<const std::span<const ReadView>> reads,
+                                       std::span<const std::span<ReadResult>> results)>;
+GroupSeconds decide_group(BatchGroup& group, std::vector<ParsedBatch>& parsed,
+                          const GroupContext& context, const DecideGroup& decide);
 
 // The outputs of one query: opened (as temporaries) when made, so that a
 // failed query removes older files at every output path; written batch by
