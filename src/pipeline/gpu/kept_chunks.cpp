@@ -94,9 +94,9 @@ struct KeptLane {
   }
 
   // Host memory of another process's lists to and from the device, through
-  // pinned pieces of the lane's: a copy from pageable memory ran at about
-  // 3 GB/s over all lanes, a memcpy into pinned memory and a pinned copy
-  // run at several times that (each lane's pieces one after another).
+  // pinned pieces of the lane's: added straight from pageable memory, 7.07
+  // GB of lists took 1.66-1.72 s over 8 lanes (2 x H100); through the pieces
+  // 2.86 GB take 0.33-0.34 s, copies, kernels and all (docs/benchmarks.md).
   cuda::pinned_buffer<char> staging;
   static constexpr std::size_t staging_bytes = std::size_t(8) << 20;
 
