@@ -521,9 +521,9 @@ void run_query(QueryCommand& cmd, QueryDatabases& databases) {
     // One sample: its reads are read, decompressed and cut while the
     // database loads on a thread of its own (pipeline/query/query.hpp,
     // PendingDatabase; the streamed engine sizes the batches, so they wait
-    // for it, as with --mpi on GPUs, whose engine may be a streamed one:
-    // MpiQueryEngine::decides_on_gpu); the progress line starts once the
-    // load line is done.
+    // for it, as with --mpi on GPUs, whose engine is a streamed one where
+    // every rank can keep its lists on its GPU: MpiQueryEngine); the
+    // progress line starts once the load line is done.
     std::optional<pipeline::QueryProgress> line;
     {
       host::ThreadGroup loader;

@@ -228,15 +228,13 @@ class MpiEngine final : public MpiQueryEngine {
     }
   }
 
-  bool decides_on_gpu() const override { return on_gpus_; }
-
   std::unique_ptr<GroupClassifier> start_groups(const GroupContext& context) const override;
 
   // Rank 0, the GPUs' path: results[b][i] for read i of batch b of a group,
   // decided on its GPU with every rank's lists.
   void decide_on_gpu(std::span<const std::span<const ReadView>> reads,
-                     std::span<const std::span<ReadResult>> results, unsigned threads) const {
-    exclusively([&] { exchange_reads(reads, results, threads); });
+                     std::span<const std::span<ReadResult>> results) const {
+    exclusively([&] { exchange_reads(reads, results); });
   }
 
   // Rank 0, one worker at a time: `hits` made the hits of `batch` over
@@ -276,7 +274,7 @@ class MpiEngine final : public MpiQueryEngine {
 
   // decide_on_gpu, under mutex_.
   void exchange_reads(std::span<const std::span<const ReadView>> reads,
-                      std::span<const std::span<ReadResult>> results, unsigned threads) const {
+                      std::span<const std::span<ReadResult>> results) const {
     host::Stopwatch clock;
     // Rank 0's own part looked up while the reads are packed and broadcast,
     // and while the others look in theirs.
@@ -288,7 +286,7 @@ class MpiEngine final : public MpiQueryEngine {
       decider_->collect();
       local_seconds = local_clock.lap();
     });
-    pack_message(reads, sent_, threads);
+    pack_message(reads, sent_, threads_);
     Header header{Kind::reads, {sent_.batch_reads.size(), sent_.lengths.size() / 2,
                                 sent_.packed.size(), sent_.invalid.size()}};
     broadcast(header);
@@ -535,7 +533,7 @@ class MpiEngine final : public MpiQueryEngine {
   }
 
   MpiPlace place_;
-  unsigned threads_;  // the ranks other than 0 unpack the reads on them
+  unsigned threads_;  // -t: the reads packed (rank 0) and unpacked (the others) on them
   std::optional<db::PartialDatabase> db_;
   std::optional<db::IndexPart> part_;
   std::optional<db::FeatureIndex> loaded_;
@@ -575,7 +573,7 @@ class MpiGroups final : public GroupClassifier {
   void classify(BatchGroup& group) override {
     const GroupSeconds seconds =
         decide_group(group, parsed_, context_, [&](auto reads, auto results) {
-          engine_.decide_on_gpu(reads, results, std::max(1u, context_.threads));
+          engine_.decide_on_gpu(reads, results);
         });
     parse_seconds_ += seconds.parse;
     classify_seconds_ += seconds.decide;

@@ -99,9 +99,6 @@ class MpiQueryEngine : public QueryEngine {
   // `verbose`: then says where its time went (the GPUs' path). A failure
   // there ends the job (MPI_Abort): rank 0 waits for the answer.
   virtual void serve(bool verbose) = 0;
-  // Whether the reads are decided on rank 0's GPU (then start_groups gives
-  // the query's streamed run; else make_classifier its workers').
-  virtual bool decides_on_gpu() const = 0;
 };
 
 // Every rank: opens `path`, loads its part and (rank 0) makes the
