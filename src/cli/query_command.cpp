@@ -103,13 +103,15 @@ void print_mpi_stats(const pipeline::MpiStats& m) {
   if (m.read_groups > 0)
     std::fprintf(stderr,
                  "query: MPI over %d ranks, decided on rank 0's GPU: %llu groups, %llu reads "
-                 "broadcast (%s), the other ranks' kept lists gathered (%s, %llu hits); "
+                 "broadcast (%s), the other ranks' kept lists gathered (%s, %llu hits); %s; "
                  "packing and MPI calls (waiting for the slowest rank included) %.2f s, rank "
                  "0's reads to its GPU and looked up there %.2f s (beside them), the lists "
                  "added and the reads decided %.2f s\n",
                  pipeline::mpi_place().ranks, (unsigned long long)m.read_groups,
                  (unsigned long long)m.reads, pipeline::format_bytes(m.bytes_broadcast).c_str(),
                  pipeline::format_bytes(m.bytes_gathered).c_str(), (unsigned long long)m.hits,
+                 m.looks_ahead ? "the next group sent while one is decided (two threads)"
+                               : "one group at a time (MPI allows one thread)",
                  m.exchange_seconds, m.collect_seconds, m.decide_seconds);
   else
     std::fprintf(stderr,

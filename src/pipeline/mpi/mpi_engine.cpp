@@ -1,19 +1,25 @@
-// The MPI engine (pipeline/query/mpi_engine.hpp). Rank 0 holds one lock over
-// every MPI call (MPI_THREAD_SERIALIZED). On the host's path its worker
-// threads take turns: a turn broadcasts one batch's features, every rank
-// collects its part's hits (on the CPU, or on its GPU), and rank 0 gathers
-// them. On the GPUs' path one thread runs the groups: a group's reads are
-// broadcast, and every other rank sends back the lists its part keeps.
+// The MPI engine (pipeline/query/mpi_engine.hpp). On the host's path rank
+// 0's worker threads take turns (one lock over every MPI call): a turn
+// broadcasts one batch's features, every rank collects its part's hits (on
+// the CPU, or on its GPU), and rank 0 gathers them. On the GPUs' path rank 0
+// runs groups of reads: a group's reads are broadcast, and every other rank
+// sends back the lists its part keeps. Where MPI allows calls from several
+// threads, the steps overlap: rank 0 sends the next group while it decides
+// one, and the other ranks receive the next group and send the previous
+// group's lists while they look one up.
 #include "pipeline/query/mpi_engine.hpp"
 
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <thread>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,9 +48,10 @@ class MpiSession {
  public:
   MpiSession() {
     int provided = 0;
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
     if (provided < MPI_THREAD_SERIALIZED)
       throw std::runtime_error("--mpi: the MPI library does not allow calls from several threads");
+    multiple_ = provided >= MPI_THREAD_MULTIPLE;
     MPI_Comm_rank(MPI_COMM_WORLD, &place_.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &place_.ranks);
     // The ranks sharing this host's memory (and GPUs).
@@ -58,10 +65,13 @@ class MpiSession {
   }
   MpiPlace place() const { return place_; }
   void agreed() { agreed_ = true; }
+  // Whether two threads may call MPI at once (the GPUs' path looks ahead).
+  bool multiple() const { return multiple_; }
 
  private:
   MpiPlace place_;
   bool agreed_ = false;
+  bool multiple_ = false;
 };
 
 MpiSession& session() {
@@ -92,13 +102,6 @@ constexpr std::uint64_t piece_bytes = std::uint64_t(1) << 30;
 constexpr int lists_tag = 1;
 
 template <class T>
-void broadcast_array(T* data, std::uint64_t count) {
-  char* bytes = reinterpret_cast<char*>(data);
-  const std::uint64_t n = count * sizeof(T);
-  for (std::uint64_t at = 0; at < n; at += piece_bytes)
-    MPI_Bcast(bytes + at, as_count(std::min(piece_bytes, n - at)), MPI_BYTE, 0, MPI_COMM_WORLD);
-}
-template <class T>
 void send_array(const T* data, std::uint64_t count, int to) {
   const char* bytes = reinterpret_cast<const char*>(data);
   const std::uint64_t n = count * sizeof(T);
@@ -106,19 +109,50 @@ void send_array(const T* data, std::uint64_t count, int to) {
     MPI_Send(bytes + at, as_count(std::min(piece_bytes, n - at)), MPI_BYTE, to, lists_tag,
              MPI_COMM_WORLD);
 }
+
+// Waits for `request`, or gives up once `failing` is set (another thread of
+// rank 0 failed: the job is about to end, and what this one waits for may
+// never come).
+void wait_unless(MPI_Request& request, const std::atomic<bool>& failing) {
+  for (int done = 0;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    if (failing.load(std::memory_order_relaxed))
+      throw std::runtime_error("--mpi: stopped: another step of the exchange failed");
+    std::this_thread::yield();
+  }
+}
+
+// Nonblocking on every rank: a nonblocking collective matches no blocking one.
 template <class T>
-void receive_array(T* data, std::uint64_t count, int from) {
+void broadcast_array(T* data, std::uint64_t count, const std::atomic<bool>& failing) {
   char* bytes = reinterpret_cast<char*>(data);
   const std::uint64_t n = count * sizeof(T);
-  for (std::uint64_t at = 0; at < n; at += piece_bytes)
-    MPI_Recv(bytes + at, as_count(std::min(piece_bytes, n - at)), MPI_BYTE, from, lists_tag,
-             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  for (std::uint64_t at = 0; at < n; at += piece_bytes) {
+    MPI_Request request;
+    MPI_Ibcast(bytes + at, as_count(std::min(piece_bytes, n - at)), MPI_BYTE, 0, MPI_COMM_WORLD,
+               &request);
+    wait_unless(request, failing);
+  }
+}
+template <class T>
+void receive_array(T* data, std::uint64_t count, int from, const std::atomic<bool>& failing) {
+  char* bytes = reinterpret_cast<char*>(data);
+  const std::uint64_t n = count * sizeof(T);
+  for (std::uint64_t at = 0; at < n; at += piece_bytes) {
+    MPI_Request request;
+    MPI_Irecv(bytes + at, as_count(std::min(piece_bytes, n - at)), MPI_BYTE, from, lists_tag,
+              MPI_COMM_WORLD, &request);
+    wait_unless(request, failing);
+  }
 }
 
 // A group's reads are cut in batches of the CPU's size, as many as about
-// this much text of mates 1 (or single reads): some 0.8 M pairs of 150
-// bases, which take about 1.2 GiB of rank 0's GPU with their kept lists.
-constexpr std::uint64_t group_text_bytes = std::uint64_t(256) << 20;
+// this much text of mates 1 (or single reads): some 0.2 M pairs of 150
+// bases, which take about 0.3 GiB of rank 0's GPU with their kept lists.
+// Small groups keep the ranks' steps in step: 64 MiB groups ran 5.1-5.5 M
+// pairs/s where 256 MiB ran 4.2-4.7 (2 ranks, 2 x H200, docs/benchmarks.md).
+constexpr std::uint64_t group_text_bytes = std::uint64_t(64) << 20;
 constexpr std::size_t group_batch_bytes = std::size_t(4) << 20;
 
 class MpiEngine;
@@ -158,8 +192,8 @@ class MpiEngine final : public MpiQueryEngine {
   // outputs already removed and the error said here.
   ~MpiEngine() override {
     if (place_.rank != 0) return;
+    if (failing_) abort_job(failed_);
     std::lock_guard lock(mutex_);
-    if (!failed_.empty()) abort_job(failed_);
     Header header;  // done
     broadcast(header);
   }
@@ -171,9 +205,10 @@ class MpiEngine final : public MpiQueryEngine {
   }
 
   MpiStats stats() const override {
-    std::scoped_lock lock(mutex_, decided_mutex_);
+    std::scoped_lock lock(mutex_, decided_mutex_, stats_mutex_);
     MpiStats s = stats_;
     s.decide_seconds += decide_seconds_;
+    s.looks_ahead = on_gpus_ && looks_ahead();
     if (gpu_collector_) s.gpu_stats = gpu_collector_->stats();
     return s;
   }
@@ -195,10 +230,13 @@ class MpiEngine final : public MpiQueryEngine {
     }
     if (verbose && served_.groups > 0)
       std::fprintf(stderr,
-                   "query: MPI rank %d: %llu groups of reads: received %.2f s (waiting for rank "
-                   "0 included), unpacked %.2f s, sent to its GPU and looked up %.2f s, the "
+                   "query: MPI rank %d: %llu groups of reads%s: received %.2f s (waiting for "
+                   "rank 0 included), unpacked %.2f s, sent to its GPU and looked up %.2f s, the "
                    "lists taken %.2f s and sent %.2f s\n",
-                   place_.rank, (unsigned long long)served_.groups, served_.receive_seconds,
+                   place_.rank, (unsigned long long)served_.groups,
+                   session().multiple() ? " (each received while the one before is looked up)"
+                                        : "",
+                   served_.receive_seconds,
                    served_.unpack_seconds, served_.lookup_seconds, served_.take_seconds,
                    served_.send_seconds);
   }
@@ -207,16 +245,18 @@ class MpiEngine final : public MpiQueryEngine {
     SketchedBatch batch;
     batch.shapes.resize(1);  // all the features as one read: only the part's are looked up
     BatchHits hits;
-    ReadsMessage reads;
-    KeptLists lists;
-    for (;;) {
-      Header header;
-      broadcast(header);
-      if (header.kind == Kind::done) return;
+    // The GPUs' path: the group looked up and the next one received
+    // meanwhile; the lists taken and the previous group's, being sent.
+    ReadsMessage reads[2];
+    KeptLists lists[2];
+    host::BackgroundTask sender;
+    Header header;
+    broadcast(header);
+    for (unsigned at = 0;;) {
+      if (header.kind == Kind::done) break;
       if (header.kind == Kind::reads) {
-        receive_reads(header, reads);
-        keep_lists(reads, lists);
-        served_.groups += 1;
+        header = answer_group(header, reads[at], reads[at ^ 1u], lists[at], sender);
+        at ^= 1u;
         continue;
       }
       const std::uint64_t n = header.size[0];
@@ -225,16 +265,26 @@ class MpiEngine final : public MpiQueryEngine {
       batch.offsets.assign({0, n});
       collect(batch, hits);
       send_hits(hits, n);
+      broadcast(header);
     }
+    sender.wait();
   }
 
   std::unique_ptr<GroupClassifier> start_groups(const GroupContext& context) const override;
 
-  // Rank 0, the GPUs' path: results[b][i] for read i of batch b of a group,
-  // decided on its GPU with every rank's lists.
-  void decide_on_gpu(std::span<const std::span<const ReadView>> reads,
-                     std::span<const std::span<ReadResult>> results) const {
-    exclusively([&] { exchange_reads(reads, results); });
+  // Rank 0, the GPUs' path, a group at a time: its reads sent to every rank
+  // (send_reads), then results[b][i] for read i of batch b, decided on its
+  // GPU with every rank's lists (decide_sent). With MPI_THREAD_MULTIPLE the
+  // next group is sent while this one is decided, on another thread (the
+  // ranks answer in order: rank 0 receives a group's lists before the next
+  // group's reads reach them); else one after the other, on one thread.
+  bool looks_ahead() const { return session().multiple(); }
+  void send_reads(std::span<const std::span<const ReadView>> reads) const {
+    guarded(send_mutex_, [&] { broadcast_reads(reads); });
+  }
+  void decide_sent(std::span<const std::span<const ReadView>> reads,
+                   std::span<const std::span<ReadResult>> results) const {
+    guarded(receive_mutex_, [&] { decide_with_lists(reads, results); });
   }
 
   // Rank 0, one worker at a time: `hits` made the hits of `batch` over
@@ -249,18 +299,22 @@ class MpiEngine final : public MpiQueryEngine {
       throw std::runtime_error("--mpi: a batch of " + std::to_string(batch.reads()) +
                                " reads has more features or hits than one MPI message holds: "
                                "lower --batch-size");
-    exclusively([&] { exchange_features(batch, hits, n); });
+    guarded(mutex_, [&] { exchange_features(batch, hits, n); });
   }
 
  private:
-  // `exchange` under mutex_, its failure kept: the job ends with it (~MpiEngine).
+  // `exchange` under `mutex`, its failure kept (the first): the job ends
+  // with it (~MpiEngine), and an exchange of another thread waiting on MPI
+  // gives up (wait_unless).
   template <class Exchange>
-  void exclusively(Exchange exchange) const {
-    std::lock_guard lock(mutex_);
+  void guarded(std::mutex& mutex, Exchange exchange) const {
+    std::lock_guard lock(mutex);
     try {
       exchange();
     } catch (const std::exception& e) {
-      failed_ = e.what();
+      std::lock_guard failed(failed_mutex_);
+      if (!failing_) failed_ = e.what();
+      failing_ = true;
       throw;
     }
   }
@@ -272,12 +326,30 @@ class MpiEngine final : public MpiQueryEngine {
     std::abort();  // MPI_Abort does not return
   }
 
-  // decide_on_gpu, under mutex_.
-  void exchange_reads(std::span<const std::span<const ReadView>> reads,
-                      std::span<const std::span<ReadResult>> results) const {
+  // send_reads, under send_mutex_ (collectives: this thread's only).
+  void broadcast_reads(std::span<const std::span<const ReadView>> reads) const {
     host::Stopwatch clock;
-    // Rank 0's own part looked up while the reads are packed and broadcast,
-    // and while the others look in theirs.
+    pack_message(reads, sent_, threads_);
+    Header header{Kind::reads, {sent_.batch_reads.size(), sent_.lengths.size() / 2,
+                                sent_.packed.size(), sent_.invalid.size()}};
+    broadcast(header);
+    broadcast_array(sent_.batch_reads.data(), sent_.batch_reads.size(), failing_);
+    broadcast_array(sent_.lengths.data(), sent_.lengths.size(), failing_);
+    broadcast_array(sent_.packed.data(), sent_.packed.size(), failing_);
+    broadcast_array(sent_.invalid.data(), sent_.invalid.size(), failing_);
+    const double seconds = clock.lap();
+    std::lock_guard lock(stats_mutex_);
+    stats_.exchange_seconds += seconds;
+    stats_.read_groups += 1;
+    stats_.reads += header.size[1];
+    stats_.bytes_broadcast += sent_.bytes();
+  }
+
+  // decide_sent, under receive_mutex_ (receives only).
+  void decide_with_lists(std::span<const std::span<const ReadView>> reads,
+                         std::span<const std::span<ReadResult>> results) const {
+    host::Stopwatch clock;
+    // Rank 0's own part looked up while the others' lists come.
     double local_seconds = 0;
     host::BackgroundTask local;
     local.start([&] {
@@ -286,30 +358,26 @@ class MpiEngine final : public MpiQueryEngine {
       decider_->collect();
       local_seconds = local_clock.lap();
     });
-    pack_message(reads, sent_, threads_);
-    Header header{Kind::reads, {sent_.batch_reads.size(), sent_.lengths.size() / 2,
-                                sent_.packed.size(), sent_.invalid.size()}};
-    broadcast(header);
-    broadcast_array(sent_.batch_reads.data(), sent_.batch_reads.size());
-    broadcast_array(sent_.lengths.data(), sent_.lengths.size());
-    broadcast_array(sent_.packed.data(), sent_.packed.size());
-    broadcast_array(sent_.invalid.data(), sent_.invalid.size());
-    stats_.exchange_seconds += clock.lap();
+    double exchange = 0, decide = 0;
+    std::uint64_t hits = 0, bytes = 0;
+    for (int r = 1; r < place_.ranks; ++r) {
+      received_[std::size_t(r)].hits.clear();
+      hits += receive_lists(r, received_[std::size_t(r)]);
+      bytes += received_[std::size_t(r)].bytes();
+    }
+    exchange += clock.lap();
     local.wait();
     clock.lap();
-    stats_.collect_seconds += local_seconds;
-    for (int r = 1; r < place_.ranks; ++r) {
-      const std::uint64_t hits = receive_lists(r, received_);
-      stats_.exchange_seconds += clock.lap();
-      if (hits > 0) decider_->add_kept(received_);
-      stats_.hits += hits;
-      stats_.decide_seconds += clock.lap();
-    }
+    for (int r = 1; r < place_.ranks; ++r)
+      if (!received_[std::size_t(r)].hits.empty()) decider_->add_kept(received_[std::size_t(r)]);
     decider_->finish(results);
-    stats_.decide_seconds += clock.lap();
-    stats_.read_groups += 1;
-    stats_.reads += header.size[1];
-    stats_.bytes_broadcast += sent_.bytes();
+    decide += clock.lap();
+    std::lock_guard lock(stats_mutex_);
+    stats_.exchange_seconds += exchange;
+    stats_.collect_seconds += local_seconds;
+    stats_.decide_seconds += decide;
+    stats_.hits += hits;
+    stats_.bytes_gathered += bytes;
   }
 
   // exchange, under mutex_.
@@ -397,6 +465,44 @@ class MpiEngine final : public MpiQueryEngine {
     on_gpus_ = all == 1;
   }
 
+  // The other ranks, the GPUs' path: the group `header` announced, received
+  // into `current` unless it came ahead, is looked up, and its lists taken
+  // into `lists` and sent by `sender`; returns the header after it. With
+  // MPI_THREAD_MULTIPLE three threads overlap: the next group is received
+  // into `next` (its header, and its reads if it has them; rank 0 broadcasts
+  // it while it decides this one), this one is looked up, and the previous
+  // group's lists are sent (`sender` takes one at a time, in order). A
+  // failure here ends the job at once: the receiving thread may be waiting
+  // for a broadcast that will never come.
+  Header answer_group(const Header& header, ReadsMessage& current, ReadsMessage& next,
+                      KeptLists& lists, host::BackgroundTask& sender) {
+    if (!received_ahead_) receive_reads(header, current);
+    Header after;
+    const auto receive_next = [&] {
+      broadcast(after);
+      if (after.kind == Kind::reads) receive_reads(after, next);
+    };
+    host::BackgroundTask ahead;
+    const bool overlap = session().multiple();
+    if (overlap) ahead.start(receive_next);
+    try {
+      take_lists(current, lists);
+      if (overlap)
+        sender.start([this, &lists] { send_lists(lists); });  // waits for the previous send
+      else
+        send_lists(lists);
+    } catch (const std::exception& e) {
+      abort_job("--mpi: rank " + std::to_string(place_.rank) + ": " + e.what());
+    }
+    served_.groups += 1;
+    if (overlap)
+      ahead.wait();
+    else
+      receive_next();
+    received_ahead_ = after.kind == Kind::reads;
+    return after;
+  }
+
   // The other ranks, the GPUs' path: a group's reads from rank 0.
   void receive_reads(const Header& header, ReadsMessage& message) {
     host::Stopwatch clock;
@@ -404,18 +510,18 @@ class MpiEngine final : public MpiQueryEngine {
     message.lengths.resize(2 * header.size[1]);
     message.packed.resize(header.size[2]);
     message.invalid.resize(header.size[3]);
-    broadcast_array(message.batch_reads.data(), message.batch_reads.size());
-    broadcast_array(message.lengths.data(), message.lengths.size());
-    broadcast_array(message.packed.data(), message.packed.size());
-    broadcast_array(message.invalid.data(), message.invalid.size());
+    broadcast_array(message.batch_reads.data(), message.batch_reads.size(), failing_);
+    broadcast_array(message.lengths.data(), message.lengths.size(), failing_);
+    broadcast_array(message.packed.data(), message.packed.size(), failing_);
+    broadcast_array(message.invalid.data(), message.invalid.size(), failing_);
     served_.receive_seconds += clock.lap();
     unpack_message(message, threads_);
     served_.unpack_seconds += clock.lap();
   }
 
-  // ... looked up in this rank's part on its GPU, the lists it keeps sent to
-  // rank 0: their sizes, then (with hits) the arrays.
-  void keep_lists(const ReadsMessage& message, KeptLists& lists) {
+  // ... looked up in this rank's part on its GPU, the lists it keeps taken
+  // into `lists`.
+  void take_lists(const ReadsMessage& message, KeptLists& lists) {
     host::Stopwatch clock;
     // Emptied, their capacity kept from group to group (no pages to touch again).
     lists.chunk_hits.clear();
@@ -423,43 +529,47 @@ class MpiEngine final : public MpiQueryEngine {
     lists.masks.clear();
     lists.lengths.clear();
     lists.hits.clear();
-    if (decider_) {
-      const std::vector<std::span<const ReadView>> batches(message.views.begin(),
-                                                           message.views.end());
-      decider_->start(*classifier_, batches);
-      decider_->collect();
-      served_.lookup_seconds += clock.lap();
-      decider_->take_kept(lists);
-      served_.take_seconds += clock.lap();
-    }
+    if (!decider_) return;
+    const std::vector<std::span<const ReadView>> batches(message.views.begin(),
+                                                         message.views.end());
+    decider_->start(*classifier_, batches);
+    decider_->collect();
+    served_.lookup_seconds += clock.lap();
+    decider_->take_kept(lists);
+    served_.take_seconds += clock.lap();
+  }
+
+  // ... and sent to rank 0: their sizes, then (with hits) the arrays.
+  void send_lists(const KeptLists& lists) {
+    host::Stopwatch clock;
     std::uint64_t sizes[4] = {lists.chunk_hits.size(), lists.masks.size(), lists.lengths.size(),
                               lists.hits.size()};
     send_array(sizes, 4, 0);
-    if (sizes[3] == 0) return;
-    send_array(lists.chunk_hits.data(), sizes[0], 0);
-    send_array(lists.chunk_lists.data(), sizes[0], 0);
-    send_array(lists.masks.data(), sizes[1], 0);
-    send_array(lists.lengths.data(), sizes[2], 0);
-    send_array(lists.hits.data(), sizes[3], 0);
+    if (sizes[3] != 0) {
+      send_array(lists.chunk_hits.data(), sizes[0], 0);
+      send_array(lists.chunk_lists.data(), sizes[0], 0);
+      send_array(lists.masks.data(), sizes[1], 0);
+      send_array(lists.lengths.data(), sizes[2], 0);
+      send_array(lists.hits.data(), sizes[3], 0);
+    }
     served_.send_seconds += clock.lap();
   }
 
-  // Rank 0: rank r's lists of the group (keep_lists); returns their hits.
+  // Rank 0: rank r's lists of the group (send_lists); returns their hits.
   std::uint64_t receive_lists(int r, KeptLists& lists) const {
     std::uint64_t sizes[4] = {0, 0, 0, 0};
-    receive_array(sizes, 4, r);
+    receive_array(sizes, 4, r, failing_);
     if (sizes[3] == 0) return 0;
     lists.chunk_hits.resize(sizes[0]);
     lists.chunk_lists.resize(sizes[0]);
     lists.masks.resize(sizes[1]);
     lists.lengths.resize(sizes[2]);
     lists.hits.resize(sizes[3]);
-    receive_array(lists.chunk_hits.data(), sizes[0], r);
-    receive_array(lists.chunk_lists.data(), sizes[0], r);
-    receive_array(lists.masks.data(), sizes[1], r);
-    receive_array(lists.lengths.data(), sizes[2], r);
-    receive_array(lists.hits.data(), sizes[3], r);
-    stats_.bytes_gathered += lists.bytes();
+    receive_array(lists.chunk_hits.data(), sizes[0], r, failing_);
+    receive_array(lists.chunk_lists.data(), sizes[0], r, failing_);
+    receive_array(lists.masks.data(), sizes[1], r, failing_);
+    receive_array(lists.lengths.data(), sizes[2], r, failing_);
+    receive_array(lists.hits.data(), sizes[3], r, failing_);
     return sizes[3];
   }
 
@@ -551,43 +661,86 @@ class MpiEngine final : public MpiQueryEngine {
   // with a part), and rank 0's messages, kept from group to group.
   bool on_gpus_ = false;
   PartReadDecider* decider_ = nullptr;
-  mutable std::string failed_;  // rank 0: an exchange's error (the job ends with it)
+  // Rank 0: the first exchange's error (the job ends with it), and whether
+  // there is one (read by the other thread's waits).
+  mutable std::mutex failed_mutex_;
+  mutable std::string failed_;
+  mutable std::atomic<bool> failing_{false};
+  // The GPUs' path on rank 0: the sending step's and the deciding step's
+  // (each one thread at a time), and the account both add to.
+  mutable std::mutex send_mutex_, receive_mutex_, stats_mutex_;
   mutable ReadsMessage sent_;
-  mutable KeptLists received_;
+  mutable std::vector<KeptLists> received_ = std::vector<KeptLists>(std::size_t(place_.ranks));
   // The other ranks' account of the GPUs' path (serve(verbose)).
   struct Served {
     std::uint64_t groups = 0;
     double receive_seconds = 0, unpack_seconds = 0, lookup_seconds = 0, take_seconds = 0,
            send_seconds = 0;
   } served_;
+  bool received_ahead_ = false;  // answer_group: the next group's reads came with its header
 };
 
 // Rank 0's streamed run on the GPUs' path: groups of batches (about
-// group_text_bytes of text), each parsed, decided on the GPUs at once and
-// formatted.
+// group_text_bytes of text), each parsed and its reads sent to every rank,
+// then decided on the GPUs at once and formatted. Looking ahead (MPI's
+// threads allow it), the parse and the sending run in the driver's prepare
+// step, beside the previous group's decisions.
 class MpiGroups final : public GroupClassifier {
  public:
   MpiGroups(const MpiEngine& engine, const GroupContext& context)
-      : engine_(engine), context_(context) {}
+      : engine_(engine), context_(context), ahead_(engine.looks_ahead()) {}
   GroupLimits next_group() override { return {group_batch_bytes, group_text_bytes}; }
+  // Cut, mates 2 cut, sent, decided, formatted, written: a group in each
+  // step (four without the look-ahead), so that the next cut waits for no
+  // group behind.
+  std::size_t groups_in_flight() const override { return ahead_ ? 6 : 5; }
+  void prepare(BatchGroup& group) override {
+    if (ahead_) send(group, slot(group), prepare_seconds_);
+  }
   void classify(BatchGroup& group) override {
-    const GroupSeconds seconds =
-        decide_group(group, parsed_, context_, [&](auto reads, auto results) {
-          engine_.decide_on_gpu(reads, results);
-        });
-    parse_seconds_ += seconds.parse;
-    classify_seconds_ += seconds.decide;
+    Slot& s = slot(group);
+    if (!ahead_) send(group, s, parse_seconds_);
+    host::Stopwatch clock;
+    engine_.decide_sent(s.reads.reads, s.reads.results);
+    classify_seconds_ += clock.lap();
+  }
+  // Formatted on a step of its own: rank 0's GPU decides the next group meanwhile.
+  void finish(BatchGroup& group) override {
+    host::Stopwatch clock;
+    format_group(group, slot(group).parsed, context_);
+    format_seconds_ += clock.lap();
   }
   void add_stages(QuerySummary::Stages& stages) const override {
-    stages.parse += parse_seconds_;
+    stages.parse += parse_seconds_ + prepare_seconds_;
     stages.classify += classify_seconds_;
+    stages.format += format_seconds_;
   }
 
  private:
+  // A group's parsed batches and their reads, from its parse to its format.
+  struct Slot {
+    std::vector<ParsedBatch> parsed;
+    GroupReads reads;
+  };
+  // The driver's groups are its few slots, reused: a Slot each (a map's
+  // elements stay where they are; the lock: the two steps look at once).
+  Slot& slot(const BatchGroup& group) {
+    std::lock_guard lock(slots_mutex_);
+    return slots_[&group];
+  }
+  void send(BatchGroup& group, Slot& s, double& seconds) {
+    host::Stopwatch clock;
+    parse_group(group, s.parsed, context_, s.reads);
+    engine_.send_reads(s.reads.reads);
+    seconds += clock.lap();
+  }
+
   const MpiEngine& engine_;
   GroupContext context_;
-  std::vector<ParsedBatch> parsed_;
-  double parse_seconds_ = 0, classify_seconds_ = 0;
+  bool ahead_;
+  std::mutex slots_mutex_;
+  std::map<const BatchGroup*, Slot> slots_;
+  double parse_seconds_ = 0, prepare_seconds_ = 0, classify_seconds_ = 0, format_seconds_ = 0;
 };
 
 std::unique_ptr<GroupClassifier> MpiEngine::start_groups(const GroupContext& context) const {

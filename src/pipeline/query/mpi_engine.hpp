@@ -87,6 +87,9 @@ struct MpiStats {
   std::uint64_t reads = 0;
   std::uint64_t bytes_broadcast = 0;
   std::uint64_t bytes_gathered = 0;
+  // The next group sent while one is decided (the MPI library allows calls
+  // from two threads at once): exchange_seconds then sums the two threads'.
+  bool looks_ahead = false;
 };
 
 class MpiQueryEngine : public QueryEngine {

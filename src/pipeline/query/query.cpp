@@ -97,8 +97,8 @@ class QueryRun {
       for (unsigned w = 0; w < threads; ++w) workers[w].parsed = &parsed[w];
     }
     // Groups in flight: enough to keep every worker busy; a streamed engine's
-    // two (one cut while the other is classified: its budget counts two).
-    const std::size_t slots = streamed ? 2 : batches_in_flight(threads);
+    // own count (GroupClassifier::groups_in_flight).
+    const std::size_t slots = streamed ? streamed->groups_in_flight() : batches_in_flight(threads);
     QuerySummary::Stages& stages = summary_.stages;
     stages.workers = threads;
 
@@ -120,12 +120,14 @@ class QueryRun {
           group.batches[b]->empty = !reads_.cut_second(group.batches[b]->blocks);
         stages.cut_mates2 += clock.lap();
       });
+    if (streamed) pipeline.serial([&](BatchGroup& group) { streamed->prepare(group); });
     pipeline.parallel(streamed ? 1 : threads, [&](BatchGroup& group, unsigned w) {
       if (streamed)
         streamed->classify(group);
       else
         parse_and_classify(*group.batches[0], workers[w]);
     });
+    if (streamed) pipeline.serial([&](BatchGroup& group) { streamed->finish(group); });
     pipeline.run([&](BatchGroup& group) {
       ready();
       host::Stopwatch clock;

@@ -168,7 +168,22 @@ class GroupClassifier {
  public:
   virtual ~GroupClassifier() = default;
   virtual GroupLimits next_group() = 0;
+  // How many groups the driver holds at once, from the cut to the write
+  // (each in one step): two by default (one cut while the other is
+  // classified: a partitioned engine's memory budget counts two); an engine
+  // whose groups pass more steps of their own (prepare, finish: the MPI
+  // engine's) asks for more, so that the cut is not held up by the groups
+  // behind it.
+  virtual std::size_t groups_in_flight() const { return 2; }
+  // Optional: each group once it is cut, in input order, on a step of its
+  // own, while the group before it is classified (a look-ahead: the MPI
+  // engine parses the group and broadcasts its reads here).
+  virtual void prepare(BatchGroup& group) { (void)group; }
   virtual void classify(BatchGroup& group) = 0;
+  // Optional: each group once classified, in input order, on a step of its
+  // own before the write, while the next group is classified (the MPI
+  // engine formats its groups here).
+  virtual void finish(BatchGroup& group) { (void)group; }
   // Its threads' time, added to the run's stages at the end.
   virtual void add_stages(QuerySummary::Stages& stages) const = 0;
 };

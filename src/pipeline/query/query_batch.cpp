@@ -114,26 +114,36 @@ bool parse_batch(const QueryOptions& options, io::ReadLayout layout, Batch& batc
   return true;
 }
 
-GroupSeconds decide_group(BatchGroup& group, std::vector<ParsedBatch>& parsed,
-                          const GroupContext& context, const DecideGroup& decide) {
+void parse_group(BatchGroup& group, std::vector<ParsedBatch>& parsed,
+                 const GroupContext& context, GroupReads& out) {
   const std::size_t count = group.count;
   if (parsed.size() < count) parsed.resize(count);
-  const unsigned threads = std::max(1u, context.threads);
-  GroupSeconds seconds;
-  host::Stopwatch clock;
-  std::vector<std::span<const ReadView>> reads(count);
-  std::vector<std::span<ReadResult>> results(count);
-  host::parallel_for(count, threads, [&](std::size_t b) {
+  out.reads.assign(count, {});
+  out.results.assign(count, {});
+  host::parallel_for(count, std::max(1u, context.threads), [&](std::size_t b) {
     if (!parse_batch(context.options, context.layout, *group.batches[b], parsed[b])) return;
-    reads[b] = parsed[b].reads;
-    results[b] = std::span(parsed[b].results.data(), parsed[b].reads.size());
+    out.reads[b] = parsed[b].reads;
+    out.results[b] = std::span(parsed[b].results.data(), parsed[b].reads.size());
   });
-  seconds.parse = clock.lap();
-  decide(reads, results);
+}
+
+void format_group(BatchGroup& group, const std::vector<ParsedBatch>& parsed,
+                  const GroupContext& context) {
   const bool paired = context.layout != io::ReadLayout::single;
-  host::parallel_for(count, threads, [&](std::size_t b) {
+  host::parallel_for(group.count, std::max(1u, context.threads), [&](std::size_t b) {
     context.writer.format(*group.batches[b], parsed[b], paired);
   });
+}
+
+GroupSeconds decide_group(BatchGroup& group, std::vector<ParsedBatch>& parsed,
+                          const GroupContext& context, const DecideGroup& decide) {
+  GroupSeconds seconds;
+  host::Stopwatch clock;
+  GroupReads reads;
+  parse_group(group, parsed, context, reads);
+  seconds.parse = clock.lap();
+  decide(reads.reads, reads.results);
+  format_group(group, parsed, context);
   seconds.decide = clock.lap();
   return seconds;
 }

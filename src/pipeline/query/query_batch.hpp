@@ -109,6 +109,19 @@ using DecideGroup = std::function<void(std::span<const std::span<const ReadView>
 GroupSeconds decide_group(BatchGroup& group, std::vector<ParsedBatch>& parsed,
                           const GroupContext& context, const DecideGroup& decide);
 
+// Its two ends apart, for an engine that decides a group on another step
+// than the one that parses it (the MPI engine's look-ahead): the batches
+// parsed into parsed[0, count), `out` their reads and results (empty for a
+// batch with nothing to classify); then, once decided, formatted.
+struct GroupReads {
+  std::vector<std::span<const ReadView>> reads;
+  std::vector<std::span<ReadResult>> results;
+};
+void parse_group(BatchGroup& group, std::vector<ParsedBatch>& parsed,
+                 const GroupContext& context, GroupReads& out);
+void format_group(BatchGroup& group, const std::vector<ParsedBatch>& parsed,
+                  const GroupContext& context);
+
 // The outputs of one query: opened (as temporaries) when made, so that a
 // failed query removes older files at every output path; written batch by
 // batch in input order; the report and abundances from the calls at the end.
