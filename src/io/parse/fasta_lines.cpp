@@ -5,15 +5,11 @@
 
 #include "io/cut/text_checks.hpp"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 namespace metawarp::io {
 namespace {
 
-// Bytes looked at, and copied, at a time. SSE2 is baseline x86-64, so the
-// binary runs on every host it is built for.
+// Bytes looked at, and copied, at a time by the loop that takes any line.
+// SSE2 is baseline x86-64, so the binary runs on every host it is built for.
 constexpr std::size_t lane = 16;
 // Bytes classified at a time by the loop that takes most lines.
 constexpr std::size_t window = 64;
@@ -32,19 +28,33 @@ using Bytes32 = char __attribute__((vector_size(32)));
 using Bytes16 = char __attribute__((vector_size(16)));
 
 // Bit i: flag byte i (0 or -1) is set.
+inline std::uint32_t flag_bits(const Bytes16& flags) {
+#if defined(__SSE2__)
+  return std::uint32_t(__builtin_ia32_pmovmskb128(flags));
+#else
+  std::uint32_t bits = 0;
+  for (int i = 0; i < 16; ++i) bits |= std::uint32_t(flags[i] != 0) << i;
+  return bits;
+#endif
+}
+
 inline std::uint32_t flag_bits(const Bytes32& flags) {
   const Bytes16 low = __builtin_shufflevector(flags, flags, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
                                               11, 12, 13, 14, 15);
   const Bytes16 high = __builtin_shufflevector(flags, flags, 16, 17, 18, 19, 20, 21, 22, 23, 24,
                                                25, 26, 27, 28, 29, 30, 31);
-#if defined(__SSE2__)
-  return std::uint32_t(__builtin_ia32_pmovmskb128(low)) |
-         std::uint32_t(__builtin_ia32_pmovmskb128(high)) << 16;
-#else
-  std::uint32_t bits = 0;
-  for (int i = 0; i < 16; ++i) bits |= std::uint32_t(low[i] != 0) << i | std::uint32_t(high[i] != 0) << (16 + i);
-  return bits;
-#endif
+  return flag_bits(low) | flag_bits(high) << 16;
+}
+
+// `letters`: the flags of the letters of `v`, either case: (u | 0x20) - 'a'
+// < 26 unsigned (as is_sequence_char), compared signed after moving 'a'..'z'
+// to -128..-103. (Not returned: a 32-byte vector returned by value has
+// another ABI with AVX, which GCC warns of.)
+template <class Bytes>
+inline void letter_flags(const Bytes& v, Bytes& letters) {
+  static_assert(char(-1) < 0, "the compare below is signed");
+  const Bytes moved = (v | 0x20) + static_cast<char>(0x80 - 'a');
+  letters = moved < static_cast<char>(-128 + 26);
 }
 
 inline WindowMasks window_masks(const char* bytes) {
@@ -52,14 +62,11 @@ inline WindowMasks window_masks(const char* bytes) {
   for (std::size_t half = 0; half < 2; ++half) {
     Bytes32 v;
     std::memcpy(&v, bytes + 32 * half, sizeof v);
-    // A letter: (u | 0x20) - 'a' < 26 unsigned, compared signed after
-    // moving 'a'..'z' to -128..-103 (as stop_mask).
-    const Bytes32 moved = (v | 0x20) + static_cast<char>(0x80 - 'a');
-    static_assert(char(-1) < 0, "the compare below is signed");
-    const Bytes32 letter = moved < static_cast<char>(-128 + 26);
+    Bytes32 letters;
+    letter_flags(v, letters);
     const Bytes32 newline = v == '\n';
     masks.newlines |= std::uint64_t(flag_bits(newline)) << (32 * half);
-    masks.plain |= std::uint64_t(flag_bits(letter | newline)) << (32 * half);
+    masks.plain |= std::uint64_t(flag_bits(letters | newline)) << (32 * half);
   }
   return masks;
 }
@@ -67,23 +74,12 @@ inline WindowMasks window_masks(const char* bytes) {
 // Bit i: bytes[i] is no sequence character (is_sequence_char): a line end,
 // a '\r', a '>', or a bad byte. The lines are read up to these stops.
 inline unsigned stop_mask(const char* bytes) {
-#if defined(__SSE2__)
-  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes));
-  // A letter: (u | 0x20) - 'a' < 26 unsigned. SSE2 compares signed bytes,
-  // so the range is moved to start at -128: adding 0x80 - 'a' maps 'a'..'z'
-  // to -128..-103.
-  const __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
-  const __m128i moved = _mm_add_epi8(folded, _mm_set1_epi8(static_cast<char>(0x80 - 'a')));
-  const __m128i letter = _mm_cmplt_epi8(moved, _mm_set1_epi8(static_cast<char>(-128 + 26)));
-  const __m128i symbol = _mm_or_si128(
-      _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('-')), _mm_cmpeq_epi8(v, _mm_set1_epi8('*'))),
-      _mm_cmpeq_epi8(v, _mm_set1_epi8('.')));
-  return ~static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(letter, symbol))) & 0xffffu;
-#else
-  unsigned mask = 0;
-  for (std::size_t i = 0; i < lane; ++i) mask |= unsigned(!is_sequence_char(bytes[i])) << i;
-  return mask;
-#endif
+  Bytes16 v;
+  std::memcpy(&v, bytes, sizeof v);
+  Bytes16 letters;
+  letter_flags(v, letters);
+  const Bytes16 sequence = letters | (v == '-') | (v == '*') | (v == '.');
+  return ~flag_bits(sequence) & 0xffffu;
 }
 
 // Where a call of take_sequence_lines stands: the first line not taken
