@@ -66,6 +66,15 @@ std::string_view LineReader::take(std::size_t length, std::size_t terminator, bo
   return {start, length};
 }
 
+void LineReader::skip_lines(std::size_t bytes, std::uint64_t lines) {
+  if (lines == 0) return;
+  begin_ += bytes;
+  bytes_consumed_ += bytes;
+  line_number_ += lines;
+  scanned_ = 0;
+  checked_ = 0;
+}
+
 bool LineReader::next(std::string_view& line, LineKind kind) {
   while (true) {
     const char* start = data_ + begin_;

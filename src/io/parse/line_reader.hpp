@@ -36,6 +36,16 @@ class LineReader {
   // which the caller's checks then report), and no line follows it.
   bool next(std::string_view& line, LineKind kind);
 
+  // The bytes read and not yet returned as lines (none once a rejected line
+  // was returned): a caller may take whole lines off their front at once,
+  // with skip_lines().
+  std::string_view unread() const {
+    return stopped_ ? std::string_view() : std::string_view(data_ + begin_, end_ - begin_);
+  }
+  // Moves past the first `bytes` of unread(), `lines` whole lines each
+  // ended by '\n', as that many next() calls would.
+  void skip_lines(std::size_t bytes, std::uint64_t lines);
+
   std::uint64_t line_number() const { return line_number_; }  // of the last line returned
   // How many bytes at the start of the last line returned judge_partial_line()
   // already found to be sequence characters (a FASTA sequence line that

@@ -7,6 +7,7 @@
 #include "io/cut/record_blocks.hpp"
 #include "io/cut/text_checks.hpp"
 #include "io/decode/byte_source.hpp"
+#include "io/parse/fasta_lines.hpp"
 #include "io/parse/line_reader.hpp"
 
 namespace metawarp::io {
@@ -140,6 +141,13 @@ struct SequenceReader::Impl {
                      " bytes" + at_line());
   }
 
+  // The well-formed sequence lines already read, at once (fasta_lines.hpp);
+  // the loop of next_fasta() reads the others, one by one.
+  void take_buffered_sequence_lines(std::string& bases) {
+    const TakenLines taken = append_fasta_sequence_lines(lines->unread(), bases);
+    lines->skip_lines(taken.bytes, taken.lines);
+  }
+
   bool next_fasta(SequenceRecord& record) {
     if (!has_pending_header) return false;
     record.number = records_read + 1;
@@ -147,7 +155,9 @@ struct SequenceReader::Impl {
     record.sequence.clear();
     record.quality.clear();
     std::string_view line;
-    while (lines->next(line, LineKind::fasta_body)) {
+    while (true) {
+      take_buffered_sequence_lines(record.sequence);
+      if (!lines->next(line, LineKind::fasta_body)) break;
       if (line.empty()) continue;
       if (line[0] == '>') {
         set_pending_header(line.substr(1));
