@@ -2,7 +2,8 @@
 // (pipeline::for_each_record_in_order, as `metawarp build` reads them) and
 // their bases packed into 64 MiB batches, without a GPU, beside the host's
 // limits, so that what bounds the build's read+sketch stage shows.
-//   bench_build_input [--threads T] [--copiers C[,C2...]] FILE_OR_DIR...
+//   bench_build_input [--threads T] [--copiers C[,C2...]] [--default-malloc] FILE_OR_DIR...
+// --default-malloc: glibc's allocator settings instead of metawarp's (host/freed_memory.hpp).
 // Rows (GB/s of uncompressed input; 1 GB = 1e9 bytes), each run twice, the best kept:
 //   read(2) of every file by T threads      the page cache's rate (the limit of any parse)
 //   memcpy, 1 and C threads                  the memory's rate for the packing copies
@@ -24,6 +25,7 @@
 
 #include "io/parse/sequence_reader.hpp"
 #include "metawarp/host/copy_pool.hpp"
+#include "metawarp/host/freed_memory.hpp"
 #include "metawarp/host/parallel_for.hpp"
 #include "pipeline/build/ordered_reader.hpp"
 
@@ -107,9 +109,11 @@ int main(int argc, char** argv) {
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   std::vector<unsigned> copiers;
   std::vector<std::string> args;
+  bool default_malloc = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--threads" && i + 1 < argc) threads = unsigned(std::stoul(argv[++i]));
+    if (a == "--default-malloc") default_malloc = true;
+    else if (a == "--threads" && i + 1 < argc) threads = unsigned(std::stoul(argv[++i]));
     else if (a == "--copiers" && i + 1 < argc) {
       const std::string list = argv[++i];
       for (std::size_t at = 0; at < list.size();) {
@@ -120,11 +124,15 @@ int main(int argc, char** argv) {
     }
     else args.push_back(a);
   }
+  // As metawarp does (host/freed_memory.hpp); --default-malloc: glibc's defaults, to compare.
+  if (!default_malloc) host::keep_freed_memory();
   if (copiers.empty()) copiers.push_back(std::max(1u, threads / 4));
   // The files `metawarp build` reads: directories expanded to their sequence files, sorted.
   const std::vector<std::string> files = io::expand_inputs(args);
   if (files.empty()) {
-    std::fprintf(stderr, "usage: bench_build_input [--threads T] [--copiers C] FILE_OR_DIR...\n");
+    std::fprintf(stderr,
+                 "usage: bench_build_input [--threads T] [--copiers C] [--default-malloc] "
+                 "FILE_OR_DIR...\n");
     return 2;
   }
   std::printf("%zu files, %u threads\n", files.size(), threads);

@@ -4,9 +4,11 @@
 // a command-line mistake or a failed command alike; killed by the signal for
 // SIGINT, SIGTERM, SIGHUP and SIGPIPE, after the outputs were cleaned up.
 #include "cli/command_line.hpp"
+#include "metawarp/host/freed_memory.hpp"
 #include "output/signals.hpp"
 
 int main(int argc, char** argv) {
+  metawarp::host::keep_freed_memory();
   metawarp::output::install_signal_handlers();
   metawarp::cli::CommandContext context;
   context.arguments.assign(argv, argv + argc);
