@@ -17,11 +17,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
-#include <thread>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "db/partial_load.hpp"
@@ -684,7 +684,8 @@ class MpiEngine final : public MpiQueryEngine {
 // group_text_bytes of text), each parsed and its reads sent to every rank,
 // then decided on the GPUs at once and formatted. Looking ahead (MPI's
 // threads allow it), the parse and the sending run in the driver's prepare
-// step, beside the previous group's decisions.
+// step, beside the previous group's decisions; the format has a step of its
+// own either way.
 class MpiGroups final : public GroupClassifier {
  public:
   MpiGroups(const MpiEngine& engine, const GroupContext& context)
@@ -723,7 +724,7 @@ class MpiGroups final : public GroupClassifier {
     GroupReads reads;
   };
   // The driver's groups are its few slots, reused: a Slot each (a map's
-  // elements stay where they are; the lock: the two steps look at once).
+  // elements stay where they are; the lock: the steps look at once).
   Slot& slot(const BatchGroup& group) {
     std::lock_guard lock(slots_mutex_);
     return slots_[&group];
