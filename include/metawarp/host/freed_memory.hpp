@@ -16,6 +16,8 @@
 #include <malloc.h>
 #endif
 
+#include "metawarp/config.hpp"
+
 namespace metawarp::host {
 
 // Called once, first thing in main().
