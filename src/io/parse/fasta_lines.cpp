@@ -26,6 +26,8 @@ struct WindowMasks {
 // the default build, one AVX2 operation in its AVX2 clone.
 using Bytes32 = char __attribute__((vector_size(32)));
 using Bytes16 = char __attribute__((vector_size(16)));
+using UnsignedBytes32 = unsigned char __attribute__((vector_size(32)));
+using UnsignedBytes16 = unsigned char __attribute__((vector_size(16)));
 
 // Bit i: flag byte i (0 or -1) is set.
 inline std::uint32_t flag_bits(const Bytes16& flags) {
@@ -50,11 +52,16 @@ inline std::uint32_t flag_bits(const Bytes32& flags) {
 // < 26 unsigned (as is_sequence_char), compared signed after moving 'a'..'z'
 // to -128..-103. (Not returned: a 32-byte vector returned by value has
 // another ABI with AVX, which GCC warns of.)
-template <class Bytes>
+// The move wraps, so it is done on unsigned bytes (signed bytes would
+// overflow: undefined) and the result read back as signed bytes (a vector
+// cast keeps the bits).
+template <class Bytes, class UnsignedBytes>
 inline void letter_flags(const Bytes& v, Bytes& letters) {
   static_assert(char(-1) < 0, "the compare below is signed");
-  const Bytes moved = (v | 0x20) + static_cast<char>(0x80 - 'a');
-  letters = moved < static_cast<char>(-128 + 26);
+  static_assert(sizeof(Bytes) == sizeof(UnsignedBytes));
+  const UnsignedBytes moved =
+      (UnsignedBytes)(v | 0x20) + static_cast<unsigned char>(0x80 - 'a');
+  letters = (Bytes)moved < static_cast<char>(-128 + 26);
 }
 
 inline WindowMasks window_masks(const char* bytes) {
@@ -63,7 +70,7 @@ inline WindowMasks window_masks(const char* bytes) {
     Bytes32 v;
     std::memcpy(&v, bytes + 32 * half, sizeof v);
     Bytes32 letters;
-    letter_flags(v, letters);
+    letter_flags<Bytes32, UnsignedBytes32>(v, letters);
     const Bytes32 newline = v == '\n';
     masks.newlines |= std::uint64_t(flag_bits(newline)) << (32 * half);
     masks.plain |= std::uint64_t(flag_bits(letters | newline)) << (32 * half);
@@ -77,7 +84,7 @@ inline unsigned stop_mask(const char* bytes) {
   Bytes16 v;
   std::memcpy(&v, bytes, sizeof v);
   Bytes16 letters;
-  letter_flags(v, letters);
+  letter_flags<Bytes16, UnsignedBytes16>(v, letters);
   const Bytes16 sequence = letters | (v == '-') | (v == '*') | (v == '.');
   return ~flag_bits(sequence) & 0xffffu;
 }
