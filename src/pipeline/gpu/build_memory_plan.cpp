@@ -59,7 +59,8 @@ std::uint64_t round_bytes(const GpuBuildOptions& gpu, const sketch::SketchParams
   const std::uint64_t pairs =
       kernels::max_pairs_of_windows(max_batch_windows(gpu.batch_bases, params), params);
   const std::uint64_t spill = SpillBuffers::capacity * pair_bytes;
-  return batch + pairs * pair_bytes * (2 + std::uint64_t(gpus)) + spill + (std::uint64_t(64) << 20);
+  return 2 * batch + pairs * pair_bytes * (3 + std::uint64_t(gpus)) + spill +
+         (std::uint64_t(64) << 20);
 }
 
 std::map<int, std::uint64_t> device_memory(const GpuBuildOptions& gpu,

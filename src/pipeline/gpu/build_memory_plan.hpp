@@ -34,9 +34,10 @@ MemoryPlan plan_memory(const GpuBuildOptions& gpu, std::uint64_t pairs);
 std::uint64_t available_memory(const GpuBuildOptions& gpu);
 
 // The device memory of one GPU's rounds in the multi-GPU build
-// (multi_gpu_build_executor.hpp): its batch, its buffer of sketched pairs
-// (sized to the most a batch can give), and the exchange's copies of them:
-// the owner split and, in the worst case, every GPU's pairs received.
+// (multi_gpu_build_executor.hpp): two batches and two buffers of sketched
+// pairs (each sized to the most a batch can give: one round is uploaded and
+// sketched while the one before is inserted), and the exchange's copies of
+// them: the owner split and, in the worst case, every GPU's pairs received.
 std::uint64_t round_bytes(const GpuBuildOptions& gpu, const sketch::SketchParams& params,
                           unsigned gpus);
 

@@ -12,12 +12,14 @@
 #include "kernels/sharded_build_table.hpp"
 #include "kernels/sketch_pairs.hpp"
 #include "metawarp/cuda/device_buffer.hpp"
+#include "metawarp/cuda/event.hpp"
 #include "metawarp/cuda/pinned_buffer.hpp"
 #include "metawarp/cuda/stream.hpp"
-#include "metawarp/host/background_task.hpp"
+#include "metawarp/host/channel.hpp"
 #include "metawarp/host/clock.hpp"
 #include "metawarp/host/copy_pool.hpp"
 #include "metawarp/host/parallel_for.hpp"
+#include "metawarp/host/thread_group.hpp"
 #include "metawarp/index/feature_split.hpp"
 #include "pipeline/build/build_estimate.hpp"
 #include "pipeline/gpu/build_batches.hpp"
@@ -33,32 +35,59 @@ using sketch::feature_t;
 
 constexpr double gib = 1024.0 * 1024.0 * 1024.0;
 
-// What one GPU of the layout holds: two host batches (the driver packs one
-// while a round uploads the other), the batch on the GPU and the buffer its
-// sketch writes the pairs to.
+// The pairs one round's sketch writes on a GPU, and their count brought back.
+struct PairSlot {
+  cuda::device_buffer<std::uint64_t> count{1};
+  cuda::device_buffer<feature_t> features;
+  cuda::device_buffer<std::uint64_t> locations;
+  cuda::pinned_buffer<std::uint64_t> sketched{1};
+  cuda::event counted{cudaEventDisableTiming};  // `sketched` holds the count
+
+  explicit PairSlot(std::uint64_t capacity) : features(capacity), locations(capacity) {}
+
+  kernels::PairBuffer view() const {
+    return kernels::PairBuffer{count.data(), features.data(), locations.data(), features.size()};
+  }
+};
+
+// What one GPU of the layout holds for the rounds, two of each: host
+// batches, batches on the GPU and pair buffers. Rounds alternate between the
+// two sides (round r uses side r % 2), so that while the driver packs one
+// round, the one before is uploaded and sketched beside the exchange and
+// insert of the one before that. Uploads have a stream of their own.
 struct Sketcher {
   SelectedGpu device;  // first: everything below lives on that GPU
   cuda::stream stream;
+  cuda::stream upload_stream;
+  // Per side: the side's last upload queued (`host` read), its last sketch
+  // queued (`batch` read).
+  cuda::event uploaded[2]{cuda::event(cudaEventDisableTiming), cuda::event(cudaEventDisableTiming)};
+  cuda::event sketched[2]{cuda::event(cudaEventDisableTiming), cuda::event(cudaEventDisableTiming)};
   HostBatch host[2];
-  DeviceBatch batch;
-  cuda::device_buffer<std::uint64_t> pair_count{1};
-  cuda::device_buffer<feature_t> features;
-  cuda::device_buffer<std::uint64_t> locations;
-  cuda::pinned_buffer<std::uint64_t> pairs_sketched{1};
+  DeviceBatch batch[2];
+  kernels::BatchView view[2]{};  // what the side's last upload put in `batch`
+  PairSlot pairs[2];
   SpillBuffers spill;
 
   Sketcher(int gpu, std::uint64_t batch_bases, std::uint64_t pair_capacity)
       : device(gpu, "build"),
         host{HostBatch(batch_bases), HostBatch(batch_bases)},
-        batch(batch_bases),
-        features(pair_capacity),
-        locations(pair_capacity),
+        batch{DeviceBatch(batch_bases), DeviceBatch(batch_bases)},
+        pairs{PairSlot(pair_capacity), PairSlot(pair_capacity)},
         spill(stream) {}
 
-  kernels::PairBuffer pairs() const {
-    return kernels::PairBuffer{pair_count.data(), features.data(), locations.data(),
-                               features.size()};
+  // Work queued ahead of a round that failed still reads `host` and writes
+  // `pairs`: done before they are freed.
+  ~Sketcher() {
+    try {
+      device.select();
+      cudaStreamSynchronize(upload_stream);
+      cudaStreamSynchronize(stream);
+    } catch (...) {
+    }
   }
+  Sketcher(const Sketcher&) = delete;
+  Sketcher& operator=(const Sketcher&) = delete;
 };
 
 class MultiGpuBuildExecutor final : public BuildExecutor {
@@ -105,6 +134,22 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
     }
     exchange_ = table_->exchange_name();
     for (const auto& sketcher : sketchers_) sketcher->stream.synchronize();
+    // Both sides' pair buffers free; the round thread inserts the rounds in
+    // the order submitted and hands each side back once its insert is done.
+    free_sides_.push(0);
+    free_sides_.push(1);
+    round_thread_.emplace();
+    round_thread_->on_stop([this] {
+      submitted_.cancel();
+      free_sides_.cancel();
+    });
+    round_thread_->spawn([this] {
+      int side = 0;
+      while (submitted_.pop(side)) {
+        run_round(side);
+        free_sides_.push(side);
+      }
+    });
   }
 
   // Packs the target into the current GPU's batch of the round being
@@ -121,13 +166,16 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
 
   void flush() override {
     if (gpu_ > 0 || filling().windows > 0) submit_round();
-    wait_for_round();
+    const auto start = std::chrono::steady_clock::now();
+    submitted_.close();
+    round_thread_->join();  // every round inserted; a round's failure rethrown
+    times_.wait += host::seconds_since(start);
   }
 
   // Every shard's pairs exported (its table's and the sentinel spills of its
-  // range), the tables freed, then the shards finalized side by side, one
-  // host thread each on its GPU, each left there: the index is their
-  // concatenation in range order (device_index.hpp).
+  // range), the tables freed, then the shards finalized; both side by side,
+  // one host thread each on its GPU, each index left there: the index is
+  // their concatenation in range order (device_index.hpp).
   BuiltIndex finalize() override {
     host::Stopwatch clock;
     const unsigned shards = layout_.shards();
@@ -138,18 +186,21 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
       sketcher->device.select();
       for (const db::Entry& e : sketcher->spill.read(sketcher->stream)) spilled.push_back(e);
     }
-    std::vector<ExportedPairs> exported;
-    for (unsigned s = 0; s < shards; ++s) {
-      Sketcher& on = sketcher_of(s);
-      on.device.select();
+    // Side by side, a host thread and a stream each: every shard's export
+    // waits for its GPU.
+    std::vector<ExportedPairs> exported(shards);
+    host::parallel_for(shards, shards, [&](std::size_t shard) {
+      const unsigned s = unsigned(shard);
+      sketcher_of(s).device.select();
+      const cuda::stream stream;
       std::vector<db::Entry> mine;
       std::copy_if(spilled.begin(), spilled.end(), std::back_inserter(mine),
                    [&](const db::Entry& e) { return ranges_[s].contains(e.feature); });
-      exported.push_back(export_pairs(
+      exported[s] = export_pairs(
           table_->size(s),
-          [&](feature_t* f, std::uint64_t* l) { return table_->retrieve_all(s, f, l, on.stream); },
-          mine, on.stream));
-    }
+          [&](feature_t* f, std::uint64_t* l) { return table_->retrieve_all(s, f, l, stream); },
+          mine, stream);
+    });
     table_.reset();  // free the tables before the finalize needs their memory
     times_.export_ = clock.lap();
     std::vector<DeviceIndex::Shard> parts(shards);
@@ -170,15 +221,17 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
   std::string stages() const override {
     double table_bytes = 0;
     for (const MemoryPlan& plan : plans_) table_bytes += double(plan.table_bytes);
-    char line[640];
+    char line[760];
     std::snprintf(line, sizeof line,
-                  "GPUs: %u shards over %s, exchange %s; tables %.2f GiB; %llu rounds, waiting "
-                  "for the GPUs while reading %.2f s, for the %u copy threads %.2f s; finalize: "
-                  "table export %.2f s, shards side by side %.2f s (slowest shard: sort+cap on "
-                  "the GPU %.2f s), the index left on the GPUs",
+                  "GPUs: %u shards over %s, exchange %s; tables %.2f GiB; %llu rounds (the "
+                  "sketches waited for %.2f s, exchange and insert %.2f s), waiting for the GPUs "
+                  "while reading %.2f s, for the %u copy threads %.2f s; finalize: table export "
+                  "%.2f s, shards side by side %.2f s (slowest shard: sort+cap on the GPU %.2f "
+                  "s), the index left on the GPUs",
                   layout_.shards(), describe(layout_).c_str(), exchange_.c_str(),
-                  table_bytes / gib, (unsigned long long)rounds_, times_.wait, copier_.threads(),
-                  times_.copies, times_.export_,
+                  table_bytes / gib, (unsigned long long)rounds_, times_.round_sketch,
+                  times_.round_insert, times_.wait, copier_.threads(), times_.copies,
+                  times_.export_,
                   times_.finalize_all, times_.finalize.gpu);
     return line;
   }
@@ -187,48 +240,89 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
   HostBatch& filling() { return sketchers_[gpu_]->host[side_]; }
   Sketcher& sketcher_of(unsigned shard) { return *sketchers_[shard / layout_.shards_per_gpu]; }
 
-  // Starts the round of the batches on side_ (after the previous round, on
-  // the other side, is done) and turns to the other side for the next.
+  // Starts the round of the batches on side_ and turns to the other side
+  // for the next. Each GPU's upload and sketch are queued at once: the
+  // upload after the sketch of the side's previous round (which read the
+  // side's batch on the GPU), the sketch once the side's previous round is
+  // inserted (its pair buffers free); the round thread then exchanges and
+  // inserts the pairs, after the round before. So the driver packs the next
+  // round while this one is uploaded and sketched and the one before is
+  // inserted, and waits only when both sides are busy.
   void submit_round() {
-    wait_for_round();
     const int side = side_;
     for (const auto& sketcher : sketchers_) wait_for_copies(sketcher->host[side], times_.copies);
-    round_.start([this, side] { run_round(side); });
+    for (const auto& sketcher : sketchers_) {
+      Sketcher& g = *sketcher;
+      if (g.host[side].windows == 0) continue;
+      g.device.select();
+      cuda::check(cudaStreamWaitEvent(g.upload_stream, g.sketched[side].get(), 0),
+                  "ordering a build batch's upload after the previous sketch");
+      g.view[side] = g.batch[side].upload(g.host[side], g.upload_stream);
+      g.uploaded[side].record(g.upload_stream);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    int free = -1;
+    if (!free_sides_.pop(free)) round_failed();
+    times_.wait += host::seconds_since(start);
+    if (free != side) throw std::logic_error("build rounds handed back out of order");
+    queue_sketches(side);
+    if (!submitted_.push(side)) round_failed();
     ++rounds_;
     side_ ^= 1;
     gpu_ = 0;
-    for (const auto& sketcher : sketchers_) sketcher->host[side_].clear();
+    // The other side's host batches, read by its last upload, are packed again.
+    const auto uploads = std::chrono::steady_clock::now();
+    for (const auto& sketcher : sketchers_) {
+      sketcher->uploaded[side_].synchronize();
+      sketcher->host[side_].clear();
+    }
+    times_.wait += host::seconds_since(uploads);
   }
 
-  void wait_for_round() {
-    const auto start = std::chrono::steady_clock::now();
-    round_.wait();
-    times_.wait += host::seconds_since(start);
+  // The round thread stopped: its failure (or a logic error, if none).
+  [[noreturn]] void round_failed() {
+    round_thread_->join();
+    throw std::logic_error("the build's round thread stopped without an error");
   }
 
-  // On the round's thread: every GPU uploads and sketches its batch, then
-  // one exchange sends each pair to the shard owning its feature (a GPU's
-  // pairs start from its first shard).
-  void run_round(int side) {
+  // Every GPU sketches its uploaded batch (after the upload) into the pair
+  // buffers of `side`; the count comes back to the host.
+  void queue_sketches(int side) {
     for (const auto& sketcher : sketchers_) {
       Sketcher& g = *sketcher;
+      PairSlot& pairs = g.pairs[side];
       g.device.select();
-      g.pair_count.fill_bytes(0, g.stream);
-      if (g.host[side].windows > 0)
-        kernels::sketch_pairs(g.batch.upload(g.host[side], g.stream), params_, options_.features,
-                              g.pairs(), g.spill.view(), g.stream);
-      g.pair_count.copy_to_host(g.pairs_sketched.data(), 1, g.stream);
+      pairs.count.fill_bytes(0, g.stream);
+      if (g.host[side].windows > 0) {
+        cuda::check(cudaStreamWaitEvent(g.stream, g.uploaded[side].get(), 0),
+                    "ordering a build batch's sketch after its upload");
+        kernels::sketch_pairs(g.view[side], params_, options_.features, pairs.view(),
+                              g.spill.view(), g.stream);
+        g.sketched[side].record(g.stream);
+      }
+      pairs.count.copy_to_host(pairs.sketched.data(), 1, g.stream);
+      pairs.counted.record(g.stream);
     }
+  }
+
+  // On the round thread: once every GPU's sketch is done, one exchange
+  // sends each pair to the shard owning its feature (a GPU's pairs start
+  // from its first shard).
+  void run_round(int side) {
+    host::Stopwatch clock;
     std::vector<kernels::ShardPairs> batches(layout_.shards());
     for (std::size_t i = 0; i < sketchers_.size(); ++i) {
       Sketcher& g = *sketchers_[i];
+      const PairSlot& pairs = g.pairs[side];
       g.device.select();
-      cuda::check(cudaStreamSynchronize(g.stream), "sketching a build batch");
-      const std::uint64_t n = g.pairs_sketched[0];
-      if (n > g.features.size())
+      cuda::check(cudaEventSynchronize(pairs.counted.get()), "sketching a build batch");
+      const std::uint64_t n = pairs.sketched[0];
+      if (n > pairs.features.size())
         throw std::logic_error("a build batch gave more pairs than its bound");
-      batches[i * layout_.shards_per_gpu] = kernels::ShardPairs{g.features.data(), g.locations.data(), n};
+      batches[i * layout_.shards_per_gpu] =
+          kernels::ShardPairs{pairs.features.data(), pairs.locations.data(), n};
     }
+    times_.round_sketch += clock.lap();
     try {
       table_->insert_from_shards(batches);
     } catch (const std::exception& e) {
@@ -236,12 +330,15 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
                                " over " + describe(layout_) + ") failed: " + e.what() +
                                "; use one GPU (--gpus 1), or --device cpu");
     }
+    times_.round_insert += clock.lap();
   }
 
   // The time the executor's stages took, for its summary line.
   struct Times {
-    double wait = 0;          // the driver waiting for rounds while reading
+    double wait = 0;          // the driver waiting for a side's round (inserted, uploaded)
     double copies = 0;        // the driver waiting for the copies into a round's batches
+    double round_sketch = 0;  // the round thread waiting for the sketches (and uploads)
+    double round_insert = 0;  // the round thread in the exchanges and inserts
     double export_ = 0;       // tables' pairs out, tables freed
     double finalize_all = 0;  // the shards' finalizes, side by side
     FinalizeTimes finalize;   // the slowest shard's
@@ -260,8 +357,11 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
   std::size_t gpu_ = 0;  // the GPU whose batch of the filling round is being packed
   int side_ = 0;         // which host batch of every GPU the filling round uses
   std::uint64_t rounds_ = 0;
-  Times times_;
-  host::BackgroundTask round_;  // last: a round still running is joined before the rest goes
+  Times times_;  // round_sketch and round_insert: the round thread's, read after its join
+  host::Channel<int> submitted_{2};   // sides of the rounds sketched, to insert in order
+  host::Channel<int> free_sides_{2};  // sides whose round is inserted
+  // Last: stopped (the channels cancelled) and joined before the rest goes.
+  std::optional<host::ThreadGroup> round_thread_;
 };
 
 }  // namespace
