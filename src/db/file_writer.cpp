@@ -138,6 +138,7 @@ void write_database(output::AtomicFile& file, const DatabaseParams& params,
   // The sections first, each at its offset by all threads; the header, which
   // holds their checksums, last. Nothing is visible before commit() anyway.
   const std::vector<std::uint64_t> offsets = section_offsets(entries);
+  file.reserve(offsets.back());  // its room, and the threads' writes side by side
   const char zeros[ff::alignment] = {};
   for (std::uint32_t i = 0; i < ff::section_count; ++i) {
     SectionEntry& s = entries[i];

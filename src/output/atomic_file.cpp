@@ -1,11 +1,14 @@
 #include "output/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <string>
+#include <utility>
 
 #include "output/stale_temporaries.hpp"
 #include "output/write_error.hpp"
@@ -41,7 +44,8 @@ void AtomicFile::create_temporary(OnFailure on_failure) {
   temporary_ = temporary_path(target_.path, ::getpid());
   remove_temporary_.emplace(temporary_);
   const bool replacing = target_.kind == TargetKind::regular_file;
-  file_ = FileDescriptor(::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+  // Read and write: a shared mapping (reserve()) needs both.
+  file_ = FileDescriptor(::open(temporary_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
                                 replacing ? replacement_start_mode : new_file_mode));
   if (!file_.is_open()) {
     const int error = errno;
@@ -72,7 +76,7 @@ void AtomicFile::open_stream() {
     fail("it changed while it was being opened", 0);
 }
 
-// The members clean up: file_ closes, remove_temporary_ and remove_existing_
+// The members clean up: mapping_ unmaps, file_ closes, remove_temporary_ and remove_existing_
 // unlink what was not committed.
 AtomicFile::~AtomicFile() = default;
 
@@ -109,8 +113,51 @@ void AtomicFile::write(const void* data, std::size_t bytes) {
   buffered_ += bytes;
 }
 
+AtomicFile::Mapping& AtomicFile::Mapping::operator=(Mapping&& other) noexcept {
+  if (this != &other) {
+    unmap();
+    data_ = std::exchange(other.data_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
+}
+
+int AtomicFile::Mapping::unmap() noexcept {
+  if (data_ == nullptr) return 0;
+  const int result = ::munmap(data_, bytes_);
+  data_ = nullptr;
+  bytes_ = 0;
+  return result == 0 ? 0 : errno;
+}
+
+void AtomicFile::reserve(std::uint64_t bytes) {
+  if (!file_.is_open()) fail("reserve after commit", 0);
+  if (!target_.renamed() || bytes == 0 || mapping_.data() != nullptr) return;
+  int result = 0;
+  do result = ::fallocate(file_.get(), 0, 0, off_t(bytes));
+  while (result != 0 && errno == EINTR);
+  if (result != 0) {
+    const int error = errno;
+    // No room: said now, before anything is written. A file system without
+    // fallocate() (or refusing it otherwise) is written with pwrite().
+    if (error == ENOSPC || error == EDQUOT || error == EFBIG)
+      fail("no room for its " + std::to_string(bytes) + " bytes", error);
+    return;
+  }
+  // The blocks are the file's now, so writing through the mapping allocates
+  // nothing on disk; a mapping refused leaves pwrite().
+  void* data = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, file_.get(), 0);
+  if (data == MAP_FAILED) return;
+  mapping_ = Mapping(static_cast<char*>(data), bytes);
+}
+
 void AtomicFile::write_at(std::uint64_t offset, const void* data, std::size_t bytes) const {
   if (!file_.is_open()) fail("write after commit", 0);
+  if (mapping_.data() != nullptr && offset <= mapping_.bytes() &&
+      bytes <= mapping_.bytes() - offset) {
+    if (bytes > 0) std::memcpy(mapping_.data() + offset, data, bytes);
+    return;
+  }
   const char* p = static_cast<const char*>(data);
   while (bytes > 0) {
     const ssize_t written = ::pwrite(file_.get(), p, bytes, off_t(offset));
@@ -149,6 +196,8 @@ void AtomicFile::sync_folder() {
 void AtomicFile::commit(Sync sync) {
   if (!file_.is_open()) fail("committed twice", 0);
   flush_buffer();
+  // The mapping's pages are the file's: fsync() below writes them as well.
+  if (const int error = mapping_.unmap()) fail("write failed (munmap)", error);
   if (!target_.renamed()) {
     if (const int error = file_.close()) fail("write failed (close)", error);
     return;

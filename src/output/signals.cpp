@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include "output/remove_on_failure.hpp"
 
@@ -27,6 +28,20 @@ extern "C" void remove_outputs_and_die(int sig) {
   raise(sig);
 }
 
+// A fault on a file mapped into memory (AtomicFile::reserve(): an I/O
+// error of the disk under a database being written). Said in one line, the
+// outputs removed, then the fault's default action (a core, exit status of
+// SIGBUS), as for any other bus error. write() and strlen() only.
+extern "C" void report_bus_error(int sig) {
+  static const char message[] =
+      "metawarp: error: bus error (SIGBUS), most likely a file written through memory that "
+      "could not be written (an I/O error of its disk, or a file system out of room); the "
+      "outputs' temporaries are removed\n";
+  ssize_t ignored = ::write(STDERR_FILENO, message, sizeof message - 1);
+  (void)ignored;
+  remove_outputs_and_die(sig);
+}
+
 }  // namespace
 
 void install_signal_handlers() {
@@ -40,6 +55,11 @@ void install_signal_handlers() {
     if (previous.sa_handler == SIG_IGN) continue;
     sigaction(sig, &action, nullptr);
   }
+  struct sigaction bus {};
+  bus.sa_handler = report_bus_error;
+  sigemptyset(&bus.sa_mask);
+  for (int sig : cleanup_signals) sigaddset(&bus.sa_mask, sig);
+  sigaction(SIGBUS, &bus, nullptr);
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);

@@ -1,10 +1,15 @@
 // AtomicFile: complete or nothing, the replaced file's mode and owner kept,
 // the temporary removed on every failure, and the two policies for the file
 // that was there before.
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "catch.hpp"
 #include "output/atomic_file.hpp"
@@ -116,5 +121,67 @@ TEST_CASE("atomic file: a refused path removes nothing, whatever the policy") {
   REQUIRE(::link(path.c_str(), (dir / "other_name").c_str()) == 0);
   CHECK_THROWS(AtomicFile(path, OnFailure::remove_existing));
   CHECK(read_text(path) == "old results");
+  CHECK(temporaries_in(dir.path()).empty());
+}
+
+TEST_CASE("atomic file: writes at offsets from several threads, reserved (mapped) or not") {
+  ScratchDir dir("at_offsets");
+  // Chunks of distinct bytes, written out of order by 4 threads at once.
+  constexpr std::size_t chunk = 300000, chunks = 16;
+  std::string expected(chunk * chunks, '\0');
+  for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = char('a' + (i * 7 + i / chunk) % 26);
+  for (const bool reserved : {true, false}) {
+    const std::string path = dir / (reserved ? "reserved.mwdb" : "plain.mwdb");
+    {
+      AtomicFile file(path, OnFailure::keep_existing, "database", output::Writes::at_offsets);
+      if (reserved) file.reserve(expected.size());
+      std::vector<std::thread> threads;
+      for (unsigned t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+          for (std::size_t c = chunks - 1 - t; c < chunks; c -= 4) {
+            file.write_at(c * chunk, expected.data() + c * chunk, chunk);
+            if (c < 4) break;
+          }
+        });
+      for (auto& thread : threads) thread.join();
+      CHECK_FALSE(std::filesystem::exists(path));
+      file.commit(output::Sync::when_replacing);
+    }
+    INFO(path);
+    CHECK(std::filesystem::file_size(path) == expected.size());
+    CHECK(read_text(path) == expected);
+  }
+  CHECK(temporaries_in(dir.path()).empty());
+}
+
+TEST_CASE("atomic file: a file over the size limit fails before commit, naming it, leaving nothing") {
+  ScratchDir dir("no_room");
+  const std::string path = dir / "db.mwdb";
+  write_text(path, "working database");
+  struct rlimit old_limit {};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &old_limit) == 0);
+  struct sigaction ignore {}, old_action {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  REQUIRE(::sigaction(SIGXFSZ, &ignore, &old_action) == 0);
+  struct rlimit limit = old_limit;
+  limit.rlim_cur = 1 << 20;
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &limit) == 0);
+  std::string message;
+  {
+    AtomicFile file(path, OnFailure::keep_existing, "database", output::Writes::at_offsets);
+    // reserve() says so where the file system reserves room; else the write does.
+    message = error_of([&] {
+      file.reserve(std::uint64_t(4) << 20);
+      const std::string bytes(std::size_t(4) << 20, 'x');
+      file.write_at(0, bytes.data(), bytes.size());
+      file.commit();
+    });
+  }
+  ::setrlimit(RLIMIT_FSIZE, &old_limit);
+  ::sigaction(SIGXFSZ, &old_action, nullptr);
+  CHECK(contains(message, "cannot write database '" + path + "'"));
+  CHECK((contains(message, "no room for its 4194304 bytes") || contains(message, "write failed")));
+  CHECK(read_text(path) == "working database");
   CHECK(temporaries_in(dir.path()).empty());
 }
