@@ -31,7 +31,8 @@ extern "C" void remove_outputs_and_die(int sig) {
 // A fault on a file mapped into memory (AtomicFile::reserve(): an I/O
 // error of the disk under a database being written). Said in one line, the
 // outputs removed, then the fault's default action (a core, exit status of
-// SIGBUS), as for any other bus error. write() and strlen() only.
+// SIGBUS), as for any other bus error. Async-signal-safe: write(), then
+// remove_outputs_and_die().
 extern "C" void report_bus_error(int sig) {
   static const char message[] =
       "metawarp: error: bus error (SIGBUS), most likely a file written through memory that "
