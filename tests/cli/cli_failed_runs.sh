@@ -55,6 +55,18 @@ same_bytes db db.before
 no_temporaries .
 pass "a failed rebuild kept the old database"
 
+# A disk without room for the database (here the process's file size limit,
+# 64 KiB, far below the database's size): its room is reserved before anything
+# is written (where the file system reserves room; else the write fails), so
+# the build says so, exit status 1, and the old database stays.
+expect_error "cannot write database 'db'" \
+  bash -c 'ulimit -f 64; exec "$1" build db "$2" -q --no-taxonomy' _ "$metawarp" "$data/genomes"
+grep -qE "no room for its [0-9]+ bytes|File too large" "$work/stderr" ||
+  fail "no room named: $(cat "$work/stderr")"
+same_bytes db db.before
+no_temporaries .
+pass "a build without room for its database failed before writing it, the old one kept"
+
 # A build killed by SIGKILL (which cannot be caught) leaves its temporaries;
 # a partitioned one also its spill files <database>.<array>.tmp-<pid>.
 # Simulated with a pid whose process is gone: the next build, partitioned or
