@@ -56,10 +56,8 @@ void install_signal_handlers() {
     if (previous.sa_handler == SIG_IGN) continue;
     sigaction(sig, &action, nullptr);
   }
-  struct sigaction bus {};
+  struct sigaction bus = action;  // the same mask: one cleanup at a time
   bus.sa_handler = report_bus_error;
-  sigemptyset(&bus.sa_mask);
-  for (int sig : cleanup_signals) sigaddset(&bus.sa_mask, sig);
   sigaction(SIGBUS, &bus, nullptr);
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
