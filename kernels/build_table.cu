@@ -1,8 +1,6 @@
 #include "kernels/build_table.hpp"
 
 #include "kernels/sketch_insert.cuh"
-#include "metawarp/cuda/error.hpp"
-#include "metawarp/cuda/grid.hpp"
 #include "metawarp/tables/bucket_list_table.cuh"
 #include "metawarp/tables/multi_value_table.cuh"
 
@@ -31,11 +29,8 @@ struct TableImpl final : BuildTable::Impl {
   void sketch_insert(const BatchView& batch, const sketch::SketchParams& params,
                      index::FeatureRange range, const SentinelSpill& spill,
                      cudaStream_t stream) override {
-    if (batch.windows == 0) return;
-    const unsigned block = 256;
-    sketch_insert_kernel<<<cuda::blocks_for(batch.windows, block), block, 0, stream>>>(
-        batch, params, range, table.ref(), spill);
-    cuda::check_launch("sketch_insert_kernel");
+    kernels::sketch_insert(batch, params, SketchTargets{range, range, PairBuffer{}, spill},
+                           table.ref(), stream);
   }
   tables::Status pop_status(cudaStream_t stream) override { return table.pop_status(stream); }
   std::uint64_t size(cudaStream_t stream) const override { return table.size(stream); }

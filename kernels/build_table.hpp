@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "kernels/build_batch.hpp"
+#include "kernels/pair_buffer.hpp"
 #include "metawarp/index/feature_range.hpp"
 #include "metawarp/sketch/types.hpp"
 #include "metawarp/tables/status.hpp"
@@ -24,6 +25,18 @@ struct SentinelSpill {
   std::uint32_t* features;
   std::uint64_t* locations;
   std::uint64_t capacity;
+};
+
+// Which part of the database a kernel builds: the features of `kept` (the
+// build's, or a partition's) are kept (FeatureRange::contains, the rule the
+// CPU applies too); those of `own` go into the kernel's table, the rest of
+// `kept` to `others` (for the shards owning them); features equal to a
+// table sentinel go to the spill. One GPU: own == kept, `others` unused.
+struct SketchTargets {
+  index::FeatureRange own;
+  index::FeatureRange kept;
+  PairBuffer others;
+  SentinelSpill spill;
 };
 
 class BuildTable {

@@ -1,7 +1,9 @@
 #include "kernels/sharded_build_table.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
+#include "kernels/sketch_insert.cuh"
 #include "metawarp/cuda/memory_pool.hpp"
 #include "metawarp/tables/bucket_list_table.cuh"
 #include "metawarp/tables/distributed/distributed_table.cuh"
@@ -14,6 +16,9 @@ namespace dist = tables::distributed;
 
 struct ShardedBuildTable::Impl {
   virtual ~Impl() = default;
+  virtual void sketch_insert(unsigned shard, const BatchView& batch,
+                             const sketch::SketchParams& params, const SketchTargets& to,
+                             cudaStream_t stream) = 0;
   virtual void insert_from_shards(const std::vector<ShardPairs>& batches) = 0;
   virtual tables::Status pop_status(unsigned shard) = 0;
   virtual std::uint64_t size(unsigned shard) const = 0;
@@ -43,6 +48,10 @@ struct DistributedImpl final : ShardedBuildTable::Impl {
       : table(devices_of(shards), owner_of(shards), make_shard,
               dist::DistributedOptions{dist::Mode::distributed, dist::ExchangeKind::local_copy}) {}
 
+  void sketch_insert(unsigned shard, const BatchView& batch, const sketch::SketchParams& params,
+                     const SketchTargets& to, cudaStream_t stream) override {
+    kernels::sketch_insert(batch, params, to, table.shard(shard).ref(), stream);
+  }
   void insert_from_shards(const std::vector<ShardPairs>& batches) override {
     std::vector<dist::ShardBatch<feature_t, std::uint64_t>> in;
     for (const ShardPairs& b : batches) in.push_back({b.features, b.locations, b.n});
@@ -81,6 +90,10 @@ Table make_table(Args&&... args) {
 }  // namespace
 
 ShardedBuildTable::ShardedBuildTable(BuildTableKind kind, const std::vector<Shard>& shards) {
+  for (std::size_t s = 0; s < shards.size(); ++s)
+    owned_.push_back({shards[s].first_feature, s + 1 < shards.size()
+                                                   ? shards[s + 1].first_feature
+                                                   : index::feature_space_end});
   if (kind == BuildTableKind::multi_value)
     impl_ = std::make_unique<DistributedImpl<MultiValue>>(shards, [&shards](unsigned s) {
       return make_table<MultiValue>(shards[s].slots, tables::TableOptions{});
@@ -103,6 +116,17 @@ ShardedBuildTable::~ShardedBuildTable() {
   } catch (const std::exception&) {
     // A failed trim leaves the memory cached: the finalize's own allocation says so if it matters.
   }
+}
+
+// Shard s's table takes what it owns of `kept`; the rest of `kept` travels.
+void ShardedBuildTable::sketch_insert(unsigned shard, const BatchView& batch,
+                                      const sketch::SketchParams& params,
+                                      index::FeatureRange kept, const PairBuffer& others,
+                                      const SentinelSpill& spill, cudaStream_t stream) {
+  index::FeatureRange own{std::max(kept.begin, owned_.at(shard).begin),
+                          std::min(kept.end, owned_.at(shard).end)};
+  own.end = std::max(own.begin, own.end);  // nothing of `kept` owned: empty
+  impl_->sketch_insert(shard, batch, params, SketchTargets{own, kept, others, spill}, stream);
 }
 
 void ShardedBuildTable::insert_from_shards(const std::vector<ShardPairs>& batches) {

@@ -2,9 +2,11 @@
 // The multi-GPU build's table: one build table (BuildTableKind) per shard,
 // shard s on its device owning the features [first_feature[s],
 // first_feature[s + 1]) (the last: everything above), all of them one
-// distributed table of the library (metawarp/tables/distributed/): a round
-// of pair batches, one per shard's device, is split by owner (multisplit
-// with a RangeOwner), exchanged by the library's copy exchange
+// distributed table of the library (metawarp/tables/distributed/). A GPU's
+// fused kernel inserts the features of one of its shards in place and
+// writes the others' pairs; a round of those pair batches, one per GPU, is
+// split by owner (multisplit with a RangeOwner), exchanged by the library's
+// copy exchange
 // (cudaMemcpyPeerAsync: peer copies between GPUs, device copies between the
 // shards of one GPU) and inserted by the owners. Not NCCL: the application
 // would then need libnccl (218 MB, not part of the CUDA runtime it ships) on
@@ -47,6 +49,15 @@ class ShardedBuildTable {
   ShardedBuildTable(const ShardedBuildTable&) = delete;
   ShardedBuildTable& operator=(const ShardedBuildTable&) = delete;
 
+  // Sketches every window of `batch` (on shard s's device, current during
+  // the call) on `stream` and keeps the features of `kept`: those shard s
+  // owns go into its table in place, the others' pairs to `others` (for
+  // insert_from_shards, which the caller orders after it), sentinels to
+  // `spill` (the fused kernel, sketch_insert.cuh).
+  void sketch_insert(unsigned shard, const BatchView& batch, const sketch::SketchParams& params,
+                     index::FeatureRange kept, const PairBuffer& others,
+                     const SentinelSpill& spill, cudaStream_t stream);
+
   // batches[s] lies on shard s's device; every pair is inserted into the
   // table of the shard owning its feature. Synchronous.
   void insert_from_shards(const std::vector<ShardPairs>& batches);
@@ -66,6 +77,7 @@ class ShardedBuildTable {
 
  private:
   std::unique_ptr<Impl> impl_;
+  std::vector<index::FeatureRange> owned_;  // shard s's features
 };
 
 }  // namespace metawarp::kernels

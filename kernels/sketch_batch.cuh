@@ -1,10 +1,9 @@
 #pragma once
 // One window of a build batch sketched on the GPU: the window's piece of its
 // target (sketch::SequenceView over the batch's bases), the shared sketch
-// rule (sketch.hpp, the CPU's too) and the window's packed location. Both
-// build kernels call it: the fused sketch+insert kernel (sketch_insert.cuh)
-// and the multi-GPU build's sketch-to-pairs kernel (sketch_pairs.cu), so they
-// sample alike; features equal to a table sentinel go to the spill in both.
+// rule (sketch.hpp, the CPU's too) and the window's packed location, for
+// the fused build kernel (sketch_insert.cuh); features equal to a table
+// sentinel go to the spill.
 #include <cstdint>
 
 #include "kernels/build_batch.hpp"

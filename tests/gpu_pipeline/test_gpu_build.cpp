@@ -15,7 +15,11 @@
 #include "catch.hpp"
 #include "error_of.hpp"
 #include "db/database.hpp"
+#include "metawarp/hash/fmix.hpp"
+#include "metawarp/sketch/hash.hpp"
+#include "metawarp/sketch/kmer.hpp"
 #include "metawarp/sketch/sampling.hpp"
+#include "metawarp/tables/sentinels.hpp"
 #include "metawarp/sketch/sketch.hpp"
 #include "pipeline/build/build.hpp"
 
@@ -356,6 +360,76 @@ TEST_CASE("GPU build over 2 GPUs, batches dealt between them, is the CPU databas
     CHECK(require_identical_sharded_builds(random_minimizer_build(dir), layout, dir).find(exchange) !=
           std::string::npos);
   }
+}
+
+namespace {
+
+// The inverse of c modulo 2^64 (c odd): Newton's iteration doubles the
+// correct low bits each step.
+std::uint64_t inverse_mod_2_64(std::uint64_t c) {
+  std::uint64_t x = c;  // right in the low 3 bits
+  for (int i = 0; i < 5; ++i) x *= 2 - c * x;
+  return x;
+}
+
+// The 32-mer (bases, first base the most significant, as the k-mer roller
+// packs them) whose canonical form hashes to `feature` (hash_kmer: the high
+// half of fmix64), by running fmix64 backwards from feature << 32 | low for
+// the first low half that gives a canonical k-mer.
+std::string kmer_of_feature(sketch::feature_t feature) {
+  const auto unshift = [](std::uint64_t h) { return h ^ (h >> 33); };  // its own inverse
+  for (std::uint64_t low = 0;; ++low) {
+    std::uint64_t x = (std::uint64_t(feature) << 32) | low;
+    x = unshift(x) * inverse_mod_2_64(0xc4ceb9fe1a85ec53ull);
+    x = unshift(x) * inverse_mod_2_64(0xff51afd7ed558ccdull);
+    x = unshift(x);
+    if (sketch::canonical_kmer(x, 32) != x) continue;
+    REQUIRE(sketch::hash_kmer(x) == feature);
+    std::string bases;
+    for (int i = 31; i >= 0; --i) bases += "ACGT"[(x >> (2 * i)) & 3];
+    return bases;
+  }
+}
+
+}  // namespace
+
+// Features equal to the tables' sentinels (the empty and the tombstone key)
+// cannot go into a GPU table: the GPU builds keep them in a side list and
+// merge it back, on one GPU, in shards (the owner of the top of the feature
+// space is the last shard, so on two GPUs the first GPU's spill travels) and
+// in partitions. 40-base windows of 32-mers keep all their 9 k-mers.
+TEST_CASE("GPU builds keep the features equal to a table sentinel, as the CPU does") {
+  using Sentinels = tables::KeySentinels<sketch::feature_t>;
+  const fs::path dir = scratch_dir("sentinels");
+  const std::string empty = kmer_of_feature(Sentinels::empty);
+  const std::string tombstone = kmer_of_feature(Sentinels::tombstone);
+  std::mt19937_64 rng(5);
+  const auto random_bases = [&](std::size_t n) {
+    std::string s(n, 'A');
+    for (auto& c : s) c = "ACGT"[rng() % 4];
+    return s;
+  };
+  pipeline::BuildOptions options;
+  options.references = {(dir / "sentinels.fa").string()};
+  {
+    std::ofstream out(options.references[0]);
+    out << ">alone\n" << empty << "\n";
+    for (int t = 0; t < 40; ++t)  // both keys in several windows of many targets
+      out << ">t" << t << "\n"
+          << random_bases(37 * t) << empty << random_bases(500) << tombstone
+          << random_bases(t % 7) << "\n";
+  }
+  options.allow_no_taxonomy = true;
+  options.params.sketch = sketch::SketchParams{32, 40, 16, sketch::Sampling::window, 0};
+  options.quiet = true;
+  pipeline::run_build(options, dir / "cpu.mwdb");
+  const db::Database cpu = db::load(dir / "cpu.mwdb");
+  CHECK(cpu.index.find(Sentinels::empty).size() == 41);
+  CHECK(cpu.index.find(Sentinels::tombstone).size() == 40);
+  require_identical_builds(options, dir, {std::uint64_t(64) << 20, 2000});
+  require_identical_sharded_builds(options, pipeline::ShardLayout{{0}, 3}, dir, {2000});
+  if (gpu_count() >= 2)
+    require_identical_sharded_builds(options, pipeline::ShardLayout{{0, 1}, 1}, dir, {2000});
 }
 
 namespace {

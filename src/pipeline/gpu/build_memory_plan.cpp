@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "kernels/build_batch.hpp"
-#include "kernels/sketch_pairs.hpp"
+#include "kernels/pair_buffer.hpp"
 #include "metawarp/cuda/error.hpp"
 #include "metawarp/index/feature_split.hpp"
 #include "pipeline/gpu/build_batches.hpp"

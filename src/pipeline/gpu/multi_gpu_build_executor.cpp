@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "kernels/sharded_build_table.hpp"
-#include "kernels/sketch_pairs.hpp"
+#include "kernels/pair_buffer.hpp"
 #include "metawarp/cuda/device_buffer.hpp"
 #include "metawarp/cuda/event.hpp"
 #include "metawarp/cuda/pinned_buffer.hpp"
@@ -35,7 +35,8 @@ using sketch::feature_t;
 
 constexpr double gib = 1024.0 * 1024.0 * 1024.0;
 
-// The pairs one round's sketch writes on a GPU, and their count brought back.
+// The pairs one round's kernel leaves for other shards on a GPU, and their
+// count brought back.
 struct PairSlot {
   cuda::device_buffer<std::uint64_t> count{1};
   cuda::device_buffer<feature_t> features;
@@ -239,6 +240,7 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
  private:
   HostBatch& filling() { return sketchers_[gpu_]->host[side_]; }
   Sketcher& sketcher_of(unsigned shard) { return *sketchers_[shard / layout_.shards_per_gpu]; }
+  unsigned first_shard_of(std::size_t gpu) const { return unsigned(gpu) * layout_.shards_per_gpu; }
 
   // Starts the round of the batches on side_ and turns to the other side
   // for the next. Each GPU's upload and sketch are queued at once: the
@@ -285,19 +287,20 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
     throw std::logic_error("the build's round thread stopped without an error");
   }
 
-  // Every GPU sketches its uploaded batch (after the upload) into the pair
-  // buffers of `side`; the count comes back to the host.
+  // Every GPU sketches its uploaded batch (after the upload), inserts the
+  // features of its first shard in place and writes the other shards' pairs
+  // to the pair buffers of `side`; their count comes back to the host.
   void queue_sketches(int side) {
-    for (const auto& sketcher : sketchers_) {
-      Sketcher& g = *sketcher;
+    for (std::size_t i = 0; i < sketchers_.size(); ++i) {
+      Sketcher& g = *sketchers_[i];
       PairSlot& pairs = g.pairs[side];
       g.device.select();
       pairs.count.fill_bytes(0, g.stream);
       if (g.host[side].windows > 0) {
         cuda::check(cudaStreamWaitEvent(g.stream, g.uploaded[side].get(), 0),
                     "ordering a build batch's sketch after its upload");
-        kernels::sketch_pairs(g.view[side], params_, options_.features, pairs.view(),
-                              g.spill.view(), g.stream);
+        table_->sketch_insert(first_shard_of(i), g.view[side], params_, options_.features,
+                              pairs.view(), g.spill.view(), g.stream);
         g.sketched[side].record(g.stream);
       }
       pairs.count.copy_to_host(pairs.sketched.data(), 1, g.stream);
@@ -306,8 +309,10 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
   }
 
   // On the round thread: once every GPU's sketch is done, one exchange
-  // sends each pair to the shard owning its feature (a GPU's pairs start
-  // from its first shard).
+  // sends each of the pairs it left to the shard owning its feature (a
+  // GPU's pairs start from its first shard). Its inserts may run beside the
+  // next round's kernels, which insert into the same tables: the tables'
+  // inserts are atomic, and a database does not depend on their order.
   void run_round(int side) {
     host::Stopwatch clock;
     std::vector<kernels::ShardPairs> batches(layout_.shards());
@@ -319,7 +324,7 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
       const std::uint64_t n = pairs.sketched[0];
       if (n > pairs.features.size())
         throw std::logic_error("a build batch gave more pairs than its bound");
-      batches[i * layout_.shards_per_gpu] =
+      batches[first_shard_of(i)] =
           kernels::ShardPairs{pairs.features.data(), pairs.locations.data(), n};
     }
     times_.round_sketch += clock.lap();
