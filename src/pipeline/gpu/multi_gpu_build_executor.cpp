@@ -43,6 +43,10 @@ struct PairSlot {
   cuda::device_buffer<std::uint64_t> locations;
   cuda::pinned_buffer<std::uint64_t> sketched{1};
   cuda::event counted{cudaEventDisableTiming};  // `sketched` holds the count
+  // Around the round's kernel, for the GPU's busy time (`timed`: recorded
+  // this round; set by the driver before the round is handed over).
+  cuda::event kernel_started, kernel_done;
+  bool timed = false;
 
   explicit PairSlot(std::uint64_t capacity) : features(capacity), locations(capacity) {}
 
@@ -69,6 +73,7 @@ struct Sketcher {
   kernels::BatchView view[2]{};  // what the side's last upload put in `batch`
   PairSlot pairs[2];
   SpillBuffers spill;
+  double kernel_seconds = 0;  // the fused kernels' time on the GPU (round thread's)
 
   Sketcher(int gpu, std::uint64_t batch_bases, std::uint64_t pair_capacity)
       : device(gpu, "build"),
@@ -222,16 +227,23 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
   std::string stages() const override {
     double table_bytes = 0;
     for (const MemoryPlan& plan : plans_) table_bytes += double(plan.table_bytes);
-    char line[760];
+    std::string kernels;
+    for (const auto& sketcher : sketchers_) {
+      char gpu[32];
+      std::snprintf(gpu, sizeof gpu, "%s%.2f", kernels.empty() ? "" : " / ", sketcher->kernel_seconds);
+      kernels += gpu;
+    }
+    char line[900];
     std::snprintf(line, sizeof line,
                   "GPUs: %u shards over %s, exchange %s; tables %.2f GiB; %llu rounds (the "
-                  "sketches waited for %.2f s, exchange and insert %.2f s), waiting for the GPUs "
+                  "sketches waited for %.2f s, exchange and insert %.2f s; sketch+insert on the "
+                  "GPUs %s s), waiting for the GPUs "
                   "while reading %.2f s, for the %u copy threads %.2f s; finalize: table export "
                   "%.2f s, shards side by side %.2f s (slowest shard: sort+cap on the GPU %.2f "
                   "s), the index left on the GPUs",
                   layout_.shards(), describe(layout_).c_str(), exchange_.c_str(),
                   table_bytes / gib, (unsigned long long)rounds_, times_.round_sketch,
-                  times_.round_insert, times_.wait, copier_.threads(), times_.copies,
+                  times_.round_insert, kernels.c_str(), times_.wait, copier_.threads(), times_.copies,
                   times_.export_,
                   times_.finalize_all, times_.finalize.gpu);
     return line;
@@ -296,11 +308,14 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
       PairSlot& pairs = g.pairs[side];
       g.device.select();
       pairs.count.fill_bytes(0, g.stream);
-      if (g.host[side].windows > 0) {
+      pairs.timed = g.host[side].windows > 0;
+      if (pairs.timed) {
         cuda::check(cudaStreamWaitEvent(g.stream, g.uploaded[side].get(), 0),
                     "ordering a build batch's sketch after its upload");
+        pairs.kernel_started.record(g.stream);
         table_->sketch_insert(first_shard_of(i), g.view[side], params_, options_.features,
                               pairs.view(), g.spill.view(), g.stream);
+        pairs.kernel_done.record(g.stream);
         g.sketched[side].record(g.stream);
       }
       pairs.count.copy_to_host(pairs.sketched.data(), 1, g.stream);
@@ -321,6 +336,7 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
       const PairSlot& pairs = g.pairs[side];
       g.device.select();
       cuda::check(cudaEventSynchronize(pairs.counted.get()), "sketching a build batch");
+      if (pairs.timed) g.kernel_seconds += pairs.kernel_done.elapsed_ms_since(pairs.kernel_started) * 1e-3;
       const std::uint64_t n = pairs.sketched[0];
       if (n > pairs.features.size())
         throw std::logic_error("a build batch gave more pairs than its bound");
