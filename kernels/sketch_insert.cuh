@@ -22,9 +22,10 @@ namespace metawarp::kernels {
 
 namespace cg = cooperative_groups;
 
-// Sorts window `w`'s features in place: the first (returned count) are the
-// ones to insert; the others' pairs are written with one reservation for
-// the window.
+// Compacts a window's `n` features in place: the first (the count
+// returned) are the ones its table takes; the other shards' pairs are
+// written to `others` with one reservation for the window, sentinels to the
+// spill, features outside `kept` dropped.
 __device__ inline std::uint32_t keep_own_features(const SketchTargets& to,
                                                   sketch::feature_t* features, std::uint32_t n,
                                                   std::uint64_t location) {
