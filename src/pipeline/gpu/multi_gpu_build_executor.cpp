@@ -227,11 +227,12 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
   std::string stages() const override {
     double table_bytes = 0;
     for (const MemoryPlan& plan : plans_) table_bytes += double(plan.table_bytes);
-    std::string kernels;
+    std::string kernel_times;  // each GPU's, in layout order
     for (const auto& sketcher : sketchers_) {
       char gpu[32];
-      std::snprintf(gpu, sizeof gpu, "%s%.2f", kernels.empty() ? "" : " / ", sketcher->kernel_seconds);
-      kernels += gpu;
+      std::snprintf(gpu, sizeof gpu, "%s%.2f", kernel_times.empty() ? "" : " / ",
+                    sketcher->kernel_seconds);
+      kernel_times += gpu;
     }
     char line[900];
     std::snprintf(line, sizeof line,
@@ -243,7 +244,8 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
                   "s), the index left on the GPUs",
                   layout_.shards(), describe(layout_).c_str(), exchange_.c_str(),
                   table_bytes / gib, (unsigned long long)rounds_, times_.round_sketch,
-                  times_.round_insert, kernels.c_str(), times_.wait, copier_.threads(), times_.copies,
+                  times_.round_insert, kernel_times.c_str(), times_.wait, copier_.threads(),
+                  times_.copies,
                   times_.export_,
                   times_.finalize_all, times_.finalize.gpu);
     return line;
@@ -336,7 +338,8 @@ class MultiGpuBuildExecutor final : public BuildExecutor {
       const PairSlot& pairs = g.pairs[side];
       g.device.select();
       cuda::check(cudaEventSynchronize(pairs.counted.get()), "sketching a build batch");
-      if (pairs.timed) g.kernel_seconds += pairs.kernel_done.elapsed_ms_since(pairs.kernel_started) * 1e-3;
+      if (pairs.timed)
+        g.kernel_seconds += pairs.kernel_done.elapsed_ms_since(pairs.kernel_started) * 1e-3;
       const std::uint64_t n = pairs.sketched[0];
       if (n > pairs.features.size())
         throw std::logic_error("a build batch gave more pairs than its bound");
