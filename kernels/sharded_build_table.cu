@@ -17,7 +17,8 @@ namespace dist = tables::distributed;
 struct ShardedBuildTable::Impl {
   virtual ~Impl() = default;
   virtual void sketch_insert(unsigned shard, const BatchView& batch,
-                             const sketch::SketchParams& params, const SketchTargets& to,
+                             const sketch::SketchParams& params, index::FeatureRange kept,
+                             const PairBuffer& others, const SentinelSpill& spill,
                              cudaStream_t stream) = 0;
   virtual void insert_from_shards(const std::vector<ShardPairs>& batches) = 0;
   virtual tables::Status pop_status(unsigned shard) = 0;
@@ -48,9 +49,19 @@ struct DistributedImpl final : ShardedBuildTable::Impl {
       : table(devices_of(shards), owner_of(shards), make_shard,
               dist::DistributedOptions{dist::Mode::distributed, dist::ExchangeKind::local_copy}) {}
 
+  // Shard s's table takes what it owns of `kept` (by the owner that routes
+  // the exchanged pairs too); the rest of `kept` travels.
   void sketch_insert(unsigned shard, const BatchView& batch, const sketch::SketchParams& params,
-                     const SketchTargets& to, cudaStream_t stream) override {
-    kernels::sketch_insert(batch, params, to, table.shard(shard).ref(), stream);
+                     index::FeatureRange kept, const PairBuffer& others,
+                     const SentinelSpill& spill, cudaStream_t stream) override {
+    const dist::RangeOwner& owner = table.owner();
+    if (shard >= owner.shards) throw std::out_of_range("sketch_insert: no such shard");
+    const std::uint64_t end =
+        shard + 1 < owner.shards ? owner.first[shard + 1] : index::feature_space_end;
+    index::FeatureRange own{std::max(kept.begin, owner.first[shard]), std::min(kept.end, end)};
+    own.end = std::max(own.begin, own.end);  // nothing of `kept` owned: empty
+    kernels::sketch_insert(batch, params, SketchTargets{own, kept, others, spill},
+                           table.shard(shard).ref(), stream);
   }
   void insert_from_shards(const std::vector<ShardPairs>& batches) override {
     std::vector<dist::ShardBatch<feature_t, std::uint64_t>> in;
@@ -90,10 +101,6 @@ Table make_table(Args&&... args) {
 }  // namespace
 
 ShardedBuildTable::ShardedBuildTable(BuildTableKind kind, const std::vector<Shard>& shards) {
-  for (std::size_t s = 0; s < shards.size(); ++s)
-    owned_.push_back({shards[s].first_feature, s + 1 < shards.size()
-                                                   ? shards[s + 1].first_feature
-                                                   : index::feature_space_end});
   if (kind == BuildTableKind::multi_value)
     impl_ = std::make_unique<DistributedImpl<MultiValue>>(shards, [&shards](unsigned s) {
       return make_table<MultiValue>(shards[s].slots, tables::TableOptions{});
@@ -118,15 +125,11 @@ ShardedBuildTable::~ShardedBuildTable() {
   }
 }
 
-// Shard s's table takes what it owns of `kept`; the rest of `kept` travels.
 void ShardedBuildTable::sketch_insert(unsigned shard, const BatchView& batch,
                                       const sketch::SketchParams& params,
                                       index::FeatureRange kept, const PairBuffer& others,
                                       const SentinelSpill& spill, cudaStream_t stream) {
-  index::FeatureRange own{std::max(kept.begin, owned_.at(shard).begin),
-                          std::min(kept.end, owned_.at(shard).end)};
-  own.end = std::max(own.begin, own.end);  // nothing of `kept` owned: empty
-  impl_->sketch_insert(shard, batch, params, SketchTargets{own, kept, others, spill}, stream);
+  impl_->sketch_insert(shard, batch, params, kept, others, spill, stream);
 }
 
 void ShardedBuildTable::insert_from_shards(const std::vector<ShardPairs>& batches) {

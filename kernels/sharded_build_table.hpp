@@ -77,7 +77,6 @@ class ShardedBuildTable {
 
  private:
   std::unique_ptr<Impl> impl_;
-  std::vector<index::FeatureRange> owned_;  // shard s's features
 };
 
 }  // namespace metawarp::kernels
