@@ -19,8 +19,8 @@
 #include "metawarp/sketch/hash.hpp"
 #include "metawarp/sketch/kmer.hpp"
 #include "metawarp/sketch/sampling.hpp"
-#include "metawarp/tables/sentinels.hpp"
 #include "metawarp/sketch/sketch.hpp"
+#include "metawarp/tables/sentinels.hpp"
 #include "pipeline/build/build.hpp"
 
 namespace fs = std::filesystem;
@@ -380,8 +380,8 @@ std::string kmer_of_feature(sketch::feature_t feature) {
   const auto unshift = [](std::uint64_t h) { return h ^ (h >> 33); };  // its own inverse
   for (std::uint64_t low = 0;; ++low) {
     std::uint64_t x = (std::uint64_t(feature) << 32) | low;
-    x = unshift(x) * inverse_mod_2_64(0xc4ceb9fe1a85ec53ull);
-    x = unshift(x) * inverse_mod_2_64(0xff51afd7ed558ccdull);
+    x = unshift(x) * inverse_mod_2_64(hash::fmix64_multiplier2);
+    x = unshift(x) * inverse_mod_2_64(hash::fmix64_multiplier1);
     x = unshift(x);
     if (sketch::canonical_kmer(x, 32) != x) continue;
     REQUIRE(sketch::hash_kmer(x) == feature);

@@ -18,13 +18,18 @@ METAWARP_HD_INLINE constexpr std::uint32_t fmix32(std::uint32_t h) {
   return h;
 }
 
+// The 64-bit finalizer's multipliers, in the order applied (odd: invertible
+// modulo 2^64, so a test can run fmix64 backwards).
+inline constexpr std::uint64_t fmix64_multiplier1 = 0xff51afd7ed558ccdull;
+inline constexpr std::uint64_t fmix64_multiplier2 = 0xc4ceb9fe1a85ec53ull;
+
 // The 64-bit finalizer: a bijection on 64 bits; every output bit depends on
 // every input bit.
 METAWARP_HD_INLINE constexpr std::uint64_t fmix64(std::uint64_t h) {
   h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
+  h *= fmix64_multiplier1;
   h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
+  h *= fmix64_multiplier2;
   h ^= h >> 33;
   return h;
 }
